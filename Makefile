@@ -1,0 +1,104 @@
+# ttv: interactive terminal trace viewer.  See README.md.
+#
+#   make          install missing build dependencies, then build ./ttv
+#   make demo     ... then open the viewer on generated sample traces
+#   make check    ... then build and run every test (prove -r t/)
+#   make bench    ... then generate large traces and print the benchmark table
+#
+# The real work happens in a sub-make, so that pkg-config is asked only after
+# `deps` has installed what was missing.
+
+BUILD   ?= build
+CC      ?= cc
+OPT     ?= -O2
+CFLAGS  ?= $(OPT) -g
+SAN     ?=
+PKGS    := ncursesw termkey libpcre2-8 zlib
+
+STD_FLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -MMD -MP
+ifneq ($(SAN),)
+SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+endif
+
+CORE_SRCS := $(filter-out src/main.c,$(wildcard src/*.c)) $(wildcard decoders/*.c)
+UI_SRCS   := $(wildcard ui/*.c)
+TEST_SRCS := $(wildcard t/*.c)
+
+CORE_OBJS := $(CORE_SRCS:%.c=$(BUILD)/%.o)
+UI_OBJS   := $(UI_SRCS:%.c=$(BUILD)/%.o)
+MAIN_OBJ  := $(BUILD)/src/main.o
+TEST_BINS := $(TEST_SRCS:t/%.c=$(BUILD)/t/%)
+
+.PHONY: all deps build tests check demo bench clean
+
+all: deps
+	@$(MAKE) --no-print-directory build
+
+# --- dependencies ---------------------------------------------------------
+# pkg-config name : Debian package
+DEP_PKGS := ncursesw:libncurses-dev termkey:libtermkey-dev \
+            libpcre2-8:libpcre2-dev zlib:zlib1g-dev
+# command : Debian package
+DEP_CMDS := cc:gcc pkg-config:pkg-config tmux:tmux prove:perl
+
+deps:
+	@missing=""; \
+	for pair in $(DEP_CMDS); do \
+	  command -v $${pair%%:*} >/dev/null 2>&1 || missing="$$missing $${pair#*:}"; \
+	done; \
+	for pair in $(DEP_PKGS); do \
+	  pkg-config --exists $${pair%%:*} 2>/dev/null || missing="$$missing $${pair#*:}"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "ttv: installing$$missing"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+	      apt-get install -y -qq --no-install-recommends $$missing; \
+	  else \
+	    echo "ttv: missing build dependencies; run:"; \
+	    echo "  sudo apt-get install -y$$missing"; \
+	    exit 1; \
+	  fi; \
+	fi
+
+# --- build ----------------------------------------------------------------
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+ALL_CFLAGS  = $(STD_FLAGS) $(SAN_FLAGS) -I. $(PKG_CFLAGS) $(CFLAGS)
+LIBS        = $(PKG_LIBS) -lm -lpthread
+
+build: $(BUILD)/ttv
+ifeq ($(BUILD),build)
+	@ln -sf build/ttv ttv
+endif
+
+$(BUILD)/ttv: $(MAIN_OBJ) $(CORE_OBJS) $(UI_OBJS)
+	$(CC) $(SAN_FLAGS) $(CFLAGS) -o $@ $^ $(LIBS)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+# Test programs (unit tests and fixture writers) link the core, not the UI.
+tests: $(TEST_BINS)
+$(BUILD)/t/%: t/%.c $(CORE_OBJS)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(CORE_OBJS) $(LIBS)
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+
+# --- use ------------------------------------------------------------------
+check: deps
+	@$(MAKE) --no-print-directory build tests
+	prove -r t/
+
+demo: deps
+	@$(MAKE) --no-print-directory build tests
+	@t/demo.sh
+
+bench: deps
+	@$(MAKE) --no-print-directory build tests
+	@t/bench.sh
+
+clean:
+	rm -rf build build-* ttv

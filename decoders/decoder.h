@@ -1,0 +1,83 @@
+/* The decoder interface.
+ *
+ * A decoder turns bytes into events.  It never opens or reads files: the
+ * loader (src/trace.c) hands it the bytes of an input that it has not yet
+ * consumed, and it consumes whole records only, returning how many bytes it
+ * consumed.  Its state (schemas, string pools, time bases) lives in the
+ * state it returned from open(), so the same code serves a finished file
+ * and a file that is still growing: a record torn at the end of the bytes is
+ * simply left for the next call, unless `final` says no more bytes will
+ * come, in which case it is reported as damage.
+ *
+ * Events go to the model with a reference to their bytes (input, offset);
+ * the decoder decodes their fields lazily, when a view or a writer asks
+ * (fields(), summary()).  Damage is reported as {offset, message} through
+ * dec_damage() (decoding goes on) or dec_fatal() (this input stops here);
+ * a decoder never aborts the program and never trusts a length or count it
+ * has not checked against the bytes present.
+ *
+ * Formats that are a directory (ATF sessions, dial9 segment directories)
+ * claim it with probe_dir() and create inputs for its files in open_dir(). */
+#ifndef TTV_DECODER_H
+#define TTV_DECODER_H
+
+#include "src/fields.h"
+#include "src/input.h"
+#include "src/model.h"
+#include "src/trace.h"
+
+/* Probe confidence. */
+enum {
+	PROBE_NO = 0,
+	PROBE_WEAK = 20,   /* plausible, no magic (e.g. podtrace framing) */
+	PROBE_GOOD = 60,   /* structure checks out over several records */
+	PROBE_MAGIC = 100, /* a magic number matched */
+	PROBE_MORE = -1,   /* cannot tell yet: need more bytes */
+};
+
+struct decoder {
+	const char *name;  /* --format NAME */
+	const char *title; /* "podtrace event records" */
+
+	/* Stream formats. */
+	/* p/n: the first bytes of the stream; final: there are no more. */
+	int (*probe)(const uint8_t *p, size_t n, bool final);
+	void *(*open)(struct input *in);
+	/* Consume whole records from p[0..n), which start at byte `off` of the
+	 * input; returns the bytes consumed. */
+	size_t (*feed)(void *st, const uint8_t *p, size_t n, uint64_t off, bool final);
+
+	/* Directory formats: claim a directory, then add its inputs with
+	 * source_add_input() and set their dec/dstate.  rescan() looks again
+	 * for new members when following. */
+	int (*probe_dir)(const char *dir);
+	bool (*open_dir)(struct source *src, const char *dir);
+	void (*rescan)(struct source *src);
+
+	/* Lazy decoding of one event (st = the event's input's dstate). */
+	void (*fields)(void *st, const struct event *e, struct fsink *out);
+	/* One-line summary for the list and --dump (optional: fields otherwise). */
+	void (*summary)(void *st, const struct event *e, struct buf *out);
+	/* Format findings for --info and the info view, once per source. */
+	void (*info)(struct source *src, struct fsink *out);
+	void (*close)(void *st);
+};
+
+/* The registry (decoders/registry.c), in probe order. */
+extern const struct decoder *const decoders[];
+const struct decoder *decoder_find(const char *name);
+
+/* Helpers for decoders (src/trace.c). */
+struct model *dec_model(const struct input *in);
+uint32_t dec_str(const struct input *in, const void *p, size_t n);
+uint32_t dec_lane(const struct input *in, uint64_t key, const char *name);
+uint32_t dec_type(const struct input *in, const struct decoder *d, const char *name, const char *category,
+		  enum ev_role role);
+/* Add an event; sets e->input.  Returns false when the event cannot be
+ * stored (offset beyond what the model can address). */
+bool dec_emit(struct input *in, struct event *e);
+void dec_damage(struct input *in, uint64_t off, const char *fmt, ...) PRINTF_LIKE(3, 4);
+/* Damage after which this input cannot be decoded further. */
+void dec_fatal(struct input *in, uint64_t off, const char *fmt, ...) PRINTF_LIKE(3, 4);
+
+#endif

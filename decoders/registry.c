@@ -1,0 +1,18 @@
+/* Every decoder, in probe order: formats with a magic number first, the
+ * weakly recognisable ones (podtrace has no magic) last. */
+#include "decoders/decoder.h"
+
+extern const struct decoder podtrace_decoder;
+
+const struct decoder *const decoders[] = {
+	&podtrace_decoder,
+	NULL,
+};
+
+const struct decoder *decoder_find(const char *name)
+{
+	for (size_t i = 0; decoders[i]; i++)
+		if (!strcmp(decoders[i]->name, name))
+			return decoders[i];
+	return NULL;
+}

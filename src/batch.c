@@ -1,0 +1,649 @@
+#include "src/batch.h"
+
+#include <stdlib.h>
+
+#include "decoders/decoder.h"
+#include "src/esc.h"
+#include "src/hmap.h"
+
+/* ---- one event ------------------------------------------------------------ */
+
+static void add_str(struct buf *b, struct model *m, uint32_t sid)
+{
+	size_t n;
+	const char *s = model_strget(m, sid, &n);
+	esc_term(b, s, n);
+}
+
+static void add_json_str(struct buf *b, struct model *m, uint32_t sid)
+{
+	size_t n;
+	const char *s = model_strget(m, sid, &n);
+	esc_json(b, s, n);
+}
+
+static uint32_t lane_name(struct model *m, uint32_t lane)
+{
+	const struct lane *l = model_lane_get(m, lane);
+	return l ? l->name : 0;
+}
+
+/* Markers for what the model knows beyond the decoder's summary. */
+static void markers(const struct event *e, struct buf *b)
+{
+	enum ev_role r = ev_role(e);
+	if ((r == ROLE_BEGIN || r == ROLE_END) && e->dur != TTV_NODUR) {
+		buf_adds(b, " [");
+		fmt_dur(b, e->dur);
+		buf_addc(b, ']');
+	}
+	if ((r == ROLE_BEGIN || r == ROLE_END) && e->dur == TTV_NODUR)
+		buf_adds(b, r == ROLE_BEGIN ? " [unclosed]" : " [unopened]");
+	if (e->flags & EVF_NO_TS)
+		buf_adds(b, " [no timestamp]");
+	if (e->flags & EVF_COPY)
+		buf_adds(b, " [copy]");
+	if (e->flags & EVF_DAMAGED)
+		buf_adds(b, " [damaged]");
+}
+
+void dump_line(struct trace *t, const struct event *e, int64_t base, struct buf *b)
+{
+	fmt_reltime(b, e->ts - base);
+	buf_addc(b, '\t');
+	add_str(b, t->m, lane_name(t->m, e->lane));
+	buf_addc(b, '\t');
+	add_str(b, t->m, model_type_get(t->m, e->type)->name);
+	buf_addc(b, '\t');
+	event_summary(t, e, b);
+	markers(e, b);
+}
+
+void dump_json(struct trace *t, const struct event *e, struct buf *b)
+{
+	struct model *m = t->m;
+	const struct type *ty = model_type_get(m, e->type);
+	buf_printf(b, "{\"ts\":%lld,\"lane\":", (long long)e->ts);
+	add_json_str(b, m, lane_name(m, e->lane));
+	buf_adds(b, ",\"type\":");
+	add_json_str(b, m, ty->name);
+	if (ty->category) {
+		buf_adds(b, ",\"category\":");
+		add_json_str(b, m, ty->category);
+	}
+	if (e->dur != TTV_NODUR)
+		buf_printf(b, ",\"dur\":%llu", (unsigned long long)e->dur);
+	enum ev_role r = ev_role(e);
+	static const char *const roles[] = {"instant", "complete", "begin", "end"};
+	buf_printf(b, ",\"role\":\"%s\"", roles[r]);
+	if ((r == ROLE_BEGIN || r == ROLE_END) && e->dur == TTV_NODUR)
+		buf_adds(b, ",\"unpaired\":true");
+	if (e->flags & EVF_NO_TS)
+		buf_adds(b, ",\"no_ts\":true");
+	if (e->flags & EVF_META)
+		buf_adds(b, ",\"meta\":true");
+	if (e->flags & EVF_COPY)
+		buf_adds(b, ",\"copy\":true");
+	if (e->flags & EVF_DAMAGED)
+		buf_adds(b, ",\"damaged\":true");
+	buf_adds(b, ",\"file\":");
+	const char *path = e->input < t->nin ? t->in[e->input]->path : "";
+	esc_json(b, path, strlen(path));
+	buf_printf(b, ",\"offset\":%llu,\"fields\":", (unsigned long long)e->off);
+	struct json_sink js;
+	json_sink_begin(&js, b);
+	void *st;
+	const struct decoder *d = trace_decoder_of(t, e, &st);
+	if (d && d->fields)
+		d->fields(st, e, &js.s);
+	json_sink_end(&js);
+	buf_addc(b, '}');
+}
+
+void event_detail(struct trace *t, const struct event *e, struct buf *b)
+{
+	struct tree_sink ts;
+	tree_sink_init(&ts, b);
+	void *st;
+	const struct decoder *d = trace_decoder_of(t, e, &st);
+	if (d && d->fields)
+		d->fields(st, e, &ts.s);
+}
+
+void batch_dump(struct trace *t, struct filterset *fs, bool json, FILE *out)
+{
+	int64_t first = 0, last;
+	model_span(t->m, &first, &last);
+	bool filtering = filterset_active(fs);
+	uint64_t n = model_count(t->m);
+	struct buf b = {0};
+	struct event e;
+	for (uint64_t pos = 0; pos < n; pos++) {
+		model_get(t->m, pos, &e);
+		if (filtering && !filterset_match(fs, t, &e))
+			continue;
+		if (json)
+			dump_json(t, &e, &b);
+		else
+			dump_line(t, &e, first, &b);
+		buf_addc(&b, '\n');
+		if (b.len > (64u << 10)) {
+			fwrite(b.p, 1, b.len, out);
+			buf_reset(&b);
+		}
+		if ((pos & 0xffff) == 0xffff)
+			trace_release(t);
+	}
+	fwrite(buf_str(&b), 1, b.len, out);
+	buf_free(&b);
+}
+
+/* ---- info ----------------------------------------------------------------- */
+
+struct src_summary {
+	uint64_t events, bytes, raw;
+	size_t nlanes;
+	bool span;
+	int64_t first, last;
+};
+
+static struct src_summary summarize(struct trace *t, const struct source *s)
+{
+	struct src_summary r = {0};
+	for (uint32_t l = 0; l < model_nlanes(t->m); l++) {
+		const struct lane *ln = model_lane_get(t->m, l);
+		if (ln->source != s->id)
+			continue;
+		r.nlanes++;
+		r.events += ln->count;
+		if (!ln->has_span)
+			continue;
+		if (!r.span || ln->first < r.first)
+			r.first = ln->first;
+		if (!r.span || ln->last > r.last)
+			r.last = ln->last;
+		r.span = true;
+	}
+	for (size_t i = 0; i < s->ninputs; i++) {
+		r.bytes += s->inputs[i]->size;
+		r.raw += s->inputs[i]->gzip ? s->inputs[i]->raw : s->inputs[i]->size;
+	}
+	return r;
+}
+
+static const char *status_of(const struct source *s)
+{
+	return s->error ? "failed" : s->ndmg ? "damaged" : "ok";
+}
+
+#define INFO_LANES 50
+
+void info_text(struct trace *t, struct buf *b)
+{
+	for (size_t i = 0; i < t->nsrc; i++) {
+		const struct source *s = t->src[i];
+		struct src_summary r = summarize(t, s);
+		if (i)
+			buf_addc(b, '\n');
+		esc_term(b, s->path, strlen(s->path));
+		buf_addc(b, '\n');
+		if (s->dec)
+			buf_printf(b, "  format:  %s (%s)\n", s->dec->name, s->dec->title);
+		buf_printf(b, "  status:  %s\n", status_of(s));
+		if (s->error) {
+			buf_adds(b, "  error:   ");
+			esc_term(b, s->error, strlen(s->error));
+			buf_addc(b, '\n');
+		}
+		buf_printf(b, "  files:   %zu, %llu bytes", s->ninputs, (unsigned long long)r.bytes);
+		if (r.raw != r.bytes)
+			buf_printf(b, " (%llu compressed)", (unsigned long long)r.raw);
+		buf_printf(b, "\n  events:  %llu\n  lanes:   %zu\n", (unsigned long long)r.events, r.nlanes);
+		if (r.span) {
+			buf_printf(b, "  time:    %lld .. %lld ns (", (long long)r.first, (long long)r.last);
+			fmt_dur(b, (uint64_t)(r.last - r.first));
+			buf_adds(b, ")\n");
+		}
+		if (s->dec && s->dec->info) {
+			struct buf d = {0};
+			struct tree_sink ts;
+			tree_sink_init(&ts, &d);
+			s->dec->info((struct source *)s, &ts.s);
+			for (const char *p = buf_str(&d); *p;) {
+				const char *nl = strchr(p, '\n');
+				size_t n = nl ? (size_t)(nl - p) : strlen(p);
+				buf_adds(b, "  ");
+				buf_add(b, p, n);
+				buf_addc(b, '\n');
+				p += n + (nl != NULL);
+			}
+			buf_free(&d);
+		}
+		for (size_t d = 0; d < s->ndmg; d++) {
+			const struct damage *dm = &s->dmg[d];
+			buf_adds(b, d ? "           " : "  damage:  ");
+			esc_term(b, dm->path, strlen(dm->path));
+			if (dm->has_off)
+				buf_printf(b, ": offset %llu", (unsigned long long)dm->off);
+			buf_adds(b, ": ");
+			esc_term(b, dm->msg, strlen(dm->msg));
+			buf_adds(b, dm->fatal ? " (decoding stopped here)\n" : "\n");
+		}
+		if (s->dmg_dropped)
+			buf_printf(b, "           and %llu more\n", (unsigned long long)s->dmg_dropped);
+		size_t shown = 0;
+		for (uint32_t l = 0; l < model_nlanes(t->m); l++) {
+			const struct lane *ln = model_lane_get(t->m, l);
+			if (ln->source != s->id)
+				continue;
+			if (shown++ == INFO_LANES) {
+				buf_printf(b, "           ... %zu more lanes\n", r.nlanes - INFO_LANES);
+				break;
+			}
+			buf_adds(b, shown == 1 ? "  lane:    " : "           ");
+			add_str(b, t->m, ln->name);
+			buf_printf(b, ": %llu events\n", (unsigned long long)ln->count);
+		}
+	}
+}
+
+void info_json(struct trace *t, struct buf *b)
+{
+	buf_adds(b, "{\"sources\":[");
+	for (size_t i = 0; i < t->nsrc; i++) {
+		const struct source *s = t->src[i];
+		struct src_summary r = summarize(t, s);
+		if (i)
+			buf_addc(b, ',');
+		buf_adds(b, "{\"path\":");
+		esc_json(b, s->path, strlen(s->path));
+		if (s->dec)
+			buf_printf(b, ",\"format\":\"%s\",\"title\":\"%s\"", s->dec->name, s->dec->title);
+		buf_printf(b, ",\"status\":\"%s\"", status_of(s));
+		if (s->error) {
+			buf_adds(b, ",\"error\":");
+			esc_json(b, s->error, strlen(s->error));
+		}
+		buf_printf(b, ",\"files\":%zu,\"bytes\":%llu,\"compressed_bytes\":%llu,\"events\":%llu", s->ninputs,
+			   (unsigned long long)r.bytes, (unsigned long long)r.raw, (unsigned long long)r.events);
+		if (r.span)
+			buf_printf(b, ",\"first_ts\":%lld,\"last_ts\":%lld", (long long)r.first, (long long)r.last);
+		buf_adds(b, ",\"lanes\":[");
+		bool first = true;
+		for (uint32_t l = 0; l < model_nlanes(t->m); l++) {
+			const struct lane *ln = model_lane_get(t->m, l);
+			if (ln->source != s->id)
+				continue;
+			buf_adds(b, first ? "{\"name\":" : ",{\"name\":");
+			first = false;
+			add_json_str(b, t->m, ln->name);
+			buf_printf(b, ",\"events\":%llu}", (unsigned long long)ln->count);
+		}
+		buf_adds(b, "],\"damage\":[");
+		for (size_t d = 0; d < s->ndmg; d++) {
+			const struct damage *dm = &s->dmg[d];
+			buf_adds(b, d ? ",{\"file\":" : "{\"file\":");
+			esc_json(b, dm->path, strlen(dm->path));
+			if (dm->has_off)
+				buf_printf(b, ",\"offset\":%llu", (unsigned long long)dm->off);
+			buf_adds(b, ",\"message\":");
+			esc_json(b, dm->msg, strlen(dm->msg));
+			buf_printf(b, ",\"fatal\":%s}", dm->fatal ? "true" : "false");
+		}
+		buf_printf(b, "],\"damage_not_listed\":%llu", (unsigned long long)s->dmg_dropped);
+		if (s->dec && s->dec->info) {
+			buf_adds(b, ",\"details\":");
+			struct json_sink js;
+			json_sink_begin(&js, b);
+			s->dec->info((struct source *)s, &js.s);
+			json_sink_end(&js);
+		}
+		buf_addc(b, '}');
+	}
+	int64_t first, last;
+	buf_printf(b, "],\"events\":%llu", (unsigned long long)model_count(t->m));
+	if (model_span(t->m, &first, &last))
+		buf_printf(b, ",\"first_ts\":%lld,\"last_ts\":%lld", (long long)first, (long long)last);
+	buf_adds(b, "}");
+}
+
+void batch_info(struct trace *t, bool json, FILE *out)
+{
+	struct buf b = {0};
+	if (json) {
+		info_json(t, &b);
+		buf_addc(&b, '\n');
+	} else {
+		info_text(t, &b);
+	}
+	fwrite(buf_str(&b), 1, b.len, out);
+	buf_free(&b);
+}
+
+/* ---- stats ---------------------------------------------------------------- */
+
+struct durstat {
+	uint64_t n, total, self, min, max;
+};
+
+static void durstat_add(struct durstat *d, uint64_t v, uint64_t self)
+{
+	if (!d->n || v < d->min)
+		d->min = v;
+	if (!d->n || v > d->max)
+		d->max = v;
+	d->n++;
+	d->total += v;
+	d->self += self;
+}
+
+struct spanstat {
+	uint32_t type, name;
+	struct durstat d;
+};
+
+struct open_span {
+	int64_t start, end; /* end = INT64_MAX while a begin waits for its end */
+	uint32_t type, name;
+	uint64_t child;
+	uint32_t stat; /* index into spans */
+};
+
+struct lane_stack {
+	struct open_span *s;
+	size_t n, cap;
+};
+
+struct stats {
+	struct trace *t;
+	struct hmap lane_type;   /* lane << 16 | type -> count */
+	struct durstat *by_type; /* per type id */
+	struct hmap span_index;  /* type << 32 | name -> index into spans */
+	struct spanstat *spans;
+	size_t nspans, capspans;
+	struct lane_stack *stacks;
+	uint64_t events, unclosed, unopened;
+};
+
+static uint32_t span_slot(struct stats *st, uint32_t type, uint32_t name)
+{
+	uint64_t key = (uint64_t)type << 32 | name, v;
+	if (hmap_get(&st->span_index, key, &v))
+		return (uint32_t)v;
+	xgrow(&st->spans, &st->capspans, st->nspans + 1, sizeof *st->spans);
+	st->spans[st->nspans] = (struct spanstat){.type = type, .name = name};
+	hmap_put(&st->span_index, key, st->nspans);
+	return (uint32_t)st->nspans++;
+}
+
+/* A span on the stack ends: account it and charge its time to its parent. */
+static void finish(struct stats *st, struct lane_stack *ls, int64_t end)
+{
+	struct open_span o = ls->s[--ls->n];
+	uint64_t d = (uint64_t)(end - o.start);
+	uint64_t self = d > o.child ? d - o.child : 0;
+	durstat_add(&st->spans[o.stat].d, d, self);
+	if (ls->n)
+		ls->s[ls->n - 1].child += d;
+}
+
+/* Close complete spans that ended at or before t. */
+static void close_ended(struct stats *st, struct lane_stack *ls, int64_t t)
+{
+	while (ls->n && ls->s[ls->n - 1].end != INT64_MAX && ls->s[ls->n - 1].end <= t)
+		finish(st, ls, ls->s[ls->n - 1].end);
+}
+
+static void push(struct stats *st, struct lane_stack *ls, const struct event *e, int64_t end)
+{
+	xgrow(&ls->s, &ls->cap, ls->n + 1, sizeof *ls->s);
+	ls->s[ls->n++] = (struct open_span){e->ts, end, e->type, e->name, 0, span_slot(st, e->type, e->name)};
+}
+
+static void stats_event(struct stats *st, const struct event *e)
+{
+	struct model *m = st->t->m;
+	st->events++;
+	(*hmap_ref(&st->lane_type, (uint64_t)e->lane << 16 | e->type))++;
+	struct lane_stack *ls = &st->stacks[e->lane];
+	enum ev_role r = ev_role(e);
+	if (e->flags & EVF_META)
+		return;
+	close_ended(st, ls, e->ts);
+	if (r == ROLE_COMPLETE && e->dur != TTV_NODUR) {
+		durstat_add(&st->by_type[e->type], e->dur, 0);
+		int64_t end = e->ts + (int64_t)e->dur;
+		if (!ls->n || end <= ls->s[ls->n - 1].end)
+			push(st, ls, e, end); /* nested in what is open: its time counts against the parent */
+		else { /* overlaps without nesting (e.g. calls of several threads of one process) */
+			uint32_t slot = span_slot(st, e->type, e->name);
+			durstat_add(&st->spans[slot].d, e->dur, e->dur);
+		}
+	} else if (r == ROLE_BEGIN) {
+		push(st, ls, e, INT64_MAX);
+	} else if (r == ROLE_END) {
+		/* Pair like the model does: the nearest compatible begin. */
+		for (size_t j = ls->n; j-- > 0;) {
+			struct open_span *o = &ls->s[j];
+			if (o->end != INT64_MAX)
+				continue;
+			const struct type *bt = model_type_get(m, o->type);
+			if ((bt->pair && bt->pair != e->type) || (o->name && e->name && o->name != e->name))
+				continue;
+			while (ls->n > j + 1) {
+				if (ls->s[ls->n - 1].end == INT64_MAX) {
+					st->unclosed++;
+					ls->n--;
+				} else {
+					finish(st, ls, ls->s[ls->n - 1].end);
+				}
+			}
+			durstat_add(&st->by_type[o->type], (uint64_t)(e->ts - o->start), 0);
+			finish(st, ls, e->ts);
+			return;
+		}
+		st->unopened++;
+	}
+}
+
+static int by_calls(const void *a, const void *b)
+{
+	const struct spanstat *x = a, *y = b;
+	if (x->d.n != y->d.n)
+		return x->d.n < y->d.n ? 1 : -1;
+	return x->d.total < y->d.total ? 1 : x->d.total > y->d.total ? -1 : 0;
+}
+
+static int by_key(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Write out a big buffer as it fills (outputs can be large). */
+static void flush_big(struct buf *b, FILE *out)
+{
+	if (b->len < (64u << 10))
+		return;
+	fwrite(b->p, 1, b->len, out);
+	buf_reset(b);
+}
+
+#define STATS_TEXT_SPANS 50
+#define STATS_JSON_SPANS 10000
+
+static void dur_cell(struct buf *b, uint64_t ns, int width)
+{
+	struct buf t = {0};
+	fmt_dur(&t, ns);
+	buf_printf(b, "%*s", width, buf_str(&t));
+	buf_free(&t);
+}
+
+void batch_stats(struct trace *t, struct filterset *fs, bool json, FILE *out)
+{
+	struct model *m = t->m;
+	struct stats st = {.t = t};
+	st.by_type = xcalloc(model_ntypes(m) + 1, sizeof *st.by_type);
+	st.stacks = xcalloc(model_nlanes(m) + 1, sizeof *st.stacks);
+	bool filtering = filterset_active(fs);
+	uint64_t n = model_count(m);
+	struct event e;
+	for (uint64_t pos = 0; pos < n; pos++) {
+		model_get(m, pos, &e);
+		if (filtering && !filterset_match(fs, t, &e))
+			continue;
+		stats_event(&st, &e);
+	}
+	for (uint32_t l = 0; l < model_nlanes(m); l++) {
+		struct lane_stack *ls = &st.stacks[l];
+		while (ls->n) {
+			if (ls->s[ls->n - 1].end == INT64_MAX) {
+				st.unclosed++;
+				ls->n--;
+			} else {
+				finish(&st, ls, ls->s[ls->n - 1].end);
+			}
+		}
+		free(ls->s);
+	}
+	qsort(st.spans, st.nspans, sizeof *st.spans, by_calls);
+	/* (lane, type) counts in key order, i.e. by lane then type */
+	size_t ncell = 0;
+	struct cell {
+		uint64_t key, count;
+	} *cell = xcalloc(st.lane_type.n + 1, sizeof *cell);
+	for (size_t i = 0; i < st.lane_type.cap; i++)
+		if (st.lane_type.used[i])
+			cell[ncell++] = (struct cell){st.lane_type.keys[i], st.lane_type.vals[i]};
+	qsort(cell, ncell, sizeof *cell, by_key);
+	uint64_t *per_type = xcalloc(model_ntypes(m) + 1, sizeof *per_type);
+	for (size_t i = 0; i < ncell; i++)
+		per_type[cell[i].key & 0xffff] += cell[i].count;
+	size_t nspans_shown = MIN(st.nspans, json ? (size_t)STATS_JSON_SPANS : (size_t)STATS_TEXT_SPANS);
+
+	struct buf b = {0};
+	uint32_t ntypes = model_ntypes(m);
+	if (json) {
+		buf_printf(&b, "{\"events\":%llu,\"lanes\":[", (unsigned long long)st.events);
+		for (size_t i = 0; i < ncell; i++) {
+			uint32_t lane = (uint32_t)(cell[i].key >> 16), ty = (uint32_t)(cell[i].key & 0xffff);
+			bool first = !i || cell[i - 1].key >> 16 != lane;
+			if (first) {
+				buf_adds(&b, i ? "}},{\"lane\":" : "{\"lane\":");
+				add_json_str(&b, m, lane_name(m, lane));
+				buf_adds(&b, ",\"types\":{");
+			} else {
+				buf_addc(&b, ',');
+			}
+			add_json_str(&b, m, model_type_get(m, ty)->name);
+			buf_printf(&b, ":%llu", (unsigned long long)cell[i].count);
+			flush_big(&b, out);
+		}
+		buf_adds(&b, ncell ? "}}],\"types\":[" : "],\"types\":[");
+		bool firstt = true;
+		for (uint32_t ty = 0; ty < ntypes; ty++) {
+			if (!per_type[ty])
+				continue;
+			const struct type *tp = model_type_get(m, ty);
+			buf_adds(&b, firstt ? "{\"type\":" : ",{\"type\":");
+			firstt = false;
+			add_json_str(&b, m, tp->name);
+			if (tp->category) {
+				buf_adds(&b, ",\"category\":");
+				add_json_str(&b, m, tp->category);
+			}
+			buf_printf(&b, ",\"count\":%llu", (unsigned long long)per_type[ty]);
+			const struct durstat *d = &st.by_type[ty];
+			if (d->n)
+				buf_printf(&b, ",\"dur\":{\"n\":%llu,\"total\":%llu,\"min\":%llu,\"max\":%llu}",
+					   (unsigned long long)d->n, (unsigned long long)d->total,
+					   (unsigned long long)d->min, (unsigned long long)d->max);
+			buf_addc(&b, '}');
+		}
+		buf_adds(&b, "],\"spans\":[");
+		for (size_t i = 0; i < nspans_shown; i++) {
+			const struct spanstat *sp = &st.spans[i];
+			buf_adds(&b, i ? ",{\"type\":" : "{\"type\":");
+			add_json_str(&b, m, model_type_get(m, sp->type)->name);
+			buf_adds(&b, ",\"name\":");
+			add_json_str(&b, m, sp->name);
+			buf_printf(&b, ",\"calls\":%llu,\"total\":%llu,\"self\":%llu,\"min\":%llu,\"max\":%llu}",
+				   (unsigned long long)sp->d.n, (unsigned long long)sp->d.total,
+				   (unsigned long long)sp->d.self, (unsigned long long)sp->d.min,
+				   (unsigned long long)sp->d.max);
+			flush_big(&b, out);
+		}
+		buf_printf(&b, "],\"spans_not_listed\":%zu,\"unclosed\":%llu,\"unopened\":%llu}\n",
+			   st.nspans - nspans_shown, (unsigned long long)st.unclosed, (unsigned long long)st.unopened);
+	} else {
+		buf_printf(&b, "%llu events\n\nevents by lane and type\n", (unsigned long long)st.events);
+		for (size_t i = 0; i < ncell; i++) {
+			uint32_t lane = (uint32_t)(cell[i].key >> 16), ty = (uint32_t)(cell[i].key & 0xffff);
+			if (!i || cell[i - 1].key >> 16 != lane) {
+				buf_adds(&b, "  ");
+				add_str(&b, m, lane_name(m, lane));
+				buf_addc(&b, '\n');
+			}
+			buf_printf(&b, "    %10llu  ", (unsigned long long)cell[i].count);
+			add_str(&b, m, model_type_get(m, ty)->name);
+			buf_addc(&b, '\n');
+			flush_big(&b, out);
+		}
+		buf_adds(&b, "\nevents by type\n         count       total         min         max  type\n");
+		for (uint32_t ty = 0; ty < ntypes; ty++) {
+			if (!per_type[ty])
+				continue;
+			const struct durstat *d = &st.by_type[ty];
+			buf_printf(&b, "  %12llu", (unsigned long long)per_type[ty]);
+			if (d->n) {
+				dur_cell(&b, d->total, 12);
+				dur_cell(&b, d->min, 12);
+				dur_cell(&b, d->max, 12);
+			} else {
+				buf_printf(&b, "%36s", "");
+			}
+			buf_adds(&b, "  ");
+			const struct type *tp = model_type_get(m, ty);
+			add_str(&b, m, tp->name);
+			if (tp->category) {
+				buf_adds(&b, " (");
+				add_str(&b, m, tp->category);
+				buf_addc(&b, ')');
+			}
+			buf_addc(&b, '\n');
+		}
+		if (st.nspans) {
+			buf_adds(&b, "\nspans by calls\n"
+				     "         calls       total        self         min         max  type  name\n");
+			for (size_t i = 0; i < nspans_shown; i++) {
+				const struct spanstat *sp = &st.spans[i];
+				buf_printf(&b, "  %12llu", (unsigned long long)sp->d.n);
+				dur_cell(&b, sp->d.total, 12);
+				dur_cell(&b, sp->d.self, 12);
+				dur_cell(&b, sp->d.min, 12);
+				dur_cell(&b, sp->d.max, 12);
+				buf_adds(&b, "  ");
+				add_str(&b, m, model_type_get(m, sp->type)->name);
+				buf_adds(&b, "  ");
+				add_str(&b, m, sp->name);
+				buf_addc(&b, '\n');
+			}
+			if (st.nspans > nspans_shown)
+				buf_printf(&b, "  ... %zu more (--stats --json lists up to %d)\n", st.nspans - nspans_shown,
+					   STATS_JSON_SPANS);
+		}
+		if (st.unclosed || st.unopened)
+			buf_printf(&b, "\nunpaired: %llu begins never closed, %llu ends never opened\n",
+				   (unsigned long long)st.unclosed, (unsigned long long)st.unopened);
+	}
+	fwrite(buf_str(&b), 1, b.len, out);
+	buf_free(&b);
+	free(cell);
+	free(per_type);
+	hmap_free(&st.lane_type);
+	hmap_free(&st.span_index);
+	free(st.by_type);
+	free(st.spans);
+	free(st.stacks);
+}

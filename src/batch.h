@@ -1,0 +1,28 @@
+/* Batch writers: the same model and filters as the viewer, written to a
+ * stream.  They are also how tests see what a decoder decoded. */
+#ifndef TTV_BATCH_H
+#define TTV_BATCH_H
+
+#include <stdio.h>
+
+#include "src/query.h"
+#include "src/trace.h"
+
+/* Every event passing the filters, one per line, in time order. */
+void batch_dump(struct trace *t, struct filterset *fs, bool json, FILE *out);
+/* Per source: format, size, lanes, counts, time span, damage, decoder findings. */
+void batch_info(struct trace *t, bool json, FILE *out);
+/* Counts per type and lane, durations per type, spans by name (with self time). */
+void batch_stats(struct trace *t, struct filterset *fs, bool json, FILE *out);
+
+/* The info document, shared with the viewer's info view. */
+void info_text(struct trace *t, struct buf *b);
+void info_json(struct trace *t, struct buf *b);
+
+/* Detail of one event as lines `name: value` (also used by the detail view). */
+void event_detail(struct trace *t, const struct event *e, struct buf *b);
+/* One --dump line (without newline). */
+void dump_line(struct trace *t, const struct event *e, int64_t base, struct buf *b);
+void dump_json(struct trace *t, const struct event *e, struct buf *b);
+
+#endif

@@ -1,0 +1,226 @@
+#include "src/fields.h"
+
+#include "src/esc.h"
+
+#define MAX_DEPTH 31
+
+bool unit_is_time(const char *unit, uint64_t *ns_per)
+{
+	static const struct {
+		const char *u;
+		uint64_t ns;
+	} t[] = {{"ns", 1}, {"us", 1000}, {"ms", 1000000}, {"s", 1000000000}};
+	for (size_t i = 0; unit && i < ARRAY_LEN(t); i++)
+		if (!strcmp(unit, t[i].u)) {
+			*ns_per = t[i].ns;
+			return true;
+		}
+	return false;
+}
+
+static void bytes_hex(struct buf *b, const uint8_t *p, size_t n)
+{
+	static const char hexd[] = "0123456789abcdef";
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			buf_addc(b, ' ');
+		buf_addc(b, hexd[p[i] >> 4]);
+		buf_addc(b, hexd[p[i] & 15]);
+	}
+}
+
+void field_value_text(struct buf *b, const struct field *f, bool quote_strings)
+{
+	switch (f->kind) {
+	case FK_INT: buf_printf(b, "%lld", (long long)f->v.i); break;
+	case FK_UINT: buf_printf(b, "%llu", (unsigned long long)f->v.u); break;
+	case FK_HEX: buf_printf(b, "0x%llx", (unsigned long long)f->v.u); break;
+	case FK_DOUBLE: fmt_double(b, f->v.d); break;
+	case FK_FLOAT: fmt_float(b, (float)f->v.d); break;
+	case FK_STR:
+		if (quote_strings)
+			esc_quoted(b, f->v.s.p, f->v.s.n);
+		else
+			esc_term(b, f->v.s.p, f->v.s.n);
+		break;
+	case FK_BYTES: bytes_hex(b, f->v.s.p, f->v.s.n); break;
+	case FK_BOOL: buf_adds(b, f->v.b ? "true" : "false"); break;
+	case FK_NULL: buf_adds(b, "—"); break;
+	default: break;
+	}
+}
+
+/* ---- JSON ----------------------------------------------------------------- */
+
+static void json_put(struct fsink *s, const struct field *f)
+{
+	struct json_sink *j = (struct json_sink *)s;
+	struct buf *b = j->b;
+	if (f->kind == FK_END) {
+		if (j->depth > 0) {
+			buf_addc(b, j->first[j->depth] >= 2 ? ']' : '}');
+			j->depth--;
+		}
+		return;
+	}
+	if (j->first[j->depth] == 1 || j->first[j->depth] == 3)
+		buf_addc(b, ',');
+	else
+		j->first[j->depth] |= 1; /* 0 -> 1 for objects, 2 -> 3 for arrays */
+	bool in_array = j->first[j->depth] >= 2;
+	if (!in_array) {
+		const char *name = f->name ? f->name : "";
+		esc_json(b, name, strlen(name));
+		buf_addc(b, ':');
+	}
+	switch (f->kind) {
+	case FK_INT:
+	case FK_UINT:
+	case FK_BOOL:
+		field_value_text(b, f, false);
+		break;
+	case FK_DOUBLE:
+	case FK_FLOAT:
+		if (f->v.d != f->v.d || f->v.d - f->v.d != 0) /* NaN or infinity: not JSON numbers */
+			buf_adds(b, "null");
+		else
+			field_value_text(b, f, false);
+		break;
+	case FK_HEX: buf_printf(b, "\"0x%llx\"", (unsigned long long)f->v.u); break;
+	case FK_STR: esc_json(b, f->v.s.p, f->v.s.n); break;
+	case FK_BYTES:
+		buf_addc(b, '"');
+		bytes_hex(b, f->v.s.p, f->v.s.n);
+		buf_addc(b, '"');
+		break;
+	case FK_NULL: buf_adds(b, "null"); break;
+	case FK_OBJ:
+	case FK_ARR:
+		if (j->depth >= MAX_DEPTH) {
+			buf_adds(b, "null");
+			break;
+		}
+		buf_addc(b, f->kind == FK_OBJ ? '{' : '[');
+		j->first[++j->depth] = f->kind == FK_OBJ ? 0 : 2;
+		break;
+	case FK_END: break;
+	}
+}
+
+void json_sink_begin(struct json_sink *j, struct buf *b)
+{
+	*j = (struct json_sink){.s.put = json_put, .b = b};
+	buf_addc(b, '{');
+}
+
+void json_sink_end(struct json_sink *j)
+{
+	while (j->depth > 0)
+		json_put(&j->s, &(struct field){.kind = FK_END});
+	buf_addc(j->b, '}');
+}
+
+/* ---- one line ------------------------------------------------------------- */
+
+static void value_with_unit(struct buf *b, const struct field *f, bool quote)
+{
+	uint64_t per;
+	if ((f->kind == FK_UINT || f->kind == FK_INT) && unit_is_time(f->unit, &per) &&
+	    (f->kind == FK_UINT || f->v.i >= 0) && f->v.u <= UINT64_MAX / per) {
+		fmt_dur(b, f->v.u * per);
+	} else {
+		field_value_text(b, f, quote);
+		if (f->unit && f->kind != FK_NULL && (f->kind <= FK_FLOAT)) {
+			if (strcmp(f->unit, "%"))
+				buf_addc(b, ' ');
+			esc_term(b, f->unit, strlen(f->unit));
+		}
+	}
+	if (f->meaning) {
+		buf_adds(b, " (");
+		esc_term(b, f->meaning, strlen(f->meaning));
+		buf_addc(b, ')');
+	}
+}
+
+static void line_put(struct fsink *s, const struct field *f)
+{
+	struct line_sink *l = (struct line_sink *)s;
+	struct buf *b = l->b;
+	if (f->kind == FK_END) {
+		if (l->depth) {
+			buf_addc(b, l->close[l->depth]);
+			l->depth--;
+		}
+		l->need_space = true;
+		return;
+	}
+	if (l->need_space)
+		buf_addc(b, l->depth ? ',' : ' ');
+	if (l->depth && l->need_space)
+		buf_addc(b, ' ');
+	l->need_space = true;
+	if (f->name) {
+		esc_term(b, f->name, strlen(f->name));
+		buf_addc(b, '=');
+	}
+	if (f->kind == FK_OBJ || f->kind == FK_ARR) {
+		buf_addc(b, f->kind == FK_OBJ ? '{' : '[');
+		if (l->depth < MAX_DEPTH)
+			l->close[++l->depth] = f->kind == FK_OBJ ? '}' : ']';
+		l->need_space = false;
+		return;
+	}
+	value_with_unit(b, f, true);
+}
+
+void line_sink_init(struct line_sink *l, struct buf *b) { *l = (struct line_sink){.s.put = line_put, .b = b}; }
+
+/* ---- one field per line --------------------------------------------------- */
+
+static void tree_put(struct fsink *s, const struct field *f)
+{
+	struct tree_sink *t = (struct tree_sink *)s;
+	struct buf *b = t->b;
+	if (f->kind == FK_END) {
+		if (t->depth)
+			t->depth--;
+		return;
+	}
+	for (unsigned i = 0; i < t->depth; i++)
+		buf_adds(b, "  ");
+	if (t->in_arr[t->depth])
+		buf_printf(b, "[%u]", t->arr_index[t->depth]++);
+	else if (f->name)
+		esc_term(b, f->name, strlen(f->name));
+	if (f->kind == FK_OBJ || f->kind == FK_ARR) {
+		buf_adds(b, ":\n");
+		if (t->depth < MAX_DEPTH) {
+			t->depth++;
+			t->in_arr[t->depth] = f->kind == FK_ARR;
+			t->arr_index[t->depth] = 0;
+		}
+		return;
+	}
+	buf_adds(b, ": ");
+	field_value_text(b, f, f->kind == FK_STR);
+	uint64_t per;
+	if (f->unit && f->kind != FK_NULL) {
+		if (strcmp(f->unit, "%"))
+			buf_addc(b, ' ');
+		esc_term(b, f->unit, strlen(f->unit));
+		if ((f->kind == FK_UINT || (f->kind == FK_INT && f->v.i >= 0)) && unit_is_time(f->unit, &per) &&
+		    f->v.u <= UINT64_MAX / per && f->v.u * per >= 1000) {
+			buf_adds(b, " = ");
+			fmt_dur(b, f->v.u * per);
+		}
+	}
+	if (f->meaning) {
+		buf_adds(b, " (");
+		esc_term(b, f->meaning, strlen(f->meaning));
+		buf_addc(b, ')');
+	}
+	buf_addc(b, '\n');
+}
+
+void tree_sink_init(struct tree_sink *t, struct buf *b) { *t = (struct tree_sink){.s.put = tree_put, .b = b}; }

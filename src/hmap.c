@@ -1,0 +1,71 @@
+#include "src/hmap.h"
+
+#include <stdlib.h>
+
+#include "src/util.h"
+
+static size_t slot(uint64_t key, size_t cap)
+{
+	key ^= key >> 33;
+	key *= 0xff51afd7ed558ccdull;
+	key ^= key >> 33;
+	return (size_t)key & (cap - 1);
+}
+
+static void grow(struct hmap *h)
+{
+	struct hmap g = {.cap = h->cap ? h->cap * 2 : 64};
+	g.keys = xmalloc(g.cap * sizeof *g.keys);
+	g.vals = xmalloc(g.cap * sizeof *g.vals);
+	g.used = xcalloc(g.cap, 1);
+	for (size_t i = 0; i < h->cap; i++)
+		if (h->used[i])
+			hmap_put(&g, h->keys[i], h->vals[i]);
+	hmap_free(h);
+	*h = g;
+}
+
+uint64_t *hmap_ref(struct hmap *h, uint64_t key)
+{
+	if ((h->n + 1) * 2 > h->cap)
+		grow(h);
+	size_t i = slot(key, h->cap);
+	while (h->used[i] && h->keys[i] != key)
+		i = (i + 1) & (h->cap - 1);
+	if (!h->used[i]) {
+		h->used[i] = 1;
+		h->keys[i] = key;
+		h->vals[i] = 0;
+		h->n++;
+	}
+	return &h->vals[i];
+}
+
+void hmap_put(struct hmap *h, uint64_t key, uint64_t val) { *hmap_ref(h, key) = val; }
+
+bool hmap_get(const struct hmap *h, uint64_t key, uint64_t *val)
+{
+	if (!h->cap)
+		return false;
+	for (size_t i = slot(key, h->cap); h->used[i]; i = (i + 1) & (h->cap - 1))
+		if (h->keys[i] == key) {
+			*val = h->vals[i];
+			return true;
+		}
+	return false;
+}
+
+void hmap_clear(struct hmap *h)
+{
+	if (h->cap)
+		memset(h->used, 0, h->cap);
+	h->n = 0;
+}
+
+void hmap_free(struct hmap *h)
+{
+	free(h->keys);
+	free(h->vals);
+	free(h->used);
+	*h = (struct hmap){0};
+}

@@ -1,0 +1,296 @@
+#include "src/input.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "src/util.h"
+
+#define SPOOL_MIN (1u << 20)
+#define RAW_CHUNK (256u << 10)
+
+static char *msg(const char *fmt, ...) PRINTF_LIKE(1, 2);
+static char *msg(const char *fmt, ...)
+{
+	struct buf b = {0};
+	va_list ap;
+	va_start(ap, fmt);
+	buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	return b.p;
+}
+
+/* An unlinked temporary file: gone when ttv exits, whatever happens. */
+static int spool_create(void)
+{
+	const char *dir = getenv("TMPDIR");
+	if (!dir || !*dir)
+		dir = "/tmp";
+	int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		return fd;
+	struct buf b = {0};
+	buf_printf(&b, "%s/ttv-spool-XXXXXX", dir);
+	fd = mkostemp(b.p, O_CLOEXEC);
+	if (fd >= 0)
+		unlink(b.p);
+	buf_free(&b);
+	return fd;
+}
+
+/* Make room for `need` bytes in the spool mapping. */
+static bool spool_reserve(struct input *in, uint64_t need)
+{
+	if (need <= in->maplen)
+		return true;
+	size_t cap = in->maplen ? in->maplen : SPOOL_MIN;
+	while (cap < need)
+		cap = cap < (1u << 30) ? cap * 2 : cap + (1u << 30);
+	if (ftruncate(in->spool, (off_t)cap) != 0)
+		return false;
+	void *p = in->map ? mremap((void *)in->map, in->maplen, cap, MREMAP_MAYMOVE)
+			  : mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_SHARED, in->spool, 0);
+	if (p == MAP_FAILED)
+		return false;
+	in->map = p;
+	in->maplen = cap;
+	return true;
+}
+
+static bool map_file(struct input *in, uint64_t size)
+{
+	if (size == in->size)
+		return true;
+	if (size == 0) {
+		if (in->map)
+			munmap((void *)in->map, in->maplen);
+		in->map = NULL;
+		in->maplen = 0;
+		in->size = 0;
+		return true;
+	}
+	void *p = in->map ? mremap((void *)in->map, in->maplen, size, MREMAP_MAYMOVE)
+			  : mmap(NULL, size, PROT_READ, MAP_SHARED, in->fd, 0);
+	if (p == MAP_FAILED)
+		return false;
+	in->map = p;
+	in->maplen = size;
+	in->size = size;
+	return true;
+}
+
+struct input *input_open(const char *path, char **err)
+{
+	struct input *in = xcalloc(1, sizeof *in);
+	in->path = xstrdup(path);
+	in->spool = -1;
+	if (!strcmp(path, "-")) {
+		in->is_stdin = true;
+		in->fd = dup(0);
+		if (in->fd < 0) {
+			*err = msg("cannot read standard input: %s", strerror(errno));
+			goto fail;
+		}
+		fcntl(in->fd, F_SETFD, FD_CLOEXEC);
+	} else {
+		in->fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+		if (in->fd < 0) {
+			*err = msg("cannot open: %s", strerror(errno));
+			goto fail;
+		}
+	}
+	struct stat st;
+	if (fstat(in->fd, &st) != 0) {
+		*err = msg("cannot stat: %s", strerror(errno));
+		goto fail;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		*err = msg("is a directory");
+		goto fail;
+	}
+	in->dev = st.st_dev;
+	in->ino = st.st_ino;
+	in->regular = S_ISREG(st.st_mode);
+	if (in->regular) {
+		uint8_t magic[2];
+		in->gzip = pread(in->fd, magic, 2, 0) == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
+	}
+	if (in->regular && !in->gzip) {
+		if (!map_file(in, (uint64_t)st.st_size)) {
+			*err = msg("cannot map: %s", strerror(errno));
+			goto fail;
+		}
+		in->eof = true;
+		return in;
+	}
+	in->spool = spool_create();
+	if (in->spool < 0 || !spool_reserve(in, SPOOL_MIN)) {
+		*err = msg("cannot create a temporary file in $TMPDIR: %s", strerror(errno));
+		goto fail;
+	}
+	return in;
+fail:
+	input_close(in);
+	return NULL;
+}
+
+void input_close(struct input *in)
+{
+	if (!in)
+		return;
+	if (in->map)
+		munmap((void *)in->map, in->maplen);
+	if (in->fd >= 0)
+		close(in->fd);
+	if (in->spool >= 0)
+		close(in->spool);
+	if (in->z) {
+		inflateEnd(in->z);
+		free(in->z);
+	}
+	free(in->zerror);
+	free(in->path);
+	free(in);
+}
+
+/* Append raw bytes to the spool: as they are, or through inflate. */
+static bool spool_raw(struct input *in, const uint8_t *p, size_t n)
+{
+	if (!in->gzip) {
+		if (!spool_reserve(in, in->size + n))
+			return false;
+		memcpy((uint8_t *)in->map + in->size, p, n);
+		in->size += n;
+		return true;
+	}
+	z_stream *z = in->z;
+	z->next_in = (Bytef *)p;
+	z->avail_in = (uInt)n;
+	while (z->avail_in && !in->zerror) {
+		if (!spool_reserve(in, in->size + RAW_CHUNK))
+			return false;
+		z->next_out = (Bytef *)in->map + in->size;
+		z->avail_out = (uInt)(in->maplen - in->size > UINT32_MAX ? UINT32_MAX : in->maplen - in->size);
+		uInt before = z->avail_out;
+		int r = inflate(z, Z_NO_FLUSH);
+		in->size += before - z->avail_out;
+		in->zpartial = r != Z_STREAM_END;
+		if (r == Z_STREAM_END) {
+			/* Another gzip member may follow (several members concatenated). */
+			uint64_t at = in->raw - n + (uint64_t)(z->next_in - p);
+			if (z->avail_in >= 2 && (z->next_in[0] != 0x1f || z->next_in[1] != 0x8b)) {
+				in->zerror = msg("data after the end of the gzip stream at compressed offset %llu",
+						 (unsigned long long)at);
+				break;
+			}
+			inflateReset(z);
+		} else if (r == Z_BUF_ERROR) {
+			if (z->avail_out)
+				break; /* needs more input */
+		} else if (r != Z_OK) {
+			in->zerror = msg("gzip error after %llu decompressed bytes: %s", (unsigned long long)in->size,
+					 z->msg ? z->msg : "corrupt data");
+			break;
+		}
+	}
+	return true;
+}
+
+static bool start_inflate(struct input *in)
+{
+	in->z = xcalloc(1, sizeof(z_stream));
+	if (inflateInit2(in->z, 15 + 16) == Z_OK)
+		return true;
+	in->zerror = msg("cannot start gzip decoding");
+	return false;
+}
+
+bool input_refresh(struct input *in, size_t budget, bool wait)
+{
+	if (in->fd < 0)
+		return false;
+	uint64_t before = in->size;
+	if (in->regular && !in->gzip) {
+		struct stat st;
+		if (fstat(in->fd, &st) == 0 && (uint64_t)st.st_size > in->size)
+			map_file(in, (uint64_t)st.st_size);
+		in->eof = true;
+		return in->size > before;
+	}
+	if (in->gzip && !in->z && !start_inflate(in)) {
+		in->eof = true;
+		return false;
+	}
+	static uint8_t chunk[RAW_CHUNK];
+	in->eof = false;
+	while (in->size - before < budget && !in->zerror) {
+		if (!in->regular && !wait) {
+			struct pollfd pfd = {in->fd, POLLIN, 0};
+			if (poll(&pfd, 1, 0) <= 0)
+				break;
+		}
+		/* A pipe: read its first two bytes alone to see whether it is gzip. */
+		bool sniff = !in->regular && in->raw < 2 && !in->sniffed;
+		ssize_t r = read(in->fd, sniff ? in->head + in->raw : chunk, sniff ? 2 - in->raw : sizeof chunk);
+		if (r < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (r <= 0) {
+			in->eof = true;
+			if (sniff && in->raw) {
+				in->sniffed = true;
+				spool_raw(in, in->head, (size_t)in->raw);
+			}
+			break;
+		}
+		in->raw += (uint64_t)r;
+		if (sniff) {
+			if (in->raw < 2)
+				continue;
+			in->sniffed = true;
+			in->gzip = in->head[0] == 0x1f && in->head[1] == 0x8b;
+			if (in->gzip && !start_inflate(in))
+				break;
+			r = 2;
+			memcpy(chunk, in->head, 2);
+		}
+		if (!spool_raw(in, chunk, (size_t)r)) {
+			in->zerror = msg("cannot grow the temporary file: %s", strerror(errno));
+			break;
+		}
+	}
+	if (in->zerror)
+		in->eof = true;
+	return in->size > before;
+}
+
+void input_release(struct input *in, uint64_t off, uint64_t len)
+{
+	const uint64_t page = 4096;
+	uint64_t a = (off + page - 1) & ~(page - 1), b = (off + len) & ~(page - 1);
+	if (!in->map || b <= a || b > in->maplen)
+		return;
+	madvise((uint8_t *)in->map + a, b - a, MADV_DONTNEED);
+}
+
+void input_prefetch(struct input *in, uint64_t off, uint64_t len)
+{
+	uint64_t a = off & ~4095ull, b = MIN(off + len, in->maplen);
+	if (in->map && b > a)
+		madvise((uint8_t *)in->map + a, b - a, MADV_POPULATE_READ); /* a hint: failure is harmless */
+}
+
+const uint8_t *input_bytes(const struct input *in, uint64_t off, uint64_t *avail)
+{
+	if (off > in->size || !in->map) {
+		*avail = 0;
+		return NULL;
+	}
+	*avail = in->size - off;
+	return in->map + off;
+}

@@ -1,0 +1,75 @@
+/* Inputs: one byte stream each (a file, standard input, or the contents of
+ * a gzip file).  All trace I/O lives in input.c and trace.c; decoders only see
+ * bytes.
+ *
+ * A regular file is mapped read-only.  Gzip files and pipes are decoded or
+ * copied into an unlinked temporary file that is mapped instead, so every
+ * input offers the same thing: bytes [0, size) at `map`, which stay
+ * addressable for lazy decoding.  The mapping may move when the input grows:
+ * keep offsets, never pointers. */
+#ifndef TTV_INPUT_H
+#define TTV_INPUT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct decoder;
+struct source;
+
+struct input {
+	uint32_t id;
+	char *path;          /* for messages */
+	int fd;              /* the trace itself, opened O_RDONLY; -1 once closed */
+	bool is_stdin, gzip; /* gzip: detected by magic, never by name */
+	bool regular;        /* fd is a regular file */
+	const uint8_t *map;  /* bytes [0, size) */
+	uint64_t size;
+	bool eof;            /* everything written so far has been read */
+
+	/* spool: decoded or piped bytes land in an unlinked temporary file */
+	int spool;
+	size_t maplen;
+	void *z;         /* z_stream while inflating */
+	uint64_t raw;    /* raw bytes read from fd */
+	char *zerror;    /* a gzip error, reported once by the loader */
+	bool zreported;
+	bool zpartial;   /* inside a gzip member: cut short if no more bytes come */
+	bool sniffed;    /* a pipe's first bytes were checked for the gzip magic */
+	uint8_t head[2];
+
+	/* identity of the file, to notice replacement and truncation */
+	dev_t dev;
+	ino_t ino;
+
+	/* decoding, owned by the loader */
+	const struct decoder *dec;
+	void *dstate;
+	struct source *src;
+	uint64_t consumed; /* bytes the decoder has consumed */
+	bool done;         /* the decoder stopped, or consumed everything of a final input */
+};
+
+/* Open a path ("-" = standard input).  On failure returns NULL and sets
+ * *err to a message (caller frees). */
+struct input *input_open(const char *path, char **err);
+void input_close(struct input *in);
+
+/* Read what has arrived: growth of a file, more of a gzip stream or pipe.
+ * At most about `budget` new bytes; when `wait`, block for a pipe.
+ * Returns true when size grew. */
+bool input_refresh(struct input *in, size_t budget, bool wait);
+
+/* The bytes [off, off+len) are not needed for now: let the kernel drop them
+ * from this process (a mapped file would otherwise count in full towards
+ * its memory).  They are read again, transparently, when next used. */
+void input_release(struct input *in, uint64_t off, uint64_t len);
+
+/* The bytes [off, off+len) are about to be read in order: map them in one
+ * go rather than one page fault at a time. */
+void input_prefetch(struct input *in, uint64_t off, uint64_t len);
+
+/* Bytes at offset off (NULL when out of range); *avail = bytes from there. */
+const uint8_t *input_bytes(const struct input *in, uint64_t off, uint64_t *avail);
+
+#endif

@@ -1,0 +1,801 @@
+#include "src/model.h"
+
+#include <stdlib.h>
+
+#include "src/util.h"
+
+/* ---- compact events ------------------------------------------------------ */
+
+/* 28 bytes.  loc packs input (12 bits), byte offset (36 bits: 64 GiB per
+ * input) and type (16 bits); comparing (ts, loc) orders events by time and
+ * then by file position, which is unique per event. */
+struct cev {
+	int64_t ts;
+	uint64_t loc;
+	uint32_t dur;   /* ns; DUR_NONE; or DUR_LONG + index into longdur */
+	uint32_t name;
+	uint32_t lanef; /* lane:24 | flags:8 */
+} __attribute__((packed, aligned(4)));
+_Static_assert(sizeof(struct cev) == 28, "compact event must stay 28 bytes");
+
+#define IN_BITS 12
+#define OFF_BITS 36
+#define TYPE_BITS 16
+_Static_assert(TTV_OFF_LIMIT == 1ull << OFF_BITS && TTV_INPUT_LIMIT == 1u << IN_BITS, "limits match the packing");
+#define DUR_NONE 0xffffffffu
+#define DUR_LONG 0xf0000000u
+#define MAX_LANES (1u << 24)
+
+static inline uint32_t cev_type(const struct cev *c) { return (uint32_t)(c->loc & 0xffff); }
+static inline uint32_t cev_lane(const struct cev *c) { return c->lanef >> 8; }
+static inline uint32_t cev_flags(const struct cev *c) { return c->lanef & 0xff; }
+static inline enum ev_role cev_role(const struct cev *c) { return (enum ev_role)(c->lanef & EVF_ROLE); }
+static inline bool cev_less(const struct cev *a, const struct cev *b)
+{
+	return a->ts < b->ts || (a->ts == b->ts && a->loc < b->loc);
+}
+
+/* ---- the model ----------------------------------------------------------- */
+
+struct seqent {
+	const struct seq_ops *ops;
+	void *ctx;
+};
+
+/* A position in the merge of all sequences: idx[s] events of sequence s
+ * come before `pos`.  Sequence 0 is the compact array. */
+struct cursor {
+	uint64_t pos;
+	uint64_t *idx;
+	bool valid;
+};
+
+/* Pairing state saved at a position, so late events can be re-paired from
+ * there instead of from the start. */
+struct snap {
+	uint64_t pos;
+	uint64_t *data; /* lane, depth, positions... for every lane with depth > 0 */
+	size_t n;
+};
+
+#define SNAP_EVERY 65536
+#define SNAP_MAX 32
+#define MATCH_DEPTH 64
+#define STACK_MAX (1u << 20)
+
+struct model {
+	struct strtab *st;
+
+	struct lane *lanes;
+	size_t nlanes, caplanes;
+	uint32_t *lane_slot; /* hash (source, key) -> lane id + 1 */
+	size_t nlane_slot;
+
+	struct type *types;
+	size_t ntypes, captypes;
+	uint32_t *type_slot; /* hash of the type's identity -> type id + 1 */
+	size_t ntype_slot;
+
+	struct cev *ev;
+	size_t nev, nadd, capev; /* [0, nev) sorted and committed; [nev, nadd) pending */
+	struct cev *scratch;
+	size_t capscratch;
+	uint64_t *longdur;
+	size_t nlong, caplong;
+
+	bool have_span;
+	int64_t first, last;
+	bool has_pairs; /* some event is a begin or an end */
+
+	struct snap snaps[SNAP_MAX];
+	size_t nsnaps;
+
+	struct seqent *seqs; /* [0] is the compact array */
+	size_t nseqs, capseqs;
+	struct cursor cur[2];
+	unsigned cur_next;
+
+	uint64_t generation;
+};
+
+static const struct seq_ops compact_ops;
+
+struct model *model_new(void)
+{
+	struct model *m = xcalloc(1, sizeof *m);
+	m->st = strtab_new();
+	/* type 0: what an event gets when the type table is full */
+	model_type(m, &(struct type){.name = strtab_intern_cstr(m->st, "(unknown type)")});
+	xgrow(&m->seqs, &m->capseqs, 1, sizeof *m->seqs);
+	m->seqs[0] = (struct seqent){&compact_ops, m};
+	m->nseqs = 1;
+	return m;
+}
+
+void model_free(struct model *m)
+{
+	if (!m)
+		return;
+	for (size_t i = 0; i < m->nlanes; i++)
+		free(m->lanes[i].stk);
+	for (size_t i = 0; i < m->nsnaps; i++)
+		free(m->snaps[i].data);
+	free(m->cur[0].idx);
+	free(m->cur[1].idx);
+	free(m->lanes);
+	free(m->lane_slot);
+	free(m->types);
+	free(m->type_slot);
+	free(m->ev);
+	free(m->scratch);
+	free(m->longdur);
+	free(m->seqs);
+	strtab_free(m->st);
+	free(m);
+}
+
+struct strtab *model_strings(struct model *m) { return m->st; }
+uint32_t model_str(struct model *m, const void *p, size_t n) { return strtab_intern(m->st, p, n); }
+const char *model_strget(const struct model *m, uint32_t id, size_t *len) { return strtab_get(m->st, id, len); }
+
+/* ---- lanes ---------------------------------------------------------------- */
+
+static uint64_t lane_hash(uint32_t source, uint64_t key) { return hash_bytes(&key, 8) ^ (source * 0x9e3779b97f4a7c15ull); }
+
+static void lane_rehash(struct model *m)
+{
+	size_t n = m->nlane_slot ? m->nlane_slot * 2 : 256;
+	uint32_t *s = xcalloc(n, sizeof *s);
+	for (size_t id = 0; id < m->nlanes; id++) {
+		size_t i = lane_hash(m->lanes[id].source, m->lanes[id].key) & (n - 1);
+		while (s[i])
+			i = (i + 1) & (n - 1);
+		s[i] = (uint32_t)id + 1;
+	}
+	free(m->lane_slot);
+	m->lane_slot = s;
+	m->nlane_slot = n;
+}
+
+uint32_t model_lane(struct model *m, uint32_t source, uint64_t key, uint32_t name)
+{
+	if (!m->nlane_slot)
+		lane_rehash(m);
+	size_t mask = m->nlane_slot - 1, i = lane_hash(source, key) & mask;
+	for (; m->lane_slot[i]; i = (i + 1) & mask) {
+		struct lane *l = &m->lanes[m->lane_slot[i] - 1];
+		if (l->source == source && l->key == key)
+			return m->lane_slot[i] - 1;
+	}
+	if (m->nlanes >= MAX_LANES - 1)
+		return (uint32_t)m->nlanes - 1; /* full: share the last lane rather than fail */
+	xgrow(&m->lanes, &m->caplanes, m->nlanes + 1, sizeof *m->lanes);
+	m->lanes[m->nlanes] = (struct lane){.name = name, .source = source, .key = key};
+	m->lane_slot[i] = (uint32_t)++m->nlanes;
+	if (m->nlanes * 2 > m->nlane_slot)
+		lane_rehash(m);
+	return (uint32_t)m->nlanes - 1;
+}
+
+void model_lane_rename(struct model *m, uint32_t lane, uint32_t name)
+{
+	if (lane < m->nlanes)
+		m->lanes[lane].name = name;
+}
+
+uint32_t model_nlanes(const struct model *m) { return (uint32_t)m->nlanes; }
+const struct lane *model_lane_get(const struct model *m, uint32_t lane) { return lane < m->nlanes ? &m->lanes[lane] : NULL; }
+static inline void lane_span(struct lane *l, int64_t first, int64_t last)
+{
+	if (!l->has_span || first < l->first)
+		l->first = first;
+	if (!l->has_span || last > l->last)
+		l->last = last;
+	l->has_span = true;
+}
+
+void model_lane_count(struct model *m, uint32_t lane, uint64_t n, int64_t first, int64_t last)
+{
+	if (lane >= m->nlanes)
+		return;
+	m->lanes[lane].count += n;
+	if (n)
+		lane_span(&m->lanes[lane], first, last);
+}
+
+/* ---- types ---------------------------------------------------------------- */
+
+static bool type_eq(const struct type *a, const struct type *b)
+{
+	return a->owner == b->owner && a->source == b->source && a->name == b->name && a->category == b->category &&
+	       a->role == b->role && a->pair == b->pair && a->name_field == b->name_field;
+}
+
+static size_t type_hash(const struct type *t)
+{
+	uint64_t k[5] = {(uint64_t)(uintptr_t)t->owner, t->source, (uint64_t)t->name << 32 | t->category,
+			 (uint64_t)t->pair << 32 | t->name_field, t->role};
+	return (size_t)hash_bytes(k, sizeof k);
+}
+
+static void type_rehash(struct model *m)
+{
+	size_t n = m->ntype_slot ? m->ntype_slot * 2 : 256;
+	uint32_t *s = xcalloc(n, sizeof *s);
+	for (size_t id = 0; id < m->ntypes; id++) {
+		size_t i = type_hash(&m->types[id]) & (n - 1);
+		while (s[i])
+			i = (i + 1) & (n - 1);
+		s[i] = (uint32_t)id + 1;
+	}
+	free(m->type_slot);
+	m->type_slot = s;
+	m->ntype_slot = n;
+}
+
+uint32_t model_type(struct model *m, const struct type *t)
+{
+	if (!m->ntype_slot)
+		type_rehash(m);
+	size_t mask = m->ntype_slot - 1, i = type_hash(t) & mask;
+	for (; m->type_slot[i]; i = (i + 1) & mask)
+		if (type_eq(&m->types[m->type_slot[i] - 1], t))
+			return m->type_slot[i] - 1;
+	if (m->ntypes >= (1u << TYPE_BITS))
+		return 0;
+	xgrow(&m->types, &m->captypes, m->ntypes + 1, sizeof *m->types);
+	m->types[m->ntypes] = *t;
+	m->type_slot[i] = (uint32_t)++m->ntypes;
+	if (m->ntypes * 2 > m->ntype_slot)
+		type_rehash(m);
+	return (uint32_t)m->ntypes - 1;
+}
+
+uint32_t model_ntypes(const struct model *m) { return (uint32_t)m->ntypes; }
+const struct type *model_type_get(const struct model *m, uint32_t type) { return &m->types[type < m->ntypes ? type : 0]; }
+
+/* ---- durations ------------------------------------------------------------ */
+
+static uint32_t dur_encode(struct model *m, uint64_t d)
+{
+	if (d == TTV_NODUR)
+		return DUR_NONE;
+	if (d < DUR_LONG)
+		return (uint32_t)d;
+	if (m->nlong >= DUR_NONE - DUR_LONG)
+		return DUR_LONG - 1; /* side table full: clamp (never happens in practice) */
+	xgrow(&m->longdur, &m->caplong, m->nlong + 1, sizeof *m->longdur);
+	m->longdur[m->nlong] = d;
+	return DUR_LONG + (uint32_t)m->nlong++;
+}
+
+static uint64_t dur_decode(const struct model *m, uint32_t v)
+{
+	if (v == DUR_NONE)
+		return TTV_NODUR;
+	if (v >= DUR_LONG)
+		return m->longdur[v - DUR_LONG];
+	return v;
+}
+
+/* ---- adding and committing ------------------------------------------------ */
+
+void model_add(struct model *m, const struct event *e)
+{
+	if (UNLIKELY(m->nadd == m->capev))
+		xgrow(&m->ev, &m->capev, m->nadd + 1, sizeof *m->ev);
+	struct cev *c = &m->ev[m->nadd++];
+	uint32_t type = e->type < m->ntypes ? e->type : 0;
+	uint32_t lane = e->lane < m->nlanes ? e->lane : 0;
+	c->ts = e->ts;
+	c->loc = (uint64_t)(e->input & ((1u << IN_BITS) - 1)) << (OFF_BITS + TYPE_BITS) |
+		 (e->off & ((1ull << OFF_BITS) - 1)) << TYPE_BITS | type;
+	c->dur = dur_encode(m, e->dur);
+	c->name = e->name;
+	c->lanef = lane << 8 | (e->flags & 0xff);
+	if ((e->flags & EVF_ROLE) >= ROLE_BEGIN)
+		m->has_pairs = true;
+	struct lane *l = m->nlanes ? &m->lanes[lane] : NULL;
+	if (l)
+		l->count++;
+	if (!(e->flags & EVF_META)) {
+		if (l)
+			lane_span(l, e->ts, e->ts);
+		if (!m->have_span || e->ts < m->first)
+			m->first = e->ts;
+		if (!m->have_span || e->ts > m->last)
+			m->last = e->ts;
+		m->have_span = true;
+	}
+}
+
+uint64_t model_pending(const struct model *m) { return m->nadd - m->nev; }
+
+static struct cev *scratch(struct model *m, size_t n)
+{
+	xgrow(&m->scratch, &m->capscratch, n, sizeof *m->scratch);
+	return m->scratch;
+}
+
+static void release_scratch(struct model *m)
+{
+	/* Keep a small scratch for the next commit; give big ones back. */
+	if (m->capscratch * sizeof *m->scratch > (16u << 20)) {
+		free(m->scratch);
+		m->scratch = NULL;
+		m->capscratch = 0;
+	}
+}
+
+/* Merge sorted a[0..na) and b[0..nb) into out. */
+static void merge_runs(const struct cev *a, size_t na, const struct cev *b, size_t nb, struct cev *out)
+{
+	size_t i = 0, j = 0, k = 0;
+	while (i < na && j < nb)
+		out[k++] = cev_less(&b[j], &a[i]) ? b[j++] : a[i++];
+	memmove(out + k, a + i, (na - i) * sizeof *a);
+	k += na - i;
+	memmove(out + k, b + j, (nb - j) * sizeof *b);
+}
+
+/* Decoders deliver events mostly in order (a few records a little late, as
+ * from a ring buffer shared by CPUs).  Insertion sort handles that in one
+ * pass; when it would move too much, a natural merge sort takes over. */
+static bool insertion_sort(struct cev *a, size_t n)
+{
+	uint64_t budget = 64 * (uint64_t)n;
+	for (size_t i = 1; i < n; i++) {
+		if (!cev_less(&a[i], &a[i - 1]))
+			continue;
+		struct cev x = a[i];
+		size_t j = i;
+		while (j > 0 && cev_less(&x, &a[j - 1])) {
+			a[j] = a[j - 1];
+			j--;
+		}
+		a[j] = x;
+		if ((budget -= MIN(budget, i - j)) == 0)
+			return false;
+	}
+	return true;
+}
+
+static void sort_events(struct model *m, struct cev *a, size_t n)
+{
+	if (insertion_sort(a, n))
+		return;
+	struct cev *tmp = scratch(m, n);
+	struct cev *src = a, *dst = tmp;
+	for (;;) {
+		size_t runs = 0, p = 0;
+		while (p < n) {
+			size_t e1 = p + 1;
+			while (e1 < n && !cev_less(&src[e1], &src[e1 - 1]))
+				e1++;
+			size_t e2 = e1;
+			if (e2 < n) {
+				e2++;
+				while (e2 < n && !cev_less(&src[e2], &src[e2 - 1]))
+					e2++;
+			}
+			merge_runs(src + p, e1 - p, src + e1, e2 - e1, dst + p);
+			runs++;
+			p = e2;
+		}
+		struct cev *t = src;
+		src = dst;
+		dst = t;
+		if (runs <= 1)
+			break;
+	}
+	if (src != a)
+		memcpy(a, src, n * sizeof *a);
+}
+
+static size_t upper_bound_cev(const struct cev *a, size_t n, const struct cev *key)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (cev_less(key, &a[mid]))
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+/* ---- span pairing --------------------------------------------------------- */
+
+static bool compatible(const struct model *m, const struct cev *b, const struct cev *e)
+{
+	const struct type *bt = &m->types[cev_type(b)];
+	if (bt->pair && bt->pair != cev_type(e))
+		return false;
+	return !b->name || !e->name || b->name == e->name;
+}
+
+static void set_dur(struct model *m, struct cev *c, uint64_t d) { c->dur = dur_encode(m, d); }
+
+static void pair_range(struct model *m, size_t from)
+{
+	if (!m->has_pairs)
+		return; /* nothing to pair: skip the scan */
+	for (size_t i = from; i < m->nev; i++) {
+		struct cev *e = &m->ev[i];
+		enum ev_role r = cev_role(e);
+		if (r != ROLE_BEGIN && r != ROLE_END)
+			continue;
+		struct lane *l = &m->lanes[cev_lane(e)];
+		if (r == ROLE_BEGIN) {
+			if (l->depth < STACK_MAX) {
+				xgrow(&l->stk, &l->cap, l->depth + 1, sizeof *l->stk);
+				l->stk[l->depth++] = i;
+			}
+			continue;
+		}
+		uint32_t lim = l->depth > MATCH_DEPTH ? l->depth - MATCH_DEPTH : 0;
+		for (uint32_t j = l->depth; j-- > lim;) {
+			struct cev *b = &m->ev[l->stk[j]];
+			if (!compatible(m, b, e))
+				continue;
+			uint64_t d = (uint64_t)(e->ts - b->ts);
+			set_dur(m, b, d);
+			set_dur(m, e, d);
+			l->depth = j; /* what was above stays unpaired */
+			break;
+		}
+	}
+}
+
+static void snap_take(struct model *m)
+{
+	uint64_t last = m->nsnaps ? m->snaps[m->nsnaps - 1].pos : 0;
+	if (m->nev - last < SNAP_EVERY)
+		return;
+	if (m->nsnaps == SNAP_MAX) {
+		free(m->snaps[0].data);
+		memmove(m->snaps, m->snaps + 1, (SNAP_MAX - 1) * sizeof *m->snaps);
+		m->nsnaps--;
+	}
+	struct snap *s = &m->snaps[m->nsnaps++];
+	*s = (struct snap){.pos = m->nev};
+	size_t cap = 0;
+	for (size_t li = 0; li < m->nlanes; li++) {
+		const struct lane *l = &m->lanes[li];
+		if (!l->depth)
+			continue;
+		xgrow(&s->data, &cap, s->n + 2 + l->depth, sizeof *s->data);
+		s->data[s->n++] = li;
+		s->data[s->n++] = l->depth;
+		memcpy(s->data + s->n, l->stk, l->depth * sizeof *l->stk);
+		s->n += l->depth;
+	}
+}
+
+/* Late events landed at position p, before already paired events: re-pair
+ * from the last snapshot at or before p. */
+static void repair_from(struct model *m, size_t p)
+{
+	while (m->nsnaps && m->snaps[m->nsnaps - 1].pos > p)
+		free(m->snaps[--m->nsnaps].data);
+	const struct snap *s = m->nsnaps ? &m->snaps[m->nsnaps - 1] : NULL;
+	size_t from = s ? s->pos : 0;
+	for (size_t li = 0; li < m->nlanes; li++)
+		m->lanes[li].depth = 0;
+	for (size_t i = 0; s && i < s->n;) {
+		struct lane *l = &m->lanes[s->data[i]];
+		uint32_t depth = (uint32_t)s->data[i + 1];
+		i += 2;
+		xgrow(&l->stk, &l->cap, depth, sizeof *l->stk);
+		for (uint32_t j = 0; j < depth; j++) {
+			l->stk[j] = s->data[i + j];
+			m->ev[l->stk[j]].dur = DUR_NONE;
+		}
+		l->depth = depth;
+		i += depth;
+	}
+	for (size_t i = from; i < m->nev; i++) {
+		enum ev_role r = cev_role(&m->ev[i]);
+		if (r == ROLE_BEGIN || r == ROLE_END)
+			m->ev[i].dur = DUR_NONE;
+	}
+	pair_range(m, from);
+}
+
+void model_commit(struct model *m)
+{
+	if (m->nadd == m->nev)
+		return;
+	size_t old = m->nev, nt = m->nadd - m->nev;
+	struct cev *tail = m->ev + old;
+	sort_events(m, tail, nt);
+	size_t p = old;
+	if (old && cev_less(&tail[0], &m->ev[old - 1])) {
+		p = upper_bound_cev(m->ev, old, &tail[0]);
+		struct cev *a = scratch(m, old - p);
+		memcpy(a, m->ev + p, (old - p) * sizeof *a);
+		merge_runs(a, old - p, tail, nt, m->ev + p);
+		m->generation++;
+	}
+	release_scratch(m);
+	m->nev = m->nadd;
+	if (p >= old)
+		pair_range(m, old);
+	else
+		repair_from(m, p);
+	snap_take(m);
+	m->cur[0].valid = m->cur[1].valid = false;
+}
+
+/* ---- the compact array as sequence 0 -------------------------------------- */
+
+static uint64_t c_count(void *ctx) { return ((struct model *)ctx)->nev; }
+static int64_t c_ts(void *ctx, uint64_t i) { return ((struct model *)ctx)->ev[i].ts; }
+
+static uint64_t c_bound(const struct model *m, int64_t t, bool upper)
+{
+	size_t lo = 0, hi = m->nev;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (m->ev[mid].ts < t || (upper && m->ev[mid].ts == t))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+static uint64_t c_lower(void *ctx, int64_t t) { return c_bound(ctx, t, false); }
+static uint64_t c_upper(void *ctx, int64_t t) { return c_bound(ctx, t, true); }
+
+static void c_get(void *ctx, uint64_t i, struct event *e)
+{
+	const struct model *m = ctx;
+	const struct cev *c = &m->ev[i];
+	e->ts = c->ts;
+	e->dur = dur_decode(m, c->dur);
+	e->lane = cev_lane(c);
+	e->type = cev_type(c);
+	e->name = c->name;
+	e->flags = cev_flags(c);
+	e->input = (uint32_t)(c->loc >> (OFF_BITS + TYPE_BITS));
+	e->off = c->loc >> TYPE_BITS & ((1ull << OFF_BITS) - 1);
+}
+
+static const struct seq_ops compact_ops = {c_count, c_ts, c_lower, c_upper, c_get, NULL};
+
+/* ---- sequences and the global order --------------------------------------- */
+
+uint32_t model_add_seq(struct model *m, const struct seq_ops *ops, void *ctx)
+{
+	xgrow(&m->seqs, &m->capseqs, m->nseqs + 1, sizeof *m->seqs);
+	m->seqs[m->nseqs] = (struct seqent){ops, ctx};
+	for (int i = 0; i < 2; i++) {
+		free(m->cur[i].idx);
+		m->cur[i] = (struct cursor){0};
+	}
+	m->generation++;
+	return (uint32_t)m->nseqs++;
+}
+
+void model_seq_changed(struct model *m)
+{
+	m->cur[0].valid = m->cur[1].valid = false;
+	m->generation++;
+}
+
+uint64_t model_generation(const struct model *m) { return m->generation; }
+
+#define SEQ(m, s, op, ...) ((m)->seqs[s].ops->op((m)->seqs[s].ctx, ##__VA_ARGS__))
+
+uint64_t model_count(const struct model *m)
+{
+	uint64_t n = m->nev;
+	for (size_t s = 1; s < m->nseqs; s++)
+		n += SEQ(m, s, count);
+	return n;
+}
+
+uint64_t model_seek(struct model *m, int64_t t)
+{
+	uint64_t n = 0;
+	for (size_t s = 0; s < m->nseqs; s++)
+		n += SEQ(m, s, lower, t);
+	return n;
+}
+
+/* Place cursor c at global position p by bisection on time: find the
+ * smallest t with more than p events at or before t. */
+static void cursor_bisect(struct model *m, struct cursor *c, uint64_t p)
+{
+	int64_t lo = INT64_MIN, hi = INT64_MAX;
+	while (lo < hi) {
+		int64_t mid = (lo & hi) + ((lo ^ hi) >> 1); /* floor average, no overflow */
+		uint64_t le = 0;
+		for (size_t s = 0; s < m->nseqs; s++)
+			le += SEQ(m, s, upper, mid);
+		if (le > p)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	uint64_t before = 0;
+	for (size_t s = 0; s < m->nseqs; s++)
+		before += (c->idx[s] = SEQ(m, s, lower, lo));
+	uint64_t r = p - before;
+	for (size_t s = 0; s < m->nseqs; s++) {
+		uint64_t same = SEQ(m, s, upper, lo) - c->idx[s];
+		if (r < same) {
+			c->idx[s] += r;
+			break;
+		}
+		c->idx[s] += same;
+		r -= same;
+	}
+	c->pos = p;
+	c->valid = true;
+}
+
+/* The sequence holding the event at the cursor (the smallest head). */
+static size_t cursor_head(struct model *m, const struct cursor *c)
+{
+	size_t best = SIZE_MAX;
+	int64_t bt = 0;
+	for (size_t s = 0; s < m->nseqs; s++) {
+		if (c->idx[s] >= SEQ(m, s, count))
+			continue;
+		int64_t t = SEQ(m, s, ts, c->idx[s]);
+		if (best == SIZE_MAX || t < bt)
+			best = s, bt = t;
+	}
+	return best;
+}
+
+static void cursor_back(struct model *m, struct cursor *c)
+{
+	size_t best = SIZE_MAX;
+	int64_t bt = 0;
+	for (size_t s = 0; s < m->nseqs; s++) {
+		if (!c->idx[s])
+			continue;
+		int64_t t = SEQ(m, s, ts, c->idx[s] - 1);
+		if (best == SIZE_MAX || t >= bt)
+			best = s, bt = t;
+	}
+	c->idx[best]--;
+	c->pos--;
+}
+
+#define STEP_LIMIT 4096
+
+static struct cursor *cursor_at(struct model *m, uint64_t p)
+{
+	struct cursor *c = NULL;
+	uint64_t best = UINT64_MAX;
+	for (int i = 0; i < 2; i++) {
+		struct cursor *k = &m->cur[i];
+		if (!k->valid)
+			continue;
+		uint64_t d = k->pos > p ? k->pos - p : p - k->pos;
+		if (d < best)
+			best = d, c = k;
+	}
+	if (!c || best > STEP_LIMIT) {
+		/* Reuse the least recently chosen slot. */
+		c = &m->cur[m->cur_next];
+		m->cur_next ^= 1;
+		if (!c->idx)
+			c->idx = xcalloc(m->nseqs, sizeof *c->idx);
+		cursor_bisect(m, c, p);
+		return c;
+	}
+	while (c->pos < p) {
+		c->idx[cursor_head(m, c)]++;
+		c->pos++;
+	}
+	while (c->pos > p)
+		cursor_back(m, c);
+	return c;
+}
+
+void model_get(struct model *m, uint64_t pos, struct event *e)
+{
+	if (m->nseqs == 1) {
+		c_get(m, pos, e);
+		e->seq = 0;
+		e->pos = pos;
+		return;
+	}
+	struct cursor *c = cursor_at(m, pos);
+	size_t s = cursor_head(m, c);
+	SEQ(m, s, get, c->idx[s], e);
+	e->seq = (uint32_t)s;
+	e->pos = pos;
+}
+
+int64_t model_ts(struct model *m, uint64_t pos)
+{
+	if (m->nseqs == 1)
+		return m->ev[pos].ts;
+	struct cursor *c = cursor_at(m, pos);
+	size_t s = cursor_head(m, c);
+	return SEQ(m, s, ts, c->idx[s]);
+}
+
+/* Global position of record j of sequence s. */
+static uint64_t pos_of(struct model *m, size_t s, uint64_t j)
+{
+	int64_t t = SEQ(m, s, ts, j);
+	uint64_t p = j;
+	for (size_t o = 0; o < m->nseqs; o++) {
+		if (o < s)
+			p += SEQ(m, o, upper, t);
+		else if (o > s)
+			p += SEQ(m, o, lower, t);
+	}
+	return p;
+}
+
+static bool compact_partner(struct model *m, uint64_t i, uint64_t *j)
+{
+	const struct cev *e = &m->ev[i];
+	enum ev_role r = cev_role(e);
+	if ((r != ROLE_BEGIN && r != ROLE_END) || e->dur == DUR_NONE)
+		return false;
+	uint64_t d = dur_decode(m, e->dur);
+	int64_t t = r == ROLE_BEGIN ? e->ts + (int64_t)d : e->ts - (int64_t)d;
+	enum ev_role want = r == ROLE_BEGIN ? ROLE_END : ROLE_BEGIN;
+	for (size_t k = c_bound(m, t, false); k < m->nev && m->ev[k].ts == t; k++) {
+		const struct cev *o = &m->ev[k];
+		if (cev_role(o) == want && cev_lane(o) == cev_lane(e) && dur_decode(m, o->dur) == d &&
+		    compatible(m, r == ROLE_BEGIN ? e : o, r == ROLE_BEGIN ? o : e)) {
+			*j = k;
+			return true;
+		}
+	}
+	return false;
+}
+
+bool model_partner(struct model *m, uint64_t pos, uint64_t *other)
+{
+	struct event e;
+	model_get(m, pos, &e);
+	uint64_t j;
+	if (e.seq == 0) {
+		uint64_t i = m->nseqs == 1 ? pos : cursor_at(m, pos)->idx[0];
+		if (!compact_partner(m, i, &j))
+			return false;
+	} else {
+		const struct seqent *se = &m->seqs[e.seq];
+		if (!se->ops->partner || !se->ops->partner(se->ctx, e.off, &j))
+			return false;
+	}
+	*other = m->nseqs == 1 ? j : pos_of(m, e.seq, j);
+	return true;
+}
+
+bool model_span(const struct model *m, int64_t *first, int64_t *last)
+{
+	bool have = m->have_span;
+	int64_t f = m->first, l = m->last;
+	for (size_t s = 1; s < m->nseqs; s++) {
+		uint64_t n = SEQ(m, s, count);
+		if (!n)
+			continue;
+		int64_t a = SEQ(m, s, ts, 0), b = SEQ(m, s, ts, n - 1);
+		if (!have || a < f)
+			f = a;
+		if (!have || b > l)
+			l = b;
+		have = true;
+	}
+	*first = f;
+	*last = l;
+	return have;
+}
+
+size_t model_event_bytes(const struct model *m)
+{
+	return m->capev * sizeof *m->ev + m->caplong * sizeof *m->longdur +
+	       m->capscratch * sizeof *m->scratch;
+}

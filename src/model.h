@@ -1,0 +1,147 @@
+/* The timeline model: lanes, event types, interned strings and events in
+ * time order.
+ *
+ * Events from streaming decoders are stored compactly (28 bytes each: time,
+ * where the record's bytes are, duration, lane, type, one interned string,
+ * flags) in one array kept sorted by (time, input, offset).  Fields are never
+ * stored: they are decoded lazily from the record's bytes when shown.
+ *
+ * Formats whose records are fixed-size and already on disk (ATF index files)
+ * are not copied: a decoder registers them as a *sequence* (see seq_ops),
+ * and the model merges every sequence and the compact array into one global
+ * time order, addressed by position 0..count-1.
+ *
+ * Spans: an event is an instant, a complete span (it carries its own
+ * duration), or the begin or end of a span.  Begin/end events are paired per
+ * lane with a stack in time order; the pair's duration is stored on both,
+ * so either end finds the other by seeking in time.  What does not pair keeps
+ * no duration and is flagged as unpaired, never hidden. */
+#ifndef TTV_MODEL_H
+#define TTV_MODEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "src/strtab.h"
+
+#define TTV_NODUR UINT64_MAX
+/* What a compact event can address: byte offsets below 64 GiB, 4096 inputs. */
+#define TTV_OFF_LIMIT (1ull << 36)
+#define TTV_INPUT_LIMIT 4096u
+
+enum ev_role { ROLE_INSTANT = 0, ROLE_COMPLETE = 1, ROLE_BEGIN = 2, ROLE_END = 3 };
+
+enum ev_flag {
+	EVF_ROLE = 3,         /* mask for enum ev_role */
+	EVF_NO_TS = 1 << 2,   /* the record had no time; placed at the time of the record before it */
+	EVF_META = 1 << 3,    /* metadata (schemas, symbols): listed, not part of the time span */
+	EVF_COPY = 1 << 4,    /* a duplicate the writer emitted (ATF detail-lane copy) */
+	EVF_LINK = 1 << 5,    /* has a linked record (ATF detail) */
+	EVF_DAMAGED = 1 << 6, /* decoded, but something in it did not resolve */
+	EVF_MARK = 1 << 7,    /* spare bit for decoders (meaning given by the decoder) */
+};
+
+/* An event as views, writers and decoders see it. */
+struct event {
+	int64_t ts;      /* ns */
+	uint64_t dur;    /* ns, TTV_NODUR when none (unpaired begin/end, instant) */
+	uint32_t lane;   /* model lane id */
+	uint32_t type;   /* model type id */
+	uint32_t name;   /* interned principal string (function, label, target), 0 = none */
+	uint32_t flags;  /* enum ev_flag */
+	uint32_t input;  /* input id: whose bytes these are */
+	uint32_t seq;    /* 0 = the compact array, else the sequence that holds it */
+	uint64_t off;    /* byte offset of the record in its input (or record number in a sequence) */
+	uint64_t pos;    /* global position in time order (set by model_get) */
+};
+
+static inline enum ev_role ev_role(const struct event *e) { return (enum ev_role)(e->flags & EVF_ROLE); }
+
+struct lane {
+	uint32_t name;   /* interned display name */
+	uint32_t source; /* source id (which PATH it came from) */
+	uint64_t key;    /* decoder's key (pid, thread id, worker id ...) */
+	uint64_t count;  /* events on this lane */
+	int64_t first, last; /* time span of its timeline events (valid when has_span) */
+	bool has_span;
+	/* pairing stack (begin positions), used by the model only */
+	uint64_t *stk;
+	size_t cap;
+	uint32_t depth;
+};
+
+struct type {
+	uint32_t name;       /* interned type name ("DNS", "CALL", "PollStartEvent") */
+	uint32_t category;   /* interned category ("NET", "FS") or 0 */
+	uint32_t name_field; /* interned name of the field that event.name holds ("target") or 0 */
+	uint32_t pair;       /* for begin types: the end type that closes it (0 = any end) */
+	uint32_t source;
+	uint8_t role;        /* default role of its events */
+	const void *owner;   /* decoder that made it (types are per decoder) */
+};
+
+/* A sequence: records that live elsewhere (mapped files) in time order. */
+struct seq_ops {
+	uint64_t (*count)(void *ctx);
+	int64_t (*ts)(void *ctx, uint64_t i);
+	/* first i with ts(i) >= t, and first i with ts(i) > t */
+	uint64_t (*lower)(void *ctx, int64_t t);
+	uint64_t (*upper)(void *ctx, int64_t t);
+	/* fill everything but pos and seq */
+	void (*get)(void *ctx, uint64_t i, struct event *e);
+	/* optional: the position (in this sequence) of the span partner of i */
+	bool (*partner)(void *ctx, uint64_t i, uint64_t *j);
+};
+
+struct model;
+
+struct model *model_new(void);
+void model_free(struct model *m);
+struct strtab *model_strings(struct model *m);
+uint32_t model_str(struct model *m, const void *p, size_t n);
+const char *model_strget(const struct model *m, uint32_t id, size_t *len);
+
+/* Lanes: found or created by (source, key). */
+uint32_t model_lane(struct model *m, uint32_t source, uint64_t key, uint32_t name);
+void model_lane_rename(struct model *m, uint32_t lane, uint32_t name);
+uint32_t model_nlanes(const struct model *m);
+const struct lane *model_lane_get(const struct model *m, uint32_t lane);
+/* For lanes of sequences: add n events spanning [first, last]. */
+void model_lane_count(struct model *m, uint32_t lane, uint64_t n, int64_t first, int64_t last);
+
+/* Types: found or created by (owner, source, name, category, role). */
+uint32_t model_type(struct model *m, const struct type *t);
+uint32_t model_ntypes(const struct model *m);
+const struct type *model_type_get(const struct model *m, uint32_t type);
+
+/* Add an event to the compact array (any order); model_commit() sorts what
+ * was added, merges it into place and pairs spans.  Events added but not yet
+ * committed are not visible. */
+void model_add(struct model *m, const struct event *e);
+void model_commit(struct model *m);
+/* Events added since the last commit. */
+uint64_t model_pending(const struct model *m);
+
+/* Register a sequence; returns its id (>= 1).  Call model_seq_changed()
+ * when its records change (a growing file). */
+uint32_t model_add_seq(struct model *m, const struct seq_ops *ops, void *ctx);
+void model_seq_changed(struct model *m);
+
+/* The global time order. */
+uint64_t model_count(const struct model *m);
+void model_get(struct model *m, uint64_t pos, struct event *e);
+int64_t model_ts(struct model *m, uint64_t pos);
+/* First position whose time is >= t (count when none). */
+uint64_t model_seek(struct model *m, int64_t t);
+/* Position of the other end of a span (begin <-> end). */
+bool model_partner(struct model *m, uint64_t pos, uint64_t *other);
+/* Time span of the timeline events (metadata excluded); false when empty. */
+bool model_span(const struct model *m, int64_t *first, int64_t *last);
+/* How many times the event order changed behind already committed
+ * positions (late events merged in); views use it to re-find their place. */
+uint64_t model_generation(const struct model *m);
+
+/* Memory the model holds for its events, for the bench's bytes/event. */
+size_t model_event_bytes(const struct model *m);
+
+#endif

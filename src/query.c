@@ -1,0 +1,330 @@
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include "src/query.h"
+
+#include <ctype.h>
+#include <pcre2.h>
+#include <stdlib.h>
+
+#include "decoders/decoder.h"
+#include "src/esc.h"
+
+/* Limits that stop a pathological pattern instead of freezing the screen. */
+#define MATCH_LIMIT 1000000
+#define DEPTH_LIMIT 10000
+
+struct pattern {
+	pcre2_code *code;
+	pcre2_match_data *md;
+	pcre2_match_context *mctx;
+	bool jit;
+};
+
+/* Smart case: an upper-case letter that is not part of an escape (\D, \W,
+ * \S, \P{..}) makes the pattern case-sensitive. */
+static bool has_upper(const char *re)
+{
+	for (const char *p = re; *p; p++) {
+		if (*p == '\\' && p[1]) {
+			p++;
+			if ((*p == 'p' || *p == 'P') && p[1] == '{')
+				while (*p && *p != '}')
+					p++;
+			if (!*p)
+				break;
+			continue;
+		}
+		if (isupper((unsigned char)*p))
+			return true;
+	}
+	return false;
+}
+
+struct pattern *pattern_new(const char *re, char **err)
+{
+	uint32_t opts = PCRE2_UTF | PCRE2_UCP | PCRE2_MATCH_INVALID_UTF;
+	if (!has_upper(re))
+		opts |= PCRE2_CASELESS;
+	int code;
+	PCRE2_SIZE at;
+	pcre2_code *c = pcre2_compile((PCRE2_SPTR)re, PCRE2_ZERO_TERMINATED, opts, &code, &at, NULL);
+	if (!c) {
+		PCRE2_UCHAR msg[256];
+		pcre2_get_error_message(code, msg, sizeof msg);
+		struct buf b = {0};
+		buf_printf(&b, "at offset %zu: %s", (size_t)at, (const char *)msg);
+		*err = b.p;
+		return NULL;
+	}
+	struct pattern *p = xcalloc(1, sizeof *p);
+	p->code = c;
+	p->jit = pcre2_jit_compile(c, PCRE2_JIT_COMPLETE) == 0;
+	p->md = pcre2_match_data_create_from_pattern(c, NULL);
+	p->mctx = pcre2_match_context_create(NULL);
+	pcre2_set_match_limit(p->mctx, MATCH_LIMIT);
+	pcre2_set_depth_limit(p->mctx, DEPTH_LIMIT);
+	return p;
+}
+
+void pattern_free(struct pattern *p)
+{
+	if (!p)
+		return;
+	pcre2_match_data_free(p->md);
+	pcre2_match_context_free(p->mctx);
+	pcre2_code_free(p->code);
+	free(p);
+}
+
+static int result(int r)
+{
+	if (r >= 0)
+		return 1;
+	if (r == PCRE2_ERROR_NOMATCH)
+		return 0;
+	return -1; /* match or depth limit, or JIT stack: too expensive */
+}
+
+int pattern_match(struct pattern *p, const char *s, size_t n, size_t *ms, size_t *me)
+{
+	int r = pcre2_match(p->code, (PCRE2_SPTR)s, n, 0, 0, p->md, p->mctx);
+	if (r >= 0 && ms) {
+		PCRE2_SIZE *ov = pcre2_get_ovector_pointer(p->md);
+		*ms = ov[0];
+		*me = ov[1];
+	}
+	return result(r);
+}
+
+int pattern_match_nojit(struct pattern *p, const char *s, size_t n)
+{
+	return result(pcre2_match(p->code, (PCRE2_SPTR)s, n, 0, PCRE2_NO_JIT, p->md, p->mctx));
+}
+
+/* ---- filters -------------------------------------------------------------- */
+
+bool filter_parse(struct filter *f, const char *spec, char **err)
+{
+	memset(f, 0, sizeof *f);
+	f->spec = xstrdup(spec);
+	f->enabled = true;
+	const char *re = spec;
+	if (*re == '!') {
+		f->exclude = true;
+		re++;
+	}
+	/* `word:` selects a scope; anything else is a full-text pattern. */
+	const char *colon = re;
+	while (isalnum((unsigned char)*colon) || *colon == '_' || *colon == '.')
+		colon++;
+	if (*colon == ':' && colon > re) {
+		size_t n = (size_t)(colon - re);
+		if (n == 4 && !strncmp(re, "lane", 4))
+			f->scope = SC_LANE;
+		else if (n == 4 && !strncmp(re, "type", 4))
+			f->scope = SC_TYPE;
+		else if (n == 4 && !strncmp(re, "text", 4))
+			f->scope = SC_TEXT;
+		else {
+			f->scope = SC_FIELD;
+			f->field = xstrndup(re, n);
+		}
+		re = colon + 1;
+	}
+	f->re = pattern_new(re, err);
+	if (!f->re) {
+		filter_free(f);
+		return false;
+	}
+	return true;
+}
+
+void filter_free(struct filter *f)
+{
+	free(f->spec);
+	free(f->field);
+	pattern_free(f->re);
+	free(f->by_lane);
+	free(f->by_type);
+	free(f->by_str);
+	memset(f, 0, sizeof *f);
+}
+
+bool filterset_add(struct filterset *fs, const char *spec, char **err)
+{
+	struct filter f;
+	if (!filter_parse(&f, spec, err))
+		return false;
+	xgrow(&fs->f, &fs->cap, fs->n + 1, sizeof *fs->f);
+	fs->f[fs->n++] = f;
+	return true;
+}
+
+void filterset_remove(struct filterset *fs, size_t i)
+{
+	if (i >= fs->n)
+		return;
+	filter_free(&fs->f[i]);
+	memmove(fs->f + i, fs->f + i + 1, (fs->n - i - 1) * sizeof *fs->f);
+	fs->n--;
+}
+
+void filterset_free(struct filterset *fs)
+{
+	for (size_t i = 0; i < fs->n; i++)
+		filter_free(&fs->f[i]);
+	free(fs->f);
+	memset(fs, 0, sizeof *fs);
+}
+
+bool filterset_active(const struct filterset *fs)
+{
+	for (size_t i = 0; i < fs->n; i++)
+		if (fs->f[i].enabled)
+			return true;
+	return false;
+}
+
+/* ---- event text ----------------------------------------------------------- */
+
+void event_summary(struct trace *t, const struct event *e, struct buf *b)
+{
+	void *st;
+	const struct decoder *d = trace_decoder_of(t, e, &st);
+	if (d && d->summary) {
+		d->summary(st, e, b);
+	} else if (d && d->fields) {
+		struct line_sink ls;
+		line_sink_init(&ls, b);
+		d->fields(st, e, &ls.s);
+	}
+}
+
+void event_text(struct trace *t, const struct event *e, struct buf *b)
+{
+	size_t n;
+	const struct lane *l = model_lane_get(t->m, e->lane);
+	const char *s = l ? model_strget(t->m, l->name, &n) : "";
+	esc_term(b, s, l ? n : 0);
+	buf_addc(b, ' ');
+	s = model_strget(t->m, model_type_get(t->m, e->type)->name, &n);
+	esc_term(b, s, n);
+	buf_addc(b, ' ');
+	event_summary(t, e, b);
+}
+
+/* Cached verdict for an id: runs the pattern over the escaped string once. */
+static bool cached(struct filter *f, uint8_t **cache, size_t *ncache, uint32_t id, struct model *m, bool *expensive)
+{
+	if (id >= *ncache) {
+		size_t n = *ncache ? *ncache : 64;
+		while (n <= id)
+			n *= 2;
+		*cache = xrealloc(*cache, n);
+		memset(*cache + *ncache, 0, n - *ncache);
+		*ncache = n;
+	}
+	if (!(*cache)[id]) {
+		size_t len;
+		const char *s = model_strget(m, id, &len);
+		struct buf b = {0};
+		esc_term(&b, s, len);
+		int r = pattern_match(f->re, buf_str(&b), b.len, NULL, NULL);
+		buf_free(&b);
+		if (r < 0)
+			*expensive = true;
+		(*cache)[id] = r > 0 ? 2 : 1;
+	}
+	return (*cache)[id] == 2;
+}
+
+/* The text form of one named field of an event (false when it has none). */
+struct field_pick {
+	struct fsink s;
+	const char *want;
+	struct buf *out;
+	bool found;
+	unsigned depth;
+};
+
+static void pick_put(struct fsink *s, const struct field *f)
+{
+	struct field_pick *p = (struct field_pick *)s;
+	if (f->kind == FK_END) {
+		if (p->depth)
+			p->depth--;
+		return;
+	}
+	if (f->kind == FK_OBJ || f->kind == FK_ARR) {
+		p->depth++;
+		return;
+	}
+	if (p->found || p->depth || !f->name || strcmp(f->name, p->want))
+		return;
+	p->found = true;
+	field_value_text(p->out, f, false);
+	if (f->meaning) {
+		buf_addc(p->out, ' ');
+		esc_term(p->out, f->meaning, strlen(f->meaning));
+	}
+}
+
+static bool field_text(struct trace *t, const struct event *e, const char *name, struct buf *out)
+{
+	void *st;
+	const struct decoder *d = trace_decoder_of(t, e, &st);
+	if (!d || !d->fields)
+		return false;
+	struct field_pick p = {.s.put = pick_put, .want = name, .out = out};
+	d->fields(st, e, &p.s);
+	return p.found;
+}
+
+bool filter_hit(struct filter *f, struct trace *t, const struct event *e, bool *expensive)
+{
+	struct model *m = t->m;
+	switch (f->scope) {
+	case SC_LANE: {
+		const struct lane *l = model_lane_get(m, e->lane);
+		return l && cached(f, &f->by_lane, &f->nby_lane, l->name, m, expensive);
+	}
+	case SC_TYPE: return cached(f, &f->by_type, &f->nby_type, model_type_get(m, e->type)->name, m, expensive);
+	case SC_FIELD: {
+		if (!f->field_sid)
+			f->field_sid = model_str(m, f->field, strlen(f->field));
+		if (model_type_get(m, e->type)->name_field == f->field_sid)
+			return cached(f, &f->by_str, &f->nby_str, e->name, m, expensive);
+		struct buf b = {0};
+		bool hit = false;
+		if (field_text(t, e, f->field, &b)) {
+			int r = pattern_match(f->re, buf_str(&b), b.len, NULL, NULL);
+			if (r < 0)
+				*expensive = true;
+			hit = r > 0;
+		}
+		buf_free(&b);
+		return hit;
+	}
+	case SC_TEXT:
+	default: {
+		struct buf b = {0};
+		event_text(t, e, &b);
+		int r = pattern_match(f->re, buf_str(&b), b.len, NULL, NULL);
+		buf_free(&b);
+		if (r < 0)
+			*expensive = true;
+		return r > 0;
+	}
+	}
+}
+
+bool filterset_match(struct filterset *fs, struct trace *t, const struct event *e)
+{
+	for (size_t i = 0; i < fs->n; i++) {
+		struct filter *f = &fs->f[i];
+		if (!f->enabled)
+			continue;
+		if (filter_hit(f, t, e, &fs->too_expensive) == f->exclude)
+			return false;
+	}
+	return true;
+}

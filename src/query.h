@@ -1,0 +1,79 @@
+/* Filters and search: pcre2 patterns over what the user sees.
+ *
+ * Syntax (the same for -e, the `&` prompt and the `/` search):
+ *   RE          keep events whose text (lane, type, summary) matches RE
+ *   !RE         drop them instead
+ *   lane:RE     match the lane name        type:RE   match the type name
+ *   FIELD:RE    match one decoded field by name (e.g. target:, comm:)
+ *   text:RE     full text, for a pattern that itself starts with `word:`
+ * Several filters stack: every enabled include must match, no enabled
+ * exclude may.  Patterns are compiled with UTF, UCP and MATCH_INVALID_UTF,
+ * JIT-compiled, and smart-case (caseless unless the pattern has an upper-case
+ * letter outside an escape).  Matching is against the sanitized text, so what
+ * matches is what is shown.
+ *
+ * Cost: lane and type patterns run once per lane or type; a FIELD pattern on
+ * the field an event's interned string holds runs once per distinct string;
+ * other fields and the full text are decoded per event. */
+#ifndef TTV_QUERY_H
+#define TTV_QUERY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "src/model.h"
+#include "src/trace.h"
+#include "src/util.h"
+
+enum scope { SC_TEXT, SC_LANE, SC_TYPE, SC_FIELD };
+
+struct pattern; /* a compiled pcre2 pattern with its limits */
+
+struct filter {
+	char *spec; /* as typed */
+	enum scope scope;
+	char *field;   /* SC_FIELD */
+	uint32_t field_sid;
+	bool exclude;
+	bool enabled;
+	struct pattern *re;
+	/* caches: 0 = not yet known, 1 = no match, 2 = match */
+	uint8_t *by_lane, *by_type, *by_str;
+	size_t nby_lane, nby_type, nby_str;
+};
+
+struct filterset {
+	struct filter *f;
+	size_t n, cap;
+	bool too_expensive; /* a match hit the pcre2 limits */
+};
+
+/* Compile one pattern.  On error returns NULL and sets *err (caller frees),
+ * naming the offset in the pattern. */
+struct pattern *pattern_new(const char *re, char **err);
+void pattern_free(struct pattern *p);
+/* Match s[0..n).  Returns 1 match, 0 no match, -1 too expensive.
+ * When ms/me are given they receive the first match's start and end. */
+int pattern_match(struct pattern *p, const char *s, size_t n, size_t *ms, size_t *me);
+/* The same pattern without JIT (tests compare both). */
+int pattern_match_nojit(struct pattern *p, const char *s, size_t n);
+
+/* Parse and compile a filter spec.  False (and *err) on a bad pattern. */
+bool filter_parse(struct filter *f, const char *spec, char **err);
+void filter_free(struct filter *f);
+
+bool filterset_add(struct filterset *fs, const char *spec, char **err);
+void filterset_remove(struct filterset *fs, size_t i);
+void filterset_free(struct filterset *fs);
+bool filterset_active(const struct filterset *fs);
+/* Does the event pass every enabled filter? */
+bool filterset_match(struct filterset *fs, struct trace *t, const struct event *e);
+/* Does one pattern-bearing filter match the event (ignoring include/exclude)? */
+bool filter_hit(struct filter *f, struct trace *t, const struct event *e, bool *too_expensive);
+
+/* The text an event is matched and shown as (lane, type, summary), sanitized. */
+void event_text(struct trace *t, const struct event *e, struct buf *b);
+/* Just the summary (sanitized): the decoder's own, or its fields on one line. */
+void event_summary(struct trace *t, const struct event *e, struct buf *b);
+
+#endif

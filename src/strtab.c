@@ -1,0 +1,144 @@
+#include "src/strtab.h"
+
+#include <stdlib.h>
+
+#include "src/util.h"
+
+#define CHUNK (1u << 20)
+
+struct entry {
+	const char *p;
+	uint32_t len;
+	uint32_t hash;
+};
+
+struct strtab {
+	struct entry *ent; /* by id */
+	size_t nent, capent;
+	uint64_t *slot; /* open addressing: hash << 32 | (id + 1); 0 = empty */
+	size_t nslot;   /* power of two */
+	char **chunks;
+	size_t nchunks, capchunks;
+	size_t used; /* bytes used in the last chunk */
+	size_t bytes;
+};
+
+static char *store(struct strtab *st, const void *p, size_t n)
+{
+	if (!st->nchunks || st->used + n + 1 > CHUNK) {
+		size_t sz = n + 1 > CHUNK ? n + 1 : CHUNK;
+		xgrow(&st->chunks, &st->capchunks, st->nchunks + 1, sizeof *st->chunks);
+		char *c = xmalloc(sz);
+		st->bytes += sz;
+		if (n + 1 > CHUNK && st->nchunks) {
+			/* A big string gets its own chunk; keep filling the current one. */
+			char *last = st->chunks[st->nchunks - 1];
+			st->chunks[st->nchunks - 1] = c;
+			st->chunks[st->nchunks++] = last;
+			memcpy(c, p, n);
+			c[n] = 0;
+			return c;
+		}
+		st->chunks[st->nchunks++] = c;
+		st->used = 0;
+	}
+	char *d = st->chunks[st->nchunks - 1] + st->used;
+	memcpy(d, p, n);
+	d[n] = 0;
+	st->used += n + 1;
+	return d;
+}
+
+static void rehash(struct strtab *st)
+{
+	size_t n = st->nslot ? st->nslot * 2 : 1024;
+	uint64_t *s = xcalloc(n, sizeof *s);
+	for (size_t id = 0; id < st->nent; id++) {
+		size_t i = st->ent[id].hash & (n - 1);
+		while (s[i])
+			i = (i + 1) & (n - 1);
+		s[i] = (uint64_t)st->ent[id].hash << 32 | ((uint32_t)id + 1);
+	}
+	free(st->slot);
+	st->slot = s;
+	st->nslot = n;
+}
+
+struct strtab *strtab_new(void)
+{
+	struct strtab *st = xcalloc(1, sizeof *st);
+	rehash(st);
+	strtab_intern(st, "", 0);
+	return st;
+}
+
+void strtab_free(struct strtab *st)
+{
+	if (!st)
+		return;
+	for (size_t i = 0; i < st->nchunks; i++)
+		free(st->chunks[i]);
+	free(st->chunks);
+	free(st->ent);
+	free(st->slot);
+	free(st);
+}
+
+static uint32_t lookup(const struct strtab *st, const void *p, size_t n, uint32_t h, size_t *at)
+{
+	size_t i = h & (st->nslot - 1);
+	for (; st->slot[i]; i = (i + 1) & (st->nslot - 1)) {
+		if ((uint32_t)(st->slot[i] >> 32) != h)
+			continue;
+		uint32_t id1 = (uint32_t)st->slot[i];
+		const struct entry *e = &st->ent[id1 - 1];
+		if (e->len == n && memcmp(e->p, p, n) == 0)
+			return id1;
+	}
+	*at = i;
+	return 0;
+}
+
+uint32_t strtab_intern(struct strtab *st, const void *p, size_t n)
+{
+	if (n > UINT32_MAX)
+		n = UINT32_MAX;
+	uint32_t h = (uint32_t)hash_bytes(p, n);
+	size_t at;
+	uint32_t found = lookup(st, p, n, h, &at);
+	if (found)
+		return found - 1;
+	if (st->nent >= UINT32_MAX - 1)
+		return 0; /* table full: degrade to the empty string, never crash */
+	xgrow(&st->ent, &st->capent, st->nent + 1, sizeof *st->ent);
+	st->ent[st->nent] = (struct entry){store(st, p, n), (uint32_t)n, h};
+	st->slot[at] = (uint64_t)h << 32 | (uint32_t)++st->nent;
+	if (st->nent * 2 > st->nslot)
+		rehash(st);
+	return (uint32_t)st->nent - 1;
+}
+
+uint32_t strtab_intern_cstr(struct strtab *st, const char *s) { return strtab_intern(st, s, strlen(s)); }
+
+uint32_t strtab_find(const struct strtab *st, const void *p, size_t n)
+{
+	size_t at;
+	uint32_t found = lookup(st, p, n, (uint32_t)hash_bytes(p, n), &at);
+	return found ? found - 1 : 0;
+}
+
+const char *strtab_get(const struct strtab *st, uint32_t id, size_t *len)
+{
+	if (id >= st->nent)
+		id = 0;
+	if (len)
+		*len = st->ent[id].len;
+	return st->ent[id].p;
+}
+
+uint32_t strtab_count(const struct strtab *st) { return (uint32_t)st->nent; }
+
+size_t strtab_bytes(const struct strtab *st)
+{
+	return st->bytes + st->capent * sizeof *st->ent + st->nslot * sizeof *st->slot;
+}

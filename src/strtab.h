@@ -1,0 +1,25 @@
+/* Interned strings.  Every distinct byte string gets a small integer id, so
+ * events store 4 bytes instead of a string, and a regex over a string field
+ * runs once per distinct string, not once per event.  Id 0 is the empty
+ * string.  Strings are raw bytes (not sanitized, not necessarily UTF-8) and
+ * are stored NUL-terminated for convenience; they may contain NULs. */
+#ifndef TTV_STRTAB_H
+#define TTV_STRTAB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct strtab;
+
+struct strtab *strtab_new(void);
+void strtab_free(struct strtab *st);
+uint32_t strtab_intern(struct strtab *st, const void *p, size_t n);
+uint32_t strtab_intern_cstr(struct strtab *st, const char *s);
+/* Look up without adding: returns 0 when absent (or when the string is empty). */
+uint32_t strtab_find(const struct strtab *st, const void *p, size_t n);
+const char *strtab_get(const struct strtab *st, uint32_t id, size_t *len);
+uint32_t strtab_count(const struct strtab *st);
+/* Bytes held by the table (for memory accounting). */
+size_t strtab_bytes(const struct strtab *st);
+
+#endif

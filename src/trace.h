@@ -1,0 +1,75 @@
+/* A trace: the sources named on the command line, their inputs, the model
+ * they feed, and the loader that drives decoding in bounded slices. */
+#ifndef TTV_TRACE_H
+#define TTV_TRACE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "src/input.h"
+#include "src/model.h"
+#include "src/util.h"
+
+struct decoder;
+
+/* Damage found while decoding: where and what. */
+struct damage {
+	char *path;  /* the file */
+	uint64_t off;
+	bool has_off;
+	char *msg;
+	bool fatal; /* decoding of that input stopped there */
+};
+
+/* One PATH argument. */
+struct source {
+	uint32_t id;
+	char *path;
+	struct trace *trace;
+	const struct decoder *dec; /* NULL until probed */
+	void *dstate;              /* directory decoders: state of the whole source */
+	struct input **inputs;
+	size_t ninputs, capinputs;
+	struct damage *dmg;
+	size_t ndmg, capdmg;
+	uint64_t dmg_dropped; /* damage beyond what is kept (hostile input can make millions) */
+	char *error; /* set when nothing of it could be read */
+};
+
+struct trace {
+	struct model *m;
+	struct source **src;
+	size_t nsrc, capsrc;
+	struct input **in; /* every input, indexed by input id */
+	size_t nin, capin;
+	const char *format; /* --format: skip probing */
+	bool follow;        /* inputs are never final */
+	size_t slice;       /* bytes handed to a decoder per call */
+};
+
+void trace_init(struct trace *t);
+void trace_free(struct trace *t);
+/* Add a source for PATH; on failure the source has `error` set. */
+struct source *trace_open(struct trace *t, const char *path);
+/* Add an input (a file of a directory source).  NULL on failure (reported as damage). */
+struct input *source_add_input(struct source *src, const char *path);
+/* Record damage in a file of the source (has_off: off is meaningful). */
+void source_damage(struct source *src, const char *path, bool has_off, uint64_t off, bool fatal, const char *fmt,
+		   ...) PRINTF_LIKE(6, 7);
+/* Decode for about budget_ns; true while work remains. */
+bool trace_step(struct trace *t, uint64_t budget_ns, bool wait);
+/* Decode everything (batch mode). */
+void trace_load_all(struct trace *t);
+/* Is there damage in any source?  Could anything be read at all? */
+bool trace_damaged(const struct trace *t);
+bool trace_any_readable(const struct trace *t);
+/* Print every error and damage to stderr as `ttv: FILE: offset N: msg`. */
+void trace_report(const struct trace *t);
+/* Decoder and state for an event (by its input). */
+const struct decoder *trace_decoder_of(const struct trace *t, const struct event *e, void **st);
+/* Drop every input's pages from memory until they are used again (long scans). */
+void trace_release(struct trace *t);
+/* Bytes processed so far and in total (for progress); total 0 when unknown. */
+void trace_progress(const struct trace *t, uint64_t *done, uint64_t *total);
+
+#endif

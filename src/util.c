@@ -1,0 +1,234 @@
+#include "src/util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+const char *progname = "ttv";
+
+static void oom(size_t n)
+{
+	fprintf(stderr, "%s: out of memory (asked for %zu bytes)\n", progname, n);
+	exit(1);
+}
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p)
+		oom(n);
+	return p;
+}
+
+void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+	if (!p)
+		oom(n * size);
+	return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p)
+		oom(n);
+	return p;
+}
+
+char *xstrdup(const char *s) { return xstrndup(s, strlen(s)); }
+
+char *xstrndup(const char *s, size_t n)
+{
+	char *p = xmalloc(n + 1);
+	memcpy(p, s, n);
+	p[n] = 0;
+	return p;
+}
+
+void xgrow(void *pp, size_t *cap, size_t need, size_t size)
+{
+	void **p = pp;
+	if (need <= *cap)
+		return;
+	size_t c = *cap ? *cap : 16;
+	while (c < need)
+		c += c / 2 + 16;
+	if (c > SIZE_MAX / size)
+		oom(SIZE_MAX);
+	*p = xrealloc(*p, c * size);
+	*cap = c;
+}
+
+void buf_add(struct buf *b, const void *s, size_t n)
+{
+	xgrow(&b->p, &b->cap, b->len + n + 1, 1);
+	if (n)
+		memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = 0;
+}
+
+void buf_adds(struct buf *b, const char *s) { buf_add(b, s, strlen(s)); }
+
+void buf_addc(struct buf *b, char c)
+{
+	if (b->len + 2 > b->cap)
+		xgrow(&b->p, &b->cap, b->len + 2, 1);
+	b->p[b->len++] = c;
+	b->p[b->len] = 0;
+}
+
+void buf_vprintf(struct buf *b, const char *fmt, va_list ap)
+{
+	va_list ap2;
+	va_copy(ap2, ap);
+	char tmp[256];
+	int n = vsnprintf(tmp, sizeof tmp, fmt, ap2);
+	va_end(ap2);
+	if (n < 0)
+		return;
+	if ((size_t)n < sizeof tmp) {
+		buf_add(b, tmp, (size_t)n);
+		return;
+	}
+	xgrow(&b->p, &b->cap, b->len + (size_t)n + 1, 1);
+	vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
+	b->len += (size_t)n;
+}
+
+void buf_printf(struct buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	buf_vprintf(b, fmt, ap);
+	va_end(ap);
+}
+
+void buf_reset(struct buf *b)
+{
+	b->len = 0;
+	if (b->p)
+		b->p[0] = 0;
+}
+
+void buf_free(struct buf *b)
+{
+	free(b->p);
+	b->p = NULL;
+	b->len = b->cap = 0;
+}
+
+void fmt_dur(struct buf *b, uint64_t ns)
+{
+	if (ns < 1000)
+		buf_printf(b, "%lluns", (unsigned long long)ns);
+	else if (ns < 1000000)
+		buf_printf(b, "%.2fus", ns / 1e3);
+	else if (ns < 1000000000)
+		buf_printf(b, "%.2fms", ns / 1e6);
+	else
+		buf_printf(b, "%.3fs", ns / 1e9);
+}
+
+void fmt_reltime(struct buf *b, int64_t ns)
+{
+	uint64_t a = ns < 0 ? -(uint64_t)ns : (uint64_t)ns;
+	buf_printf(b, "%c%llu.%09llu", ns < 0 ? '-' : '+', (unsigned long long)(a / 1000000000u),
+		   (unsigned long long)(a % 1000000000u));
+}
+
+void fmt_count(struct buf *b, uint64_t n)
+{
+	char d[32];
+	int len = snprintf(d, sizeof d, "%llu", (unsigned long long)n);
+	for (int i = 0; i < len; i++) {
+		if (i && (len - i) % 3 == 0)
+			buf_addc(b, ' ');
+		buf_addc(b, d[i]);
+	}
+}
+
+void fmt_bytes(struct buf *b, uint64_t n)
+{
+	static const char *unit[] = {"B", "KB", "MB", "GB", "TB", "PB", "EB"};
+	double v = (double)n;
+	unsigned u = 0;
+	while (v >= 1024 && u + 1 < ARRAY_LEN(unit)) {
+		v /= 1024;
+		u++;
+	}
+	if (u == 0)
+		buf_printf(b, "%llu B", (unsigned long long)n);
+	else
+		buf_printf(b, "%.2f %s", v, unit[u]);
+}
+
+void fmt_double(struct buf *b, double v)
+{
+	char s[40];
+	if (isnan(v)) {
+		buf_adds(b, "nan");
+		return;
+	}
+	if (isinf(v)) {
+		buf_adds(b, v < 0 ? "-inf" : "inf");
+		return;
+	}
+	for (int prec = 1; prec <= 17; prec++) {
+		snprintf(s, sizeof s, "%.*g", prec, v);
+		if (strtod(s, NULL) == v)
+			break;
+	}
+	buf_adds(b, s);
+}
+
+void fmt_float(struct buf *b, float v)
+{
+	char s[40];
+	if (isnan(v) || isinf(v)) {
+		fmt_double(b, v);
+		return;
+	}
+	for (int prec = 1; prec <= 9; prec++) {
+		snprintf(s, sizeof s, "%.*g", prec, (double)v);
+		if (strtof(s, NULL) == v)
+			break;
+	}
+	buf_adds(b, s);
+}
+
+uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* A multiply-mix hash over 8-byte words (in the spirit of wyhash). */
+static inline uint64_t mix(uint64_t a, uint64_t b)
+{
+	__uint128_t r = (__uint128_t)a * b;
+	return (uint64_t)r ^ (uint64_t)(r >> 64);
+}
+
+uint64_t hash_bytes(const void *data, size_t n)
+{
+	const uint8_t *p = data;
+	const uint64_t k0 = 0xa0761d6478bd642full, k1 = 0xe7037ed1a0b428dbull;
+	uint64_t h = k0 ^ n;
+	while (n >= 8) {
+		uint64_t w;
+		memcpy(&w, p, 8);
+		h = mix(h ^ w, k1);
+		p += 8;
+		n -= 8;
+	}
+	if (n) {
+		uint64_t w = 0;
+		memcpy(&w, p, n);
+		h = mix(h ^ w, k1 ^ n);
+	}
+	return mix(h, k0);
+}

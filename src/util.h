@@ -1,0 +1,102 @@
+/* Small utilities shared by every part of ttv: allocation that cannot
+ * return NULL, a growable byte buffer, little/big-endian loads, and the
+ * formatting of times and durations. */
+#ifndef TTV_UTIL_H
+#define TTV_UTIL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
+#define MAX(a, b) ((a) > (b) ? (a) : (b))
+
+#if defined(__GNUC__)
+#define PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
+#define LIKELY(x) __builtin_expect(!!(x), 1)
+#define UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define PRINTF_LIKE(f, a)
+#define LIKELY(x) (x)
+#define UNLIKELY(x) (x)
+#endif
+
+/* Allocation: out of memory is fatal (message, exit 1). */
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+/* Grow *p (an array of `size`-byte items with capacity *cap) to hold `need`. */
+void xgrow(void *pp, size_t *cap, size_t need, size_t size);
+
+/* Growable byte buffer, always NUL-terminated when p != NULL. */
+struct buf {
+	char *p;
+	size_t len, cap;
+};
+void buf_add(struct buf *b, const void *s, size_t n);
+void buf_adds(struct buf *b, const char *s);
+void buf_addc(struct buf *b, char c);
+void buf_printf(struct buf *b, const char *fmt, ...) PRINTF_LIKE(2, 3);
+void buf_vprintf(struct buf *b, const char *fmt, va_list ap);
+void buf_reset(struct buf *b);
+void buf_free(struct buf *b);
+static inline const char *buf_str(const struct buf *b) { return b->p ? b->p : ""; }
+
+/* Unaligned loads in a given byte order. */
+static inline uint16_t ld16le(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
+static inline uint32_t ld32le(const uint8_t *p)
+{
+	uint32_t v;
+	memcpy(&v, p, 4);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	v = __builtin_bswap32(v);
+#endif
+	return v;
+}
+static inline uint64_t ld64le(const uint8_t *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	v = __builtin_bswap64(v);
+#endif
+	return v;
+}
+static inline uint16_t ld16be(const uint8_t *p) { return (uint16_t)(p[0] << 8 | p[1]); }
+static inline uint32_t ld32be(const uint8_t *p) { return __builtin_bswap32(ld32le(p)); }
+static inline uint64_t ld64be(const uint8_t *p) { return __builtin_bswap64(ld64le(p)); }
+static inline uint16_t ld16(const uint8_t *p, bool be) { return be ? ld16be(p) : ld16le(p); }
+static inline uint32_t ld32(const uint8_t *p, bool be) { return be ? ld32be(p) : ld32le(p); }
+static inline uint64_t ld64(const uint8_t *p, bool be) { return be ? ld64be(p) : ld64le(p); }
+
+/* Formatting.  Durations pick ns/us/ms/s so that a person can read them:
+ * "850ns", "12.50us", "35.74ms", "2.500s". */
+void fmt_dur(struct buf *b, uint64_t ns);
+/* Seconds with nine decimals and a sign: "+1.234567890". */
+void fmt_reltime(struct buf *b, int64_t ns);
+/* A count with thin separators: "1 234 567". */
+void fmt_count(struct buf *b, uint64_t n);
+/* Bytes with a binary unit: "678.58 KB". */
+void fmt_bytes(struct buf *b, uint64_t n);
+/* Shortest decimal text that reads back as the same double / float. */
+void fmt_double(struct buf *b, double v);
+void fmt_float(struct buf *b, float v);
+
+/* Monotonic clock in nanoseconds (for progress and benchmarks, never trace time). */
+uint64_t now_ns(void);
+
+/* Name of a Linux errno value (positive), or NULL when unknown. */
+const char *errno_name(int e);
+
+/* 64-bit hash of a byte string (fast, good enough for hash tables). */
+uint64_t hash_bytes(const void *p, size_t n);
+
+/* Program name used in messages. */
+extern const char *progname;
+
+#endif

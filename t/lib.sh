@@ -1,0 +1,87 @@
+# Shared helpers for the shell tests (TAP).  Source it from a .t file:
+#   . "$(dirname "$0")/lib.sh"
+# Environment: TTV_BUILD selects the build directory (default: build), so the
+# same tests run against the sanitizer build.
+
+set -u
+T_DIR=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$T_DIR/.." && pwd)
+BUILD=${TTV_BUILD:-build}
+case $BUILD in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
+TTV=$BUILD/ttv
+TBIN=$BUILD/t
+SAMPLES=$T_DIR/samples
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/ttv-test.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+export NO_COLOR=1 LC_ALL=C.UTF-8
+
+_n=0
+_failed=0
+
+ok() { # ok COND-STATUS DESCRIPTION
+	_n=$((_n + 1))
+	if [ "$1" = 0 ]; then echo "ok $_n - $2"; else echo "not ok $_n - $2"; _failed=$((_failed + 1)); fi
+}
+
+is() { # is GOT WANT DESCRIPTION
+	_n=$((_n + 1))
+	if [ "$1" = "$2" ]; then
+		echo "ok $_n - $3"
+	else
+		echo "not ok $_n - $3"
+		printf '#   got: %s\n#  want: %s\n' "$1" "$2" | head -20
+		_failed=$((_failed + 1))
+	fi
+}
+
+like() { # like TEXT EXTENDED-REGEX DESCRIPTION
+	_n=$((_n + 1))
+	if printf '%s\n' "$1" | grep -Eq -- "$2"; then
+		echo "ok $_n - $3"
+	else
+		echo "not ok $_n - $3"
+		printf '#   text: %s\n#   want: /%s/\n' "$(printf '%s' "$1" | head -c 600)" "$2"
+		_failed=$((_failed + 1))
+	fi
+}
+
+unlike() { # unlike TEXT EXTENDED-REGEX DESCRIPTION
+	_n=$((_n + 1))
+	if printf '%s\n' "$1" | grep -Eq -- "$2"; then
+		echo "not ok $_n - $3"
+		printf '#   text: %s\n#   did not want: /%s/\n' "$(printf '%s' "$1" | head -c 600)" "$2"
+		_failed=$((_failed + 1))
+	else
+		echo "ok $_n - $3"
+	fi
+}
+
+# Run ttv, capturing stdout, stderr and status in OUT, ERR, RC.
+run() {
+	OUT=$("$TTV" "$@" 2>"$TMP/stderr")
+	RC=$?
+	ERR=$(cat "$TMP/stderr")
+}
+
+# Run a command that prints TAP and fold its results into this test's plan.
+tap_run() {
+	"$@" >"$TMP/tap.out" 2>&1
+	_rc=$?
+	while IFS= read -r line; do
+		case $line in
+		"ok "*) ok 0 "${line#ok * - }" ;;
+		"not ok "*) ok 1 "${line#not ok * - }" ;;
+		"1.."*) ;;
+		*) echo "$line" ;;
+		esac
+	done <"$TMP/tap.out"
+	ok "$_rc" "$(basename "$1") exits 0"
+}
+
+# Count lines matching a fixed string.
+count() { printf '%s\n' "$1" | grep -cF -- "$2"; }
+
+done_testing() {
+	echo "1..$_n"
+	[ "$_failed" = 0 ]
+}

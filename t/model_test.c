@@ -1,0 +1,303 @@
+/* Unit tests of the timeline model: ordering across lanes and out-of-order
+ * input, seek, span pairing and orphans, late events, long durations, and
+ * merging external sequences. */
+#include <stdlib.h>
+
+#include "src/model.h"
+#include "src/util.h"
+#include "t/tap.h"
+
+static uint64_t rng_next_test(uint64_t *s)
+{
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return *s * 0x2545f4914f6cdd1dull;
+}
+
+static struct model *m;
+static uint32_t t_inst, t_begin, t_end, t_complete, lane_a, lane_b;
+static uint64_t next_off;
+
+static void add(uint32_t lane, uint32_t type, int64_t ts, uint32_t role, uint64_t dur, uint32_t name)
+{
+	struct event e = {.ts = ts, .dur = dur, .lane = lane, .type = type, .name = name, .flags = role,
+			  .off = next_off++};
+	model_add(m, &e);
+}
+
+static bool sorted(void)
+{
+	uint64_t n = model_count(m);
+	struct event a, b;
+	for (uint64_t i = 1; i < n; i++) {
+		model_get(m, i - 1, &a);
+		model_get(m, i, &b);
+		if (a.ts > b.ts || (a.ts == b.ts && a.input == b.input && a.off > b.off))
+			return false;
+	}
+	return true;
+}
+
+static void setup(void)
+{
+	model_free(m);
+	m = model_new();
+	next_off = 0;
+	uint32_t end = model_type(m, &(struct type){.name = model_str(m, "end", 3), .role = ROLE_END});
+	t_end = end;
+	t_begin = model_type(m, &(struct type){.name = model_str(m, "begin", 5), .role = ROLE_BEGIN, .pair = end});
+	t_inst = model_type(m, &(struct type){.name = model_str(m, "inst", 4)});
+	t_complete = model_type(m, &(struct type){.name = model_str(m, "complete", 8), .role = ROLE_COMPLETE});
+	lane_a = model_lane(m, 0, 1, model_str(m, "a", 1));
+	lane_b = model_lane(m, 0, 2, model_str(m, "b", 1));
+}
+
+static void test_order(void)
+{
+	setup();
+	/* two lanes, each delivered out of order, interleaved */
+	int64_t ts[] = {50, 10, 40, 20, 30, 60, 5, 45};
+	for (size_t i = 0; i < ARRAY_LEN(ts); i++)
+		add(i % 2 ? lane_b : lane_a, t_inst, ts[i], ROLE_INSTANT, TTV_NODUR, 0);
+	is_int((long long)model_count(m), 0, "nothing visible before commit");
+	model_commit(m);
+	is_int((long long)model_count(m), 8, "8 events after commit");
+	ok(sorted(), "events are in time order across lanes");
+	is_int(model_ts(m, 0), 5, "first is ts 5");
+	is_int(model_ts(m, 7), 60, "last is ts 60");
+	is_int((long long)model_lane_get(m, lane_a)->count, 4, "lane a counts 4 events");
+	int64_t f, l;
+	ok(model_span(m, &f, &l) && f == 5 && l == 60, "span 5..60");
+
+	/* seek: first position with ts >= t */
+	is_int((long long)model_seek(m, 0), 0, "seek before the start -> 0");
+	is_int((long long)model_seek(m, 20), 2, "seek 20 -> position 2 (after 5 10)");
+	is_int((long long)model_seek(m, 21), 3, "seek 21 -> position 3");
+	is_int((long long)model_seek(m, 1000), 8, "seek past the end -> count");
+
+	/* late events: a second commit that lands before committed events */
+	add(lane_a, t_inst, 15, ROLE_INSTANT, TTV_NODUR, 0);
+	add(lane_b, t_inst, 70, ROLE_INSTANT, TTV_NODUR, 0);
+	uint64_t gen = model_generation(m);
+	model_commit(m);
+	is_int((long long)model_count(m), 10, "10 after a second commit");
+	ok(sorted(), "still in order after merging late events");
+	is_int(model_ts(m, 2), 15, "the late event sits at its time");
+	ok(model_generation(m) != gen, "generation changes when order changed behind");
+
+	/* equal timestamps keep file order */
+	setup();
+	for (int i = 0; i < 5; i++)
+		add(lane_a, t_inst, 100, ROLE_INSTANT, TTV_NODUR, (uint32_t)i);
+	model_commit(m);
+	struct event e;
+	bool fileorder = true;
+	for (uint64_t i = 0; i < 5; i++) {
+		model_get(m, i, &e);
+		fileorder &= e.name == i;
+	}
+	ok(fileorder, "equal timestamps stay in file order");
+}
+
+static void test_big_sort(void)
+{
+	setup();
+	/* mostly ordered with some records displaced, then a random batch */
+	uint64_t rng = 42;
+	for (int i = 0; i < 200000; i++) {
+		uint64_t x = rng_next_test(&rng);
+		add(lane_a, t_inst, i * 10 - (x % 8 == 0 ? (int64_t)(x % 500) : 0), ROLE_INSTANT, TTV_NODUR, 0);
+	}
+	model_commit(m);
+	ok(sorted(), "200000 nearly ordered events sort");
+	for (int i = 0; i < 50000; i++)
+		add(lane_b, t_inst, (int64_t)(rng_next_test(&rng) % 3000000), ROLE_INSTANT, TTV_NODUR, 0);
+	model_commit(m);
+	ok(sorted(), "a random batch merges into place");
+	is_int((long long)model_count(m), 250000, "nothing lost");
+}
+
+static void test_pairs(void)
+{
+	setup();
+	uint32_t f = model_str(m, "f", 1), g = model_str(m, "g", 1);
+	/* lane a: f{ g{ } } ; lane b interleaved: g{ } and an orphan end */
+	add(lane_a, t_begin, 10, ROLE_BEGIN, TTV_NODUR, f);
+	add(lane_b, t_begin, 12, ROLE_BEGIN, TTV_NODUR, g);
+	add(lane_a, t_begin, 20, ROLE_BEGIN, TTV_NODUR, g);
+	add(lane_a, t_end, 30, ROLE_END, TTV_NODUR, g);
+	add(lane_b, t_end, 33, ROLE_END, TTV_NODUR, g);
+	add(lane_a, t_end, 40, ROLE_END, TTV_NODUR, f);
+	add(lane_b, t_end, 50, ROLE_END, TTV_NODUR, f); /* never opened */
+	add(lane_a, t_begin, 60, ROLE_BEGIN, TTV_NODUR, g); /* never closed */
+	model_commit(m);
+	struct event e;
+	model_get(m, 0, &e);
+	is_int((long long)e.dur, 30, "f on lane a lasts 30");
+	uint64_t other;
+	ok(model_partner(m, 0, &other) && other == 5, "f's begin finds its end at position 5");
+	ok(model_partner(m, 5, &other) && other == 0, "and back");
+	model_get(m, 1, &e);
+	is_int((long long)e.dur, 21, "g on lane b pairs across lane a's events (12..33)");
+	model_get(m, 2, &e);
+	is_int((long long)e.dur, 10, "nested g on lane a lasts 10");
+	model_get(m, 6, &e);
+	ok(e.dur == TTV_NODUR && ev_role(&e) == ROLE_END, "an end without begin stays unpaired (shown, flagged)");
+	ok(!model_partner(m, 6, &other), "an orphan has no partner");
+	model_get(m, 7, &e);
+	ok(e.dur == TTV_NODUR && ev_role(&e) == ROLE_BEGIN, "a begin without end stays unpaired");
+
+	/* the orphan begin is closed by a later commit */
+	add(lane_a, t_end, 65, ROLE_END, TTV_NODUR, g);
+	model_commit(m);
+	model_get(m, 7, &e);
+	is_int((long long)e.dur, 5, "a later end closes an open begin");
+
+	/* a late begin arrives behind committed events: re-pairing finds it */
+	add(lane_b, t_begin, 45, ROLE_BEGIN, TTV_NODUR, f);
+	model_commit(m);
+	uint64_t p = model_seek(m, 45);
+	model_get(m, p, &e);
+	ok(e.ts == 45 && e.dur == 5, "late begin at 45 pairs with the end at 50 (dur 5)");
+	model_get(m, model_seek(m, 50), &e);
+	is_int((long long)e.dur, 5, "and that end is no longer an orphan");
+
+	/* a mismatched end does not close the wrong span; what is above a match is left open */
+	setup();
+	add(lane_a, t_begin, 1, ROLE_BEGIN, TTV_NODUR, f);
+	add(lane_a, t_begin, 2, ROLE_BEGIN, TTV_NODUR, g);
+	add(lane_a, t_end, 3, ROLE_END, TTV_NODUR, f);
+	model_commit(m);
+	model_get(m, 0, &e);
+	is_int((long long)e.dur, 2, "end of f closes f past an unclosed g");
+	model_get(m, 1, &e);
+	ok(e.dur == TTV_NODUR, "g stays unclosed");
+}
+
+static void test_long_and_meta(void)
+{
+	setup();
+	uint64_t hour = 3600ull * 1000000000ull;
+	add(lane_a, t_complete, 100, ROLE_COMPLETE, hour, 0);
+	add(lane_a, t_complete, 200, ROLE_COMPLETE, 7, 0);
+	add(lane_a, t_inst, 0, ROLE_INSTANT | EVF_META, TTV_NODUR, 0);
+	model_commit(m);
+	struct event e;
+	model_get(m, 1, &e);
+	is_int((long long)e.dur, (long long)hour, "an hour-long duration is kept exactly");
+	model_get(m, 2, &e);
+	is_int((long long)e.dur, 7, "a short one too");
+	int64_t f, l;
+	model_span(m, &f, &l);
+	ok(f == 100 && l == 200, "metadata at ts 0 does not pull the span to 0");
+	model_get(m, 0, &e);
+	ok(e.flags & EVF_META, "but it is listed (first)");
+}
+
+/* A synthetic sequence: records in an array, already in time order. */
+struct fakeseq {
+	int64_t *ts;
+	uint64_t n;
+	uint32_t lane, type;
+};
+static uint64_t fs_count(void *c) { return ((struct fakeseq *)c)->n; }
+static int64_t fs_ts(void *c, uint64_t i) { return ((struct fakeseq *)c)->ts[i]; }
+static uint64_t fs_bound(struct fakeseq *s, int64_t t, bool upper)
+{
+	uint64_t lo = 0, hi = s->n;
+	while (lo < hi) {
+		uint64_t mid = (lo + hi) / 2;
+		if (s->ts[mid] < t || (upper && s->ts[mid] == t))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+static uint64_t fs_lower(void *c, int64_t t) { return fs_bound(c, t, false); }
+static uint64_t fs_upper(void *c, int64_t t) { return fs_bound(c, t, true); }
+static void fs_get(void *c, uint64_t i, struct event *e)
+{
+	struct fakeseq *s = c;
+	*e = (struct event){.ts = s->ts[i], .dur = TTV_NODUR, .lane = s->lane, .type = s->type, .off = i,
+			    .input = 99};
+}
+static bool fs_partner(void *c, uint64_t i, uint64_t *j)
+{
+	struct fakeseq *s = c;
+	*j = s->n - 1 - i; /* mirror: first <-> last */
+	return true;
+}
+static const struct seq_ops fs_ops = {fs_count, fs_ts, fs_lower, fs_upper, fs_get, fs_partner};
+
+static void test_sequences(void)
+{
+	setup();
+	for (int i = 0; i < 1000; i++)
+		add(lane_a, t_inst, i * 3, ROLE_INSTANT, TTV_NODUR, 0); /* 0 3 6 ... */
+	model_commit(m);
+	struct fakeseq s1 = {.n = 2000, .lane = lane_b, .type = t_inst};
+	struct fakeseq s2 = {.n = 500, .lane = lane_b, .type = t_inst};
+	s1.ts = malloc(s1.n * sizeof *s1.ts);
+	s2.ts = malloc(s2.n * sizeof *s2.ts);
+	for (uint64_t i = 0; i < s1.n; i++)
+		s1.ts[i] = (int64_t)i * 2 + 1; /* odd */
+	for (uint64_t i = 0; i < s2.n; i++)
+		s2.ts[i] = (int64_t)i * 6; /* ties with the compact array */
+	uint32_t id1 = model_add_seq(m, &fs_ops, &s1);
+	uint32_t id2 = model_add_seq(m, &fs_ops, &s2);
+	ok(id1 == 1 && id2 == 2, "sequences get ids 1 and 2");
+	is_int((long long)model_count(m), 3500, "count sums every sequence");
+	ok(sorted(), "merged order is by time (stepping forward)");
+	/* random access must agree with stepping */
+	uint64_t rng = 7;
+	bool agree = true;
+	struct event a, b;
+	for (int k = 0; k < 300; k++) {
+		uint64_t p = rng_next_test(&rng) % 3500;
+		model_get(m, p, &a);
+		int64_t t = a.ts;
+		uint64_t q = model_seek(m, t);
+		model_get(m, q, &b);
+		agree &= b.ts == t && q <= p && a.pos == p;
+	}
+	ok(agree, "random access, seek and positions agree");
+	/* ties: compact (seq 0) before seq 2 at equal times */
+	uint64_t p = model_seek(m, 6);
+	model_get(m, p, &a);
+	model_get(m, p + 1, &b);
+	ok(a.ts == 6 && a.seq == 0 && b.ts == 6 && b.seq == 2, "equal times order by sequence");
+	/* stepping backwards from the end */
+	bool back = true;
+	int64_t prev = INT64_MAX;
+	for (uint64_t i = 3500; i-- > 3000;) {
+		model_get(m, i, &a);
+		back &= a.ts <= prev;
+		prev = a.ts;
+	}
+	ok(back, "stepping backwards stays in order");
+	/* partner through the sequence maps to a global position */
+	uint64_t first1 = model_seek(m, 1); /* s1[0] */
+	model_get(m, first1, &a);
+	uint64_t other;
+	ok(a.seq == 1 && model_partner(m, first1, &other), "sequence events find partners");
+	model_get(m, other, &b);
+	ok(b.seq == 1 && b.off == s1.n - 1, "the partner is the sequence's record, at its global position");
+	int64_t f, l;
+	model_span(m, &f, &l);
+	ok(f == 0 && l == 3999, "span covers the sequences");
+	free(s1.ts);
+	free(s2.ts);
+}
+
+int main(void)
+{
+	test_order();
+	test_big_sort();
+	test_pairs();
+	test_long_and_meta();
+	test_sequences();
+	model_free(m);
+	return done_testing();
+}

@@ -1,0 +1,201 @@
+/* Podtrace capture writer for tests and benchmarks.
+ *
+ *   ptwrite OUT < SPEC            records from a text spec
+ *   ptwrite --generate N [--seed S] OUT
+ *                                 N records of every type and version,
+ *                                 mostly in time order (like a ring buffer)
+ *
+ * Spec lines (see t/writer.h for value escapes):
+ *   V1|V2|V3|V4 [len=L] ts= pid= type= latency= error= bytes= tcp_state=
+ *          stack_key= cgroup= netns= comm= target= details=
+ *          old= new=          (RENAME halves: target bytes 0..62 and 64..127)
+ *   frame len=L [fill=B]       a frame of L bytes that is not a record
+ *   prefix VALUE               a bare u32 length prefix (for damaged files)
+ *   raw HEX...                 raw bytes
+ */
+#include "t/writer.h"
+
+static const unsigned sizes[] = {312, 320, 336, 344};
+static const unsigned target_off[] = {56, 64, 80, 80};
+static const unsigned details_off[] = {184, 192, 208, 208};
+
+struct rec {
+	int version; /* 1..4 */
+	unsigned len;
+	uint64_t ts, latency, bytes, stack_key, cgroup;
+	uint32_t pid, type, tcp_state, netns;
+	int32_t error;
+	const char *comm, *target, *details, *old, *new_;
+	size_t ncomm, ntarget, ndetails, nold, nnew;
+};
+
+static void put_str(uint8_t *p, size_t cap, const char *s, size_t n)
+{
+	memcpy(p, s, n < cap ? n : cap);
+}
+
+static void write_rec(struct wbuf *w, const struct rec *r)
+{
+	unsigned len = r->len ? r->len : sizes[r->version - 1];
+	wb_u32(w, len);
+	size_t at = w->len;
+	wb_zero(w, len);
+	uint8_t *p = w->p + at;
+	wb_put(w, at + 0, r->ts, 8, false);
+	wb_put(w, at + 8, r->pid, 4, false);
+	wb_put(w, at + 12, r->type, 4, false);
+	wb_put(w, at + 16, r->latency, 8, false);
+	wb_put(w, at + 24, (uint32_t)r->error, 4, false);
+	wb_put(w, at + 32, r->bytes, 8, false);
+	wb_put(w, at + 40, r->tcp_state, 4, false);
+	wb_put(w, at + 48, r->stack_key, 8, false);
+	int v = r->version;
+	if (v >= 2)
+		wb_put(w, at + 56, r->cgroup, 8, false);
+	if (v >= 3 && r->comm)
+		put_str(p + 64, 16, r->comm, r->ncomm);
+	uint8_t *t = p + target_off[v - 1];
+	if (r->old || r->new_) {
+		if (r->old)
+			put_str(t, 63, r->old, r->nold);
+		t[63] = '>';
+		if (r->new_)
+			put_str(t + 64, 64, r->new_, r->nnew);
+	} else if (r->target) {
+		put_str(t, 128, r->target, r->ntarget);
+	}
+	if (r->details)
+		put_str(p + details_off[v - 1], 128, r->details, r->ndetails);
+	if (v >= 4)
+		wb_put(w, at + 336, r->netns, 4, false);
+}
+
+static void from_spec(struct wbuf *w)
+{
+	static char line[1 << 16];
+	struct spec s = {0};
+	while (spec_next(stdin, &s, line, sizeof line)) {
+		if (s.kind[0] == 'V' && s.kind[1] >= '1' && s.kind[1] <= '4' && !s.kind[2]) {
+			struct rec r = {.version = s.kind[1] - '0'};
+			r.len = (unsigned)spec_num(&s, "len", 0);
+			r.ts = spec_num(&s, "ts", 0);
+			r.pid = (uint32_t)spec_num(&s, "pid", 0);
+			r.type = (uint32_t)spec_num(&s, "type", 0);
+			r.latency = spec_num(&s, "latency", 0);
+			r.error = (int32_t)spec_num(&s, "error", 0);
+			r.bytes = spec_num(&s, "bytes", 0);
+			r.tcp_state = (uint32_t)spec_num(&s, "tcp_state", 0);
+			r.stack_key = spec_num(&s, "stack_key", 0);
+			r.cgroup = spec_num(&s, "cgroup", 0);
+			r.netns = (uint32_t)spec_num(&s, "netns", 0);
+			r.comm = spec_str(&s, "comm", &r.ncomm);
+			r.target = spec_str(&s, "target", &r.ntarget);
+			r.details = spec_str(&s, "details", &r.ndetails);
+			r.old = spec_str(&s, "old", &r.nold);
+			r.new_ = spec_str(&s, "new", &r.nnew);
+			write_rec(w, &r);
+		} else if (!strcmp(s.kind, "frame")) {
+			uint32_t len = (uint32_t)spec_num(&s, "len", 0);
+			wb_u32(w, len);
+			size_t at = w->len;
+			wb_zero(w, len);
+			memset(w->p + at, (int)spec_num(&s, "fill", 0), len);
+		} else if (!strcmp(s.kind, "prefix")) {
+			wb_u32(w, (uint32_t)strtoull(s.key[0], NULL, 0));
+		} else if (!strcmp(s.kind, "raw")) {
+			for (int i = 0; i < s.nkeys; i++)
+				wb_u8(w, (uint8_t)strtoul(s.key[i], NULL, 16));
+		} else {
+			fprintf(stderr, "ptwrite: line %d: unknown record kind '%s'\n", s.line, s.kind);
+			exit(2);
+		}
+	}
+}
+
+static const char *const comms[] = {"envoy", "nginx", "postgres", "redis-server", "java", "node", "curl",
+				    "python3"};
+static const char *const targets[] = {"api.example.com", "10.0.3.7:8080", "/etc/resolv.conf",
+				      "SELECT * FROM orders WHERE id = $1", "postgresql-pool", "eth0",
+				      "mutex@0x55d1c2a04e80", "app.log", "192.168.49.2:53", "/var/lib/data"};
+
+struct gen {
+	uint64_t rng, ts, i;
+};
+
+static void generate(struct wbuf *w, uint64_t n, struct gen *g)
+{
+	char tbuf[64];
+	for (uint64_t k = 0; k < n; k++) {
+		uint64_t x = rng_next(&g->rng), i = g->i++;
+		uint64_t ts = (g->ts += 50 + x % 2000);
+		struct rec r = {.version = 1 + (int)(x % 4)};
+		if (x % 97 == 0) {
+			r.version = 4;
+			r.len = 424; /* a V8 record, read as V4 */
+		}
+		/* a ring buffer shared by CPUs: now and then a record a little out of order */
+		r.ts = (x >> 8) % 16 == 0 ? ts - (x >> 12) % 40000 : ts;
+		r.pid = 1000 + (uint32_t)((x >> 16) % 64);
+		r.type = (uint32_t)(i % 43 == 42 ? 42 + (x >> 20) % 5 : i % 42);
+		r.latency = (x >> 24) % 50000000;
+		r.error = (x >> 28) % 5 == 0 ? -(int32_t)((x >> 32) % 120) : 0;
+		r.bytes = (x >> 36) % 100000;
+		r.tcp_state = (uint32_t)((x >> 40) % 13);
+		r.stack_key = x;
+		r.cgroup = 8000 + r.pid;
+		r.netns = 4026531840u;
+		r.comm = comms[r.pid % 8];
+		r.ncomm = strlen(r.comm);
+		if ((x >> 44) % 64 == 0) { /* now and then a target not seen before */
+			snprintf(tbuf, sizeof tbuf, "host-%u.example.com:%u", (unsigned)((x >> 48) % 5000),
+				 (unsigned)(x % 65536));
+			r.target = tbuf;
+		} else {
+			r.target = targets[(x >> 48) % 10];
+		}
+		r.ntarget = strlen(r.target);
+		write_rec(w, &r);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct wbuf w = {0};
+	if (argc >= 3 && !strcmp(argv[1], "--generate")) {
+		uint64_t n = strtoull(argv[2], NULL, 0), seed = 1;
+		int a = 3;
+		if (argc >= 5 && !strcmp(argv[3], "--seed")) {
+			seed = strtoull(argv[4], NULL, 0);
+			a = 5;
+		}
+		if (a >= argc) {
+			fprintf(stderr, "usage: ptwrite --generate N [--seed S] OUT\n");
+			return 2;
+		}
+		/* Stream in chunks: a bench capture is gigabytes. */
+		FILE *f = fopen(argv[a], "wb");
+		if (!f) {
+			perror(argv[a]);
+			return 1;
+		}
+		const uint64_t chunk = 100000;
+		struct gen g = {.rng = seed * 0x9e3779b97f4a7c15ull + 1, .ts = 1000000000000ull};
+		for (uint64_t done = 0; done < n; done += chunk) {
+			w.len = 0;
+			generate(&w, n - done < chunk ? n - done : chunk, &g);
+			if (fwrite(w.p, 1, w.len, f) != w.len) {
+				perror(argv[a]);
+				return 1;
+			}
+		}
+		return fclose(f) ? 1 : 0;
+	}
+	if (argc != 2) {
+		fprintf(stderr, "usage: ptwrite OUT < SPEC\n       ptwrite --generate N [--seed S] OUT\n");
+		return 2;
+	}
+	from_spec(&w);
+	wb_write_file(&w, argv[1]);
+	free(w.p);
+	return 0;
+}

@@ -1,0 +1,190 @@
+/* Helpers shared by the fixture writers in t/: a growable output buffer,
+ * little/big-endian stores, and a tiny spec-line reader.
+ *
+ * Writers read a text spec, one record per line, `KIND key=value ...`, and
+ * write the binary trace.  Values accept C-style escapes (\xNN, \n, \t, \\,
+ * \s for a space) so fixtures can carry hostile bytes.  Numbers accept
+ * decimal, negative and 0x hex. */
+#ifndef TTV_WRITER_H
+#define TTV_WRITER_H
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct wbuf {
+	uint8_t *p;
+	size_t len, cap;
+};
+
+static inline void wb_reserve(struct wbuf *w, size_t n)
+{
+	if (w->len + n <= w->cap)
+		return;
+	size_t c = w->cap ? w->cap : 4096;
+	while (c < w->len + n)
+		c *= 2;
+	w->p = realloc(w->p, c);
+	if (!w->p) {
+		perror("writer");
+		exit(1);
+	}
+	w->cap = c;
+}
+static inline void wb_add(struct wbuf *w, const void *p, size_t n)
+{
+	wb_reserve(w, n);
+	memcpy(w->p + w->len, p, n);
+	w->len += n;
+}
+static inline void wb_zero(struct wbuf *w, size_t n)
+{
+	wb_reserve(w, n);
+	memset(w->p + w->len, 0, n);
+	w->len += n;
+}
+static inline void wb_u8(struct wbuf *w, uint8_t v) { wb_add(w, &v, 1); }
+static inline void wb_uint(struct wbuf *w, uint64_t v, int bytes, bool be)
+{
+	uint8_t b[8];
+	for (int i = 0; i < bytes; i++)
+		b[be ? bytes - 1 - i : i] = (uint8_t)(v >> (8 * i));
+	wb_add(w, b, (size_t)bytes);
+}
+static inline void wb_u16(struct wbuf *w, uint16_t v) { wb_uint(w, v, 2, false); }
+static inline void wb_u32(struct wbuf *w, uint32_t v) { wb_uint(w, v, 4, false); }
+static inline void wb_u64(struct wbuf *w, uint64_t v) { wb_uint(w, v, 8, false); }
+/* Store into an already written area. */
+static inline void wb_put(struct wbuf *w, size_t at, uint64_t v, int bytes, bool be)
+{
+	for (int i = 0; i < bytes; i++)
+		w->p[at + (size_t)(be ? bytes - 1 - i : i)] = (uint8_t)(v >> (8 * i));
+}
+
+static inline void wb_write_file(const struct wbuf *w, const char *path)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "wb") : stdout;
+	if (!f || fwrite(w->p, 1, w->len, f) != w->len || (f != stdout && fclose(f))) {
+		fprintf(stderr, "writer: %s: %s\n", path, strerror(errno));
+		exit(1);
+	}
+	if (f == stdout)
+		fflush(stdout);
+}
+
+/* ---- spec lines ---------------------------------------------------------- */
+
+#define SPEC_MAX_KEYS 64
+
+struct spec {
+	char kind[64];
+	int nkeys;
+	char key[SPEC_MAX_KEYS][64];
+	char *val[SPEC_MAX_KEYS]; /* unescaped, NUL-terminated; vlen holds the length */
+	size_t vlen[SPEC_MAX_KEYS];
+	int line;
+};
+
+/* Unescape s in place; returns the new length. */
+static inline size_t spec_unescape(char *s)
+{
+	char *o = s;
+	for (char *p = s; *p; p++) {
+		if (*p != '\\' || !p[1]) {
+			*o++ = *p;
+			continue;
+		}
+		p++;
+		switch (*p) {
+		case 'n': *o++ = '\n'; break;
+		case 't': *o++ = '\t'; break;
+		case 'r': *o++ = '\r'; break;
+		case 's': *o++ = ' '; break;
+		case '0': *o++ = 0; break;
+		case 'x': {
+			char h[3] = {p[1], p[1] ? p[2] : 0, 0};
+			*o++ = (char)strtoul(h, NULL, 16);
+			p += p[1] && p[2] ? 2 : 0;
+			break;
+		}
+		default: *o++ = *p; break;
+		}
+	}
+	*o = 0;
+	return (size_t)(o - s);
+}
+
+/* Read the next non-empty, non-comment line.  False at EOF. */
+static inline bool spec_next(FILE *f, struct spec *s, char *line, size_t cap)
+{
+	while (fgets(line, (int)cap, f)) {
+		s->line++;
+		char *p = line;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (!*p || *p == '\n' || *p == '#')
+			continue;
+		s->nkeys = 0;
+		char *save = NULL, *tok = strtok_r(p, " \t\n", &save);
+		snprintf(s->kind, sizeof s->kind, "%s", tok);
+		while ((tok = strtok_r(NULL, " \t\n", &save)) && s->nkeys < SPEC_MAX_KEYS) {
+			char *eq = strchr(tok, '=');
+			int k = s->nkeys++;
+			if (eq) {
+				*eq = 0;
+				s->val[k] = eq + 1;
+			} else {
+				s->val[k] = tok + strlen(tok); /* a bare word: key with empty value */
+			}
+			snprintf(s->key[k], sizeof s->key[k], "%s", tok);
+			s->vlen[k] = spec_unescape(s->val[k]);
+		}
+		return true;
+	}
+	return false;
+}
+
+static inline int spec_find(const struct spec *s, const char *key)
+{
+	for (int i = 0; i < s->nkeys; i++)
+		if (!strcmp(s->key[i], key))
+			return i;
+	return -1;
+}
+static inline bool spec_has(const struct spec *s, const char *key) { return spec_find(s, key) >= 0; }
+static inline uint64_t spec_num(const struct spec *s, const char *key, uint64_t def)
+{
+	int i = spec_find(s, key);
+	if (i < 0)
+		return def;
+	const char *v = s->val[i];
+	return *v == '-' ? (uint64_t)strtoll(v, NULL, 0) : strtoull(v, NULL, 0);
+}
+static inline double spec_dbl(const struct spec *s, const char *key, double def)
+{
+	int i = spec_find(s, key);
+	return i < 0 ? def : strtod(s->val[i], NULL);
+}
+/* String value (may hold NULs); NULL when absent. */
+static inline const char *spec_str(const struct spec *s, const char *key, size_t *len)
+{
+	int i = spec_find(s, key);
+	if (i < 0)
+		return NULL;
+	*len = s->vlen[i];
+	return s->val[i];
+}
+
+/* A small deterministic PRNG for generated traces (xorshift64*). */
+static inline uint64_t rng_next(uint64_t *s)
+{
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return *s * 0x2545f4914f6cdd1dull;
+}
+
+#endif
