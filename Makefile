@@ -88,9 +88,12 @@ $(BUILD)/t/%: t/%.c $(CORE_OBJS)
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 
 # --- use ------------------------------------------------------------------
+# The suite runs twice: on the normal build, then on an ASan+UBSan build.
 check: deps
 	@$(MAKE) --no-print-directory build tests
 	prove -r t/
+	@$(MAKE) --no-print-directory BUILD=build-asan SAN=1 build tests
+	TTV_BUILD=build-asan prove -r t/
 
 demo: deps
 	@$(MAKE) --no-print-directory build tests
