@@ -58,6 +58,10 @@ struct decoder {
 	void (*fields)(void *st, const struct event *e, struct fsink *out);
 	/* One-line summary for the list and --dump (optional: fields otherwise). */
 	void (*summary)(void *st, const struct event *e, struct buf *out);
+	/* Optional: the record this event links to (an ATF index record and its
+	 * detail record), as the target's time and bytes, so the model can find
+	 * it (model_find).  False when the event has no link. */
+	bool (*link)(void *st, const struct event *e, int64_t *ts, uint32_t *input, uint64_t *off);
 	/* Format findings for --info and the info view, once per source. */
 	void (*info)(struct source *src, struct fsink *out);
 	void (*close)(void *st);

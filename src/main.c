@@ -8,6 +8,7 @@
 #include "src/batch.h"
 #include "src/cli.h"
 #include "src/esc.h"
+#include "ui/ui.h"
 
 #define TTV_VERSION "0.1.0"
 
@@ -146,8 +147,9 @@ int main(int argc, char **argv)
 		trace_open(&t, c.paths[i]);
 
 	int status;
-	if (c.mode == MODE_VIEW && !c.follow && false) {
-		status = 0;
+	if (c.mode == MODE_VIEW) {
+		t.follow = c.follow;
+		status = ui_run(&t, &fs, &c);
 	} else {
 		trace_load_all(&t);
 		switch (c.mode) {

@@ -116,8 +116,10 @@ void model_free(struct model *m)
 {
 	if (!m)
 		return;
-	for (size_t i = 0; i < m->nlanes; i++)
+	for (size_t i = 0; i < m->nlanes; i++) {
 		free(m->lanes[i].stk);
+		free(m->lanes[i].longest);
+	}
 	for (size_t i = 0; i < m->nsnaps; i++)
 		free(m->snaps[i].data);
 	free(m->cur[0].idx);
@@ -278,6 +280,53 @@ static uint64_t dur_decode(const struct model *m, uint32_t v)
 	return v;
 }
 
+/* Keep the lane's longest spans; anything else only raises other_max. */
+static void note_span(struct lane *l, int64_t ts, uint64_t dur, uint64_t loc)
+{
+	if (!l->longest)
+		l->longest = xcalloc(LONG_SPANS, sizeof *l->longest);
+	struct long_span s = {ts, dur, (uint32_t)(loc >> (OFF_BITS + TYPE_BITS)), loc >> TYPE_BITS & ((1ull << OFF_BITS) - 1)};
+	for (uint8_t i = 0; i < l->nlongest; i++)
+		if (l->longest[i].ts == s.ts && l->longest[i].input == s.input && l->longest[i].off == s.off) {
+			/* re-paired: drop the old entry and place it again */
+			memmove(l->longest + i, l->longest + i + 1, (size_t)(l->nlongest - i - 1) * sizeof s);
+			l->nlongest--;
+			break;
+		}
+	uint8_t at = l->nlongest;
+	while (at > 0 && l->longest[at - 1].dur < dur)
+		at--;
+	if (at == LONG_SPANS) {
+		l->other_max = MAX(l->other_max, dur);
+		return;
+	}
+	if (l->nlongest == LONG_SPANS)
+		l->other_max = MAX(l->other_max, l->longest[LONG_SPANS - 1].dur);
+	else
+		l->nlongest++;
+	memmove(l->longest + at + 1, l->longest + at, (size_t)(l->nlongest - 1 - at) * sizeof s);
+	l->longest[at] = s;
+}
+
+size_t model_lane_longest(const struct model *m, uint32_t lane, const struct long_span **out, uint64_t *rest)
+{
+	if (lane >= m->nlanes) {
+		*rest = 0;
+		return 0;
+	}
+	*out = m->lanes[lane].longest;
+	*rest = m->lanes[lane].other_max;
+	return m->lanes[lane].nlongest;
+}
+
+size_t model_lane_open(const struct model *m, uint32_t lane, const uint64_t **pos)
+{
+	if (lane >= m->nlanes)
+		return 0;
+	*pos = m->lanes[lane].stk;
+	return m->lanes[lane].depth;
+}
+
 /* ---- adding and committing ------------------------------------------------ */
 
 void model_add(struct model *m, const struct event *e)
@@ -298,6 +347,8 @@ void model_add(struct model *m, const struct event *e)
 	struct lane *l = m->nlanes ? &m->lanes[lane] : NULL;
 	if (l)
 		l->count++;
+	if (l && (e->flags & EVF_ROLE) == ROLE_COMPLETE && e->dur != TTV_NODUR)
+		note_span(l, e->ts, e->dur, c->loc);
 	if (!(e->flags & EVF_META)) {
 		if (l)
 			lane_span(l, e->ts, e->ts);
@@ -442,6 +493,7 @@ static void pair_range(struct model *m, size_t from)
 			uint64_t d = (uint64_t)(e->ts - b->ts);
 			set_dur(m, b, d);
 			set_dur(m, e, d);
+			note_span(l, b->ts, d, b->loc);
 			l->depth = j; /* what was above stays unpaired */
 			break;
 		}
@@ -720,6 +772,22 @@ int64_t model_ts(struct model *m, uint64_t pos)
 	struct cursor *c = cursor_at(m, pos);
 	size_t s = cursor_head(m, c);
 	return SEQ(m, s, ts, c->idx[s]);
+}
+
+bool model_find(struct model *m, int64_t ts, uint32_t input, uint64_t off, uint64_t *pos)
+{
+	uint64_t n = model_count(m);
+	struct event e;
+	for (uint64_t p = model_seek(m, ts); p < n; p++) {
+		model_get(m, p, &e);
+		if (e.ts != ts)
+			break;
+		if (e.input == input && e.off == off) {
+			*pos = p;
+			return true;
+		}
+	}
+	return false;
 }
 
 /* Global position of record j of sequence s. */

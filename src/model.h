@@ -64,7 +64,11 @@ struct lane {
 	uint64_t count;  /* events on this lane */
 	int64_t first, last; /* time span of its timeline events (valid when has_span) */
 	bool has_span;
-	/* pairing stack (begin positions), used by the model only */
+	/* the LONG_SPANS longest spans seen, and the longest of all others */
+	struct long_span *longest;
+	uint8_t nlongest;
+	uint64_t other_max;
+	/* pairing stack (begin positions): the spans still open */
 	uint64_t *stk;
 	size_t cap;
 	uint32_t depth;
@@ -78,6 +82,16 @@ struct type {
 	uint32_t source;
 	uint8_t role;        /* default role of its events */
 	const void *owner;   /* decoder that made it (types are per decoder) */
+};
+
+/* The longest spans of a lane, so a view can draw spans that began long
+ * before its window without scanning back to them. */
+#define LONG_SPANS 8
+struct long_span {
+	int64_t ts;
+	uint64_t dur;
+	uint32_t input;
+	uint64_t off; /* identity, to check it still holds (spans re-pair when late events land) */
 };
 
 /* A sequence: records that live elsewhere (mapped files) in time order. */
@@ -133,8 +147,16 @@ void model_get(struct model *m, uint64_t pos, struct event *e);
 int64_t model_ts(struct model *m, uint64_t pos);
 /* First position whose time is >= t (count when none). */
 uint64_t model_seek(struct model *m, int64_t t);
+/* Position of the event with this time whose bytes are (input, off): how
+ * views find an event again after late events moved it. */
+bool model_find(struct model *m, int64_t ts, uint32_t input, uint64_t off, uint64_t *pos);
 /* Position of the other end of a span (begin <-> end). */
 bool model_partner(struct model *m, uint64_t pos, uint64_t *other);
+/* The longest spans of a lane (at most LONG_SPANS, longest first) and, in
+ * *rest, a bound on the duration of every other span of the lane. */
+size_t model_lane_longest(const struct model *m, uint32_t lane, const struct long_span **out, uint64_t *rest);
+/* Begins of a lane that no end has closed yet (positions). */
+size_t model_lane_open(const struct model *m, uint32_t lane, const uint64_t **pos);
 /* Time span of the timeline events (metadata excluded); false when empty. */
 bool model_span(const struct model *m, int64_t *first, int64_t *last);
 /* How many times the event order changed behind already committed

@@ -1,0 +1,46 @@
+#!/bin/sh
+# End to end in a real terminal (tmux): start, keys, resize, quit, SIGTERM.
+. "$(dirname "$0")/lib.sh"
+
+if ! command -v tmux >/dev/null 2>&1; then
+	echo "1..0 # SKIP tmux is not installed"
+	exit 0
+fi
+"$TBIN/ptwrite" "$TMP/t.pt" <<'SPEC'
+V4 ts=1000 pid=1 type=0 latency=500 comm=alpha target=one.example
+V4 ts=2000 pid=2 type=21 latency=100 comm=beta target=/etc/hosts bytes=3
+SPEC
+S=ttv-test-$$
+export TMUX_TMPDIR=$TMP
+tm() { tmux -L "$S" "$@"; }
+screen() { tm capture-pane -p -t "$S"; }
+# wait_for TEXT: poll the pane (up to 5 s)
+wait_for() {
+	i=0
+	while [ $i -lt 50 ]; do
+		screen | grep -qF -- "$1" && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
+
+tm new-session -d -s "$S" -x 80 -y 24 "TERM=xterm-256color '$TTV' '$TMP/t.pt'; echo \"exit=\$?\"; sleep 30"
+wait_for "2 lanes"; ok $? "the viewer starts in a terminal (lanes view)"
+tm send-keys -t "$S" Tab
+wait_for "TIME"; ok $? "Tab switches to the list"
+tm resize-window -t "$S" -x 120 -y 30
+sleep 0.3
+is "$(screen | awk 'END {print NR}')" 30 "a resize redraws at the new size"
+like "$(screen | tail -1)" "#1/2" "status line at the bottom after resize"
+tm send-keys -t "$S" q
+wait_for "exit=0"; ok $? "q quits with status 0"
+unlike "$(screen)" "TIME +LANE" "the terminal is restored (the viewer's screen is gone)"
+tm kill-server 2>/dev/null
+
+tm new-session -d -s "$S" -x 80 -y 24 "TERM=xterm-256color '$TTV' '$TMP/t.pt'; echo \"exit=\$?\"; sleep 30"
+wait_for "2 lanes"
+pkill -TERM -f "$TTV $TMP/t.pt"
+wait_for "exit=0"; ok $? "SIGTERM leaves cleanly"
+tm kill-server 2>/dev/null
+done_testing

@@ -1,0 +1,292 @@
+#!/bin/sh
+# The viewer, driven by scripted keys (TTV_SCRIPT) with the screen dumped as
+# text and compared with t/screens/NAME.txt, as tig's tests do.
+# TTV_UPDATE_SCREENS=1 rewrites the expected screens (check them by eye!).
+. "$(dirname "$0")/lib.sh"
+
+"$TBIN/ptwrite" "$TMP/view.pt" <<'SPEC'
+V4 ts=1000000 pid=100 type=18 latency=900000 comm=server target=SELECT\s1
+V4 ts=1100000 pid=100 type=5 latency=300000 comm=server target=/data/a bytes=4096
+V4 ts=1150000 pid=100 type=6 latency=100000 comm=server target=/data/a
+V4 ts=1050000 pid=200 type=1 latency=50000 comm=client target=10.0.0.1:80 error=-111
+V4 ts=1500000 pid=200 type=8 tcp_state=1 comm=client target=10.0.0.1:80
+V4 ts=1600000 pid=200 type=21 latency=20000 comm=client target=/etc/hosts bytes=3
+V4 ts=1700000 pid=200 type=22 bytes=3 comm=client
+V4 ts=1800000 pid=300 type=0 latency=100000 comm=ev\x1b[31mil target=\x1b]0;pwned\x07\xe2\x80\xaebad
+V4 ts=2000000 pid=100 type=25 error=91 tcp_state=1 comm=server details=MEM:91%
+V4 ts=2100000 pid=100 type=13 latency=200000 tcp_state=2 comm=server target=GET\s/api
+SPEC
+
+# scenario NAME [TTV-ARGS...] < SCRIPT: run the script, then dump the screen
+scenario() {
+	name=$1; shift
+	{ cat; echo "dump $TMP/$name.txt"; } >"$TMP/$name.script"
+	(cd "$TMP" && TTV_SCRIPT=$TMP/$name.script TTV_SIZE=${SIZE:-80x24} "$TTV" "$@" >"$TMP/$name.out" 2>"$TMP/$name.err")
+	rc=$?
+	if [ -n "${TTV_UPDATE_SCREENS:-}" ]; then cp "$TMP/$name.txt" "$T_DIR/screens/$name.txt"; fi
+	if diff -u "$T_DIR/screens/$name.txt" "$TMP/$name.txt" >"$TMP/$name.diff" 2>&1; then
+		ok 0 "screen $name"
+	else
+		ok 1 "screen $name"
+		sed 's/^/# /' "$TMP/$name.diff" | head -40
+	fi
+	SCREEN=$(cat "$TMP/$name.txt")
+}
+
+V=view.pt # relative: screens show the name
+scenario lanes "$V" </dev/null
+like "$SCREEN" "^3 lanes" "lanes: header counts lanes"
+like "$SCREEN" "pid 100 \(server\)" "lanes: lane names"
+like "$SCREEN" 'pid 100 \(server\) +▂+▃+▄+▃+▂' "lanes: nested spans grow taller with depth"
+like "$SCREEN" '#1/10 \+0\.000000000' "status: position and time"
+unlike "$SCREEN" "$(printf '\033')" "no raw escape on screen"
+
+SIZE=120x24 scenario list "$V" <<'S'
+Tab
+S
+like "$SCREEN" 'TIME +LANE +TYPE +SUMMARY' "list: header"
+like "$SCREEN" 'ev\\x1b\[31mil' "list: hostile comm escaped"
+like "$SCREEN" '\\x1b\]0;pwned\\x07\\u202ebad' "list: hostile target escaped"
+
+scenario list-move "$V" <<'S'
+Tab
+j
+j
+j
+S
+like "$SCREEN" '#4/10' "list: j moves the selection"
+
+scenario detail "$V" <<'S'
+Tab
+j
+j
+Enter
+S
+like "$SCREEN" 'event #3 of 10: READ \(FS\) on pid 100 \(server\)' "detail: header"
+like "$SCREEN" 'latency_ns: 300000 ns = 300.00us' "detail: fields with units"
+like "$SCREEN" 'comm: "server"' "detail: strings quoted"
+
+scenario detail-next "$V" <<'S'
+Tab
+Enter
+j
+S
+like "$SCREEN" 'event #2 of 10' "detail: j moves to the next event"
+
+scenario detail-back "$V" <<'S'
+Tab
+Enter
+Escape
+S
+like "$SCREEN" 'TIME +LANE' "Esc returns to the list"
+
+scenario help "$V" <<'S'
+?
+S
+like "$SCREEN" 'ttv keys in the lanes view' "help: title names the view"
+like "$SCREEN" 'j, Down, C-n, e +move-down' "help: keys actually bound"
+
+scenario info "$V" <<'S'
+=
+S
+like "$SCREEN" 'format:  podtrace' "info view shows --info"
+
+scenario zoom "$V" <<'S'
++
++
+l
+S
+scenario zoom-span "$V" <<'S'
+z
+S
+like "$SCREEN" '#1/10' "zoom-span keeps the selection"
+scenario zoom-all "$V" <<'S'
++
++
++
+Z
+S
+scenario lanes-jk "$V" <<'S'
+j
+S
+like "$SCREEN" '#2/10 \+0\.000050000' "lanes: j moves to the next lane, nearest event in time"
+scenario lanes-hide "$V" <<'S'
+x
+S
+like "$SCREEN" '^2 lanes \(1 hidden\)' "x hides a lane"
+scenario lanes-show "$V" <<'S'
+x
+X
+S
+like "$SCREEN" '^3 lanes' "X shows lanes again"
+scenario lanes-move "$V" <<'S'
+J
+S
+scenario pick "$V" <<'S'
+j
+p
+Tab
+S
+is "$(printf '%s\n' "$SCREEN" | grep -c 'pid 200')" 4 "picked lane: the list shows only its events"
+scenario next-on-lane "$V" <<'S'
+.
+.
+S
+like "$SCREEN" '#4/10' "next-on-lane: twice along pid 100"
+
+scenario search "$V" <<'S'
+Tab
+/
+type hosts
+Enter
+S
+like "$SCREEN" '#6/10' "search selects the first match"
+scenario search-next "$V" <<'S'
+Tab
+/
+type pid 200
+Enter
+n
+n
+n
+n
+S
+like "$SCREEN" 'search wrapped to the start' "search wraps with a message"
+like "$SCREEN" '#2/10' "and lands on the first match"
+scenario search-error "$V" <<'S'
+Tab
+/
+type (unclosed
+S
+like "$SCREEN" 'missing closing parenthesis' "a bad pattern shows its error while typing"
+
+scenario filter "$V" <<'S'
+Tab
+&
+type lane:client
+Enter
+S
+like "$SCREEN" '#1/4' "& adds a filter"
+like "$SCREEN" '1 filter' "status line counts filters"
+scenario filters-view "$V" <<'S'
+&
+type !type:OPEN
+Enter
+\
+S
+like "$SCREEN" '\[x\] 1  drop !type:OPEN' "filters view lists the filter"
+like "$SCREEN" '9 of 10 events pass' "filters view counts"
+scenario filters-toggle "$V" <<'S'
+&
+type !type:OPEN
+Enter
+\
+Space
+S
+like "$SCREEN" '\[ \] 1' "Space disables a filter"
+like "$SCREEN" '10 of 10 events pass' "and every event passes again"
+scenario filters-delete "$V" <<'S'
+&
+type !type:OPEN
+Enter
+\
+D
+S
+like "$SCREEN" 'no filters' "D deletes a filter"
+
+scenario goto "$V" <<'S'
+Tab
+:
+type goto +0.7ms
+Enter
+S
+like "$SCREEN" '#7/10 \+0\.000700000' ":goto a relative time"
+scenario marks "$V" <<'S'
+Tab
+j
+j
+m
+a
+G
+'
+a
+S
+like "$SCREEN" '#3/10' "marks: m then ' returns"
+scenario jumps "$V" <<'S'
+Tab
+G
+C-o
+S
+like "$SCREEN" '#1/10' "C-o goes back in the jump history"
+scenario jumps-fwd "$V" <<'S'
+Tab
+G
+[
+]
+S
+like "$SCREEN" '#10/10' "] goes forward again"
+scenario abs-time "$V" <<'S'
+Tab
+t
+S
+like "$SCREEN" '@0\.001000000' "t shows absolute times"
+
+scenario click-list "$V" <<'S'
+Tab
+click 5 30
+S
+like "$SCREEN" '#5/10' "a click selects a row"
+scenario wheel "$V" <<'S'
+Tab
+wheel down 5 30
+S
+like "$SCREEN" '#4/10' "the wheel moves three rows"
+scenario click-lanes "$V" <<'S'
+click 2 70
+S
+like "$SCREEN" 'pid 200' "a click in the lanes selects that lane's event near that time"
+
+SIZE=120x40 scenario big "$V" </dev/null
+SIZE=40x12 scenario tiny "$V" <<'S'
+Tab
+S
+scenario resize "$V" <<'S'
+resize 100x20
+S
+is "$(printf '%s\n' "$SCREEN" | wc -l | tr -d ' ')" 20 "resize changes the screen"
+
+# keymaps and themes
+scenario vi "$V" --keymap vi <<'S'
+Tab
+C-f
+S
+like "$SCREEN" '#10/10' "vi keymap: C-f pages down"
+scenario emacs "$V" --keymap emacs <<'S'
+Tab
+C-n
+C-n
+S
+like "$SCREEN" '#3/10' "emacs keymap: C-n moves down"
+cat >"$TMP/bad.keys" <<'K'
+bind generic j move-down
+bind nowhere j move-down
+bind generic NotAKey move-down
+bind generic k fly
+K
+scenario badkeys "$V" --keymap ./bad.keys </dev/null
+like "$SCREEN" 'bad.keys:2: unknown context' "a bad keymap line names file and line"
+mkdir -p "$TMP/cfg/ttv"
+echo 'bind list j move-up' >"$TMP/cfg/ttv/keys"
+XDG_CONFIG_HOME=$TMP/cfg scenario userkeys "$V" <<'S'
+Tab
+G
+j
+S
+like "$SCREEN" '#9/10' "the user's keys file overrides one binding"
+scenario theme-light "$V" --theme light </dev/null
+is "$(cat "$TMP/theme-light.err")" "" "the light theme loads without complaint"
+printf 'normal default default\nbogus red red\naxis notacolour default\n' >"$TMP/bad.theme"
+scenario badtheme "$V" --theme ./bad.theme </dev/null
+like "$SCREEN" 'bad.theme:2: unknown role' "a bad theme line names file and line"
+
+done_testing

@@ -1,0 +1,63 @@
+/* Every user action, once: ACTION(enum name, word in keymap files, help text).
+ * This list yields the action enum, the names keymap files use, and the
+ * help view; keymaps/ bind keys to these words. */
+#ifndef TTV_ACTIONS_H
+#define TTV_ACTIONS_H
+
+#define ACTIONS(X)                                                                            \
+	X(QUIT, "quit", "quit ttv, or close the current view")                                \
+	X(MOVE_DOWN, "move-down", "next event (list, detail) or next lane (lanes)")           \
+	X(MOVE_UP, "move-up", "previous event (list, detail) or previous lane (lanes)")       \
+	X(PAGE_DOWN, "page-down", "one screen down")                                          \
+	X(PAGE_UP, "page-up", "one screen up")                                                \
+	X(HALF_DOWN, "half-page-down", "half a screen down")                                  \
+	X(HALF_UP, "half-page-up", "half a screen up")                                        \
+	X(FIRST, "first", "first event")                                                      \
+	X(LAST, "last", "last event")                                                         \
+	X(SWITCH_VIEW, "switch-view", "switch between the lanes and the list")                \
+	X(DETAIL, "detail", "open the detail of the selected event; in a detail, follow its link") \
+	X(BACK, "back", "close the view and return to the one before")                        \
+	X(PAN_LEFT, "pan-left", "move the time window left")                                  \
+	X(PAN_RIGHT, "pan-right", "move the time window right")                               \
+	X(ZOOM_IN, "zoom-in", "zoom in around the cursor")                                    \
+	X(ZOOM_OUT, "zoom-out", "zoom out around the cursor")                                 \
+	X(ZOOM_SPAN, "zoom-span", "zoom to the selected span")                                \
+	X(ZOOM_ALL, "zoom-all", "show the whole trace")                                       \
+	X(PREV_ON_LANE, "prev-on-lane", "previous event on the selected lane")                \
+	X(NEXT_ON_LANE, "next-on-lane", "next event on the selected lane")                    \
+	X(PARTNER, "partner", "jump between a span's begin and end (call and return)")        \
+	X(JUMP_BACK, "jump-back", "back in the jump history")                                 \
+	X(JUMP_FORWARD, "jump-forward", "forward in the jump history")                        \
+	X(SET_MARK, "set-mark", "set a mark (then a letter a-z)")                             \
+	X(GOTO_MARK, "goto-mark", "jump to a mark (then a letter a-z)")                       \
+	X(SEARCH, "search", "search forward (regex)")                                         \
+	X(SEARCH_BACK, "search-back", "search backward (regex)")                              \
+	X(NEXT_MATCH, "next-match", "next search match")                                      \
+	X(PREV_MATCH, "prev-match", "previous search match")                                  \
+	X(FILTER, "filter", "add a filter (&re keeps, &!re drops)")                           \
+	X(FILTERS, "filters", "the filters view (toggle, edit, reorder, delete)")             \
+	X(FOLLOW, "follow", "follow the files as they grow")                                  \
+	X(INFO, "info", "what --info prints: formats, counts, damage")                        \
+	X(COMMAND, "command", "command prompt (:goto TIME, :range A B, :q)")                  \
+	X(HELP, "help", "this help")                                                          \
+	X(TOGGLE_TIME, "toggle-time", "show times relative to the start or absolute")         \
+	X(HIDE_LANE, "hide-lane", "hide the selected lane")                                   \
+	X(SHOW_LANES, "show-lanes", "show every hidden lane again")                           \
+	X(ITEM_UP, "item-up", "move the selected lane (lanes) or filter (filters) up")        \
+	X(ITEM_DOWN, "item-down", "move the selected lane (lanes) or filter (filters) down")  \
+	X(PICK_LANE, "pick-lane", "pick the lane for the list (none picked: all lanes)")      \
+	X(TOGGLE, "toggle", "filters view: enable or disable the selected filter")            \
+	X(EDIT, "edit", "filters view: edit the selected filter")                             \
+	X(DELETE, "delete", "filters view: delete the selected filter")                       \
+	X(REDRAW, "redraw", "redraw the screen")                                              \
+	X(SUSPEND, "suspend", "suspend ttv (fg to resume)")
+
+enum action {
+	ACT_NONE = 0,
+#define X(id, word, help) ACT_##id,
+	ACTIONS(X)
+#undef X
+	ACT_COUNT
+};
+
+#endif

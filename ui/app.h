@@ -1,0 +1,188 @@
+/* The viewer's shared state and the pieces that operate on it.
+ *
+ * One selected event is shared by every view.  The lanes view and the list
+ * are the two base views (Tab switches); detail, info, help and filters open
+ * on top of them and close with Esc or q.  Views read the model only through
+ * the visible set (lanes shown, filters), and draw only the rows on screen. */
+#ifndef TTV_APP_H
+#define TTV_APP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "src/cli.h"
+#include "src/query.h"
+#include "src/trace.h"
+#include "ui/actions.h"
+
+#define NO_POS UINT64_MAX
+
+/* An event's identity, stable when late events shift positions. */
+struct evref {
+	int64_t ts;
+	uint32_t input;
+	uint64_t off;
+	bool set;
+};
+
+/* Which events are shown: lanes not hidden (and picked, when any is
+ * picked), passing every enabled filter.  A bitmap over positions with a
+ * rank directory, computed in slices. */
+struct visible {
+	bool all;           /* nothing hidden: identity, no bitmap */
+	uint64_t n;         /* positions covered */
+	uint64_t done;      /* positions evaluated so far */
+	uint64_t *bits;
+	uint64_t *rank;     /* visible events before each 512-position block */
+	size_t capbits, caprank;
+	uint64_t gen;       /* model generation it was computed for */
+};
+
+enum view_id { V_LANES, V_LIST, V_DETAIL, V_INFO, V_HELP, V_FILTERS };
+
+/* Colour roles; themes/ give each one colours and attributes. */
+#define ROLES(X)                                                                       \
+	X(NORMAL, "normal") X(AXIS, "axis") X(LANE_NAME, "lane-name") X(SELECTED, "selected") \
+	X(CURSOR, "cursor") X(INSTANT, "instant") X(DENSITY, "density") X(MATCH, "match")   \
+	X(WARNING, "warning") X(STATUS, "status") X(STATUS_MSG, "status-message")          \
+	X(ERROR, "error") X(KEY, "key") X(TITLE, "title") X(DIM, "dim") X(SPAN1, "span-1")   \
+	X(SPAN2, "span-2") X(SPAN3, "span-3") X(SPAN4, "span-4") X(SPAN5, "span-5")          \
+	X(SPAN6, "span-6") X(SPAN7, "span-7") X(SPAN8, "span-8")
+enum role {
+#define X(id, word) R_##id,
+	ROLES(X)
+#undef X
+	R_COUNT
+};
+#define SPAN_ROLES 8
+
+struct keymap;
+
+enum prompt_kind { PROMPT_NONE, PROMPT_SEARCH, PROMPT_SEARCH_BACK, PROMPT_FILTER, PROMPT_COMMAND };
+
+struct prompt {
+	enum prompt_kind kind;
+	struct buf text;
+	size_t cursor; /* byte offset in text */
+	bool pasting;  /* between bracketed-paste markers */
+	char *error;   /* compile error shown while typing */
+	int hist_at;   /* position while walking the history (-1: editing) */
+};
+
+struct app {
+	struct trace *t;
+	struct model *m;
+	struct filterset *fs;
+	struct keymap *km;
+	int cols, lines;
+	bool scripted;
+	bool unicode; /* the terminal takes UTF-8: block characters for bars */
+
+	enum view_id base;     /* V_LANES or V_LIST */
+	enum view_id stack[8]; /* views opened on top of the base */
+	int depth;
+
+	struct visible vis;
+	uint64_t sel; /* selected event (position), NO_POS when none */
+	struct evref sel_ref;
+
+	/* list */
+	uint64_t list_top;
+
+	/* lanes: display order, flags, window and cursor */
+	uint32_t *order; /* lane ids in display order */
+	size_t norder, caporder;
+	uint8_t *lane_flags; /* LANE_HIDDEN | LANE_PICKED, by lane id */
+	size_t caplaneflags;
+	size_t lane_top, lane_cur; /* indices into order */
+	int64_t t0, t1;            /* the lanes view's time window */
+	bool window_set;
+	bool abs_time;
+
+	/* detail, info, help, filters: one scrolling text page */
+	struct buf page;
+	size_t page_lines;
+	size_t page_scroll;
+	size_t filter_cur;
+
+	/* jumps and marks */
+	struct evref *hist;
+	size_t nhist, caphist, hist_at;
+	struct evref marks[26];
+	enum action pending; /* SET_MARK / GOTO_MARK waiting for a letter */
+
+	/* search */
+	struct pattern *search;
+	char *search_text;
+
+	struct prompt prompt;
+	char msg[256];
+	bool msg_error;
+
+	bool loading;
+	bool follow;
+	bool quit;
+};
+
+#define LANE_HIDDEN 1
+#define LANE_PICKED 2
+
+/* nav.c: selection, visible set, jumps, marks */
+void vis_reset(struct app *a);
+bool vis_step(struct app *a, uint64_t budget_ns); /* true while more to evaluate */
+bool vis_is(struct app *a, uint64_t pos);
+uint64_t vis_next(struct app *a, uint64_t pos); /* first visible > pos, or NO_POS */
+uint64_t vis_prev(struct app *a, uint64_t pos); /* last visible < pos, or NO_POS */
+uint64_t vis_first(struct app *a);
+uint64_t vis_last(struct app *a);
+uint64_t vis_count(struct app *a);
+uint64_t vis_rank(struct app *a, uint64_t pos);  /* visible events before pos */
+uint64_t vis_nearest(struct app *a, uint64_t pos); /* pos if visible, else the next, else the previous */
+void select_pos(struct app *a, uint64_t pos);
+void jump_to(struct app *a, uint64_t pos); /* select, remembering where we were */
+void jump_history(struct app *a, int dir);
+void set_mark(struct app *a, int letter);
+void goto_mark(struct app *a, int letter);
+void refresh_selection(struct app *a); /* after the model changed */
+struct evref ref_of(struct app *a, uint64_t pos);
+bool ref_pos(struct app *a, const struct evref *r, uint64_t *pos);
+void lanes_sync(struct app *a); /* new lanes join the display order */
+bool lane_shown(const struct app *a, uint32_t lane);
+void message(struct app *a, bool error, const char *fmt, ...) PRINTF_LIKE(3, 4);
+
+/* views */
+void lanes_draw(struct app *a);
+bool lanes_action(struct app *a, enum action act);
+void lanes_fit(struct app *a); /* window around the whole trace */
+void lanes_follow_sel(struct app *a);
+void lanes_click(struct app *a, int line, int col);
+void list_draw(struct app *a);
+bool list_action(struct app *a, enum action act);
+void list_click(struct app *a, int line, int col);
+bool move_action(struct app *a, enum action act); /* next/previous/page through visible events */
+void page_open(struct app *a, enum view_id v);
+void page_draw(struct app *a);
+bool page_action(struct app *a, enum action act);
+void status_draw(struct app *a);
+
+/* search and prompt (prompt.c) */
+void prompt_open(struct app *a, enum prompt_kind kind, const char *initial);
+bool prompt_key(struct app *a, const void *key); /* a TermKeyKey */
+void prompt_draw(struct app *a);
+void search_next(struct app *a, bool forward);
+bool search_hit(struct app *a, uint64_t pos, size_t *ms, size_t *me);
+
+/* drawing helpers (draw.c) */
+void draw_role(enum role r);
+int draw_text(int y, int x, int maxw, const char *s, size_t n); /* UTF-8, sanitized; returns cells */
+int draw_str(int y, int x, int maxw, const char *s);
+void draw_fill(int y, int x, int w, const char *cell);
+int text_width(const char *s, size_t n);
+void fmt_time(struct app *a, struct buf *b, int64_t ts);
+
+/* theme.c */
+bool theme_load(const char *name_or_path, bool mono, char **err);
+int theme_attr(enum role r);
+const char *datadir_find(const char *kind, const char *name, const char *ext); /* kind: "keymaps"/"themes" */
+
+#endif

@@ -1,0 +1,76 @@
+/* Drawing helpers.  Text given here has already been through the
+ * sanitizer (src/esc.c); these functions only measure and clip it, and still
+ * refuse to pass a control character should one slip through. */
+#include <curses.h>
+#include <wchar.h>
+
+#include "src/esc.h"
+#include "ui/app.h"
+
+void draw_role(enum role r) { attrset(theme_attr(r)); }
+
+/* Bytes of s that fit in maxw cells; *cells gets their width. */
+static size_t fit(const char *s, size_t n, int maxw, int *cells)
+{
+	size_t i = 0;
+	int w = 0;
+	while (i < n) {
+		uint8_t c = (uint8_t)s[i];
+		if (c >= 0x20 && c < 0x7f) {
+			if (w + 1 > maxw)
+				break;
+			w++, i++;
+			continue;
+		}
+		uint32_t cp;
+		size_t len = utf8_decode((const uint8_t *)s + i, n - i, &cp);
+		int cw = len && !cp_is_unsafe(cp) ? wcwidth((wchar_t)cp) : -1;
+		if (cw < 0)
+			break; /* not drawable as is: stop rather than guess */
+		if (w + cw > maxw)
+			break;
+		w += cw, i += len;
+	}
+	*cells = w;
+	return i;
+}
+
+int text_width(const char *s, size_t n)
+{
+	int w;
+	fit(s, n, 1 << 30, &w);
+	return w;
+}
+
+int draw_text(int y, int x, int maxw, const char *s, size_t n)
+{
+	if (maxw <= 0)
+		return 0;
+	int cells;
+	size_t bytes = fit(s, n, maxw, &cells);
+	if (bytes)
+		mvaddnstr(y, x, s, (int)bytes);
+	return cells;
+}
+
+int draw_str(int y, int x, int maxw, const char *s) { return draw_text(y, x, maxw, s, strlen(s)); }
+
+void draw_fill(int y, int x, int w, const char *cell)
+{
+	move(y, x);
+	for (int i = 0; i < w; i++)
+		addstr(cell);
+}
+
+void fmt_time(struct app *a, struct buf *b, int64_t ts)
+{
+	if (a->abs_time) {
+		uint64_t v = ts < 0 ? -(uint64_t)ts : (uint64_t)ts;
+		buf_printf(b, "@%s%llu.%09llu", ts < 0 ? "-" : "", (unsigned long long)(v / 1000000000u),
+			   (unsigned long long)(v % 1000000000u));
+		return;
+	}
+	int64_t first = 0, last;
+	model_span(a->m, &first, &last);
+	fmt_reltime(b, ts - first);
+}

@@ -1,0 +1,215 @@
+/* The list view: one visible event per row, in time order.  Only the rows
+ * on screen are read from the model. */
+#include <curses.h>
+
+#include "src/batch.h"
+#include "src/esc.h"
+#include "ui/app.h"
+
+#define LANE_COL_MAX 24
+#define TYPE_COL_MAX 20
+
+static int rows(const struct app *a) { return a->lines - 2; /* header and status line */ }
+
+/* Width of the time column: the widest of the first and last times. */
+static int time_width(struct app *a)
+{
+	int64_t first, last;
+	if (!model_span(a->m, &first, &last))
+		return 12;
+	struct buf b = {0};
+	fmt_time(a, &b, first);
+	size_t w = b.len;
+	buf_reset(&b);
+	fmt_time(a, &b, last);
+	w = MAX(w, b.len);
+	buf_free(&b);
+	return (int)MAX(w, (size_t)4);
+}
+
+/* Column widths from the names in use (bounded), so columns line up. */
+static void widths(struct app *a, int tmw, int *lw, int *tw)
+{
+	*lw = 4, *tw = 4;
+	for (uint32_t l = 0; l < model_nlanes(a->m); l++) {
+		size_t n;
+		const char *s = model_strget(a->m, model_lane_get(a->m, l)->name, &n);
+		struct buf b = {0};
+		esc_term(&b, s, n);
+		*lw = MAX(*lw, text_width(buf_str(&b), b.len));
+		buf_free(&b);
+	}
+	for (uint32_t ty = 1; ty < model_ntypes(a->m); ty++) {
+		size_t n;
+		model_strget(a->m, model_type_get(a->m, ty)->name, &n);
+		*tw = MAX(*tw, (int)MIN(n, (size_t)TYPE_COL_MAX));
+	}
+	*lw = MIN(*lw, LANE_COL_MAX);
+	*tw = MIN(*tw, TYPE_COL_MAX);
+	int room = a->cols - tmw - 3; /* time column and gaps */
+	if (*lw + *tw > room / 2) { /* narrow terminal: leave the summary half */
+		*lw = MAX(8, MIN(*lw, room / 4));
+		*tw = MAX(8, MIN(*tw, room / 4));
+	}
+}
+
+/* Keep the selection on screen. */
+static void scroll_to_sel(struct app *a)
+{
+	if (a->sel == NO_POS)
+		return;
+	if (a->list_top == NO_POS || a->list_top > a->sel || !vis_is(a, a->list_top))
+		a->list_top = a->sel;
+	uint64_t r = vis_rank(a, a->sel), t = vis_rank(a, a->list_top);
+	if (r - t >= (uint64_t)rows(a)) {
+		uint64_t p = a->sel;
+		for (int i = 1; i < rows(a); i++) {
+			uint64_t q = vis_prev(a, p);
+			if (q == NO_POS)
+				break;
+			p = q;
+		}
+		a->list_top = p;
+	}
+}
+
+/* Draw s in [x, x+w), highlighting what the search pattern matches. */
+static void draw_matched(struct app *a, int y, int x, int w, const struct buf *s, enum role base)
+{
+	size_t ms, me;
+	if (a->search && pattern_match(a->search, buf_str(s), s->len, &ms, &me) > 0 && me > ms) {
+		int c = draw_text(y, x, w, s->p, ms);
+		draw_role(R_MATCH);
+		c += draw_text(y, x + c, w - c, s->p + ms, me - ms);
+		draw_role(base);
+		draw_text(y, x + c, w - c, s->p + me, s->len - me);
+		return;
+	}
+	draw_text(y, x, w, buf_str(s), s->len);
+}
+
+static void draw_row(struct app *a, int y, uint64_t pos, int tmw, int lw, int tw)
+{
+	struct event e;
+	model_get(a->m, pos, &e);
+	bool sel = pos == a->sel;
+	enum role base = sel ? R_SELECTED : R_NORMAL;
+	draw_role(base);
+	if (sel)
+		draw_fill(y, 0, a->cols, " ");
+	struct buf b = {0};
+	fmt_time(a, &b, e.ts);
+	int x = 0;
+	draw_role(sel ? R_SELECTED : R_DIM);
+	draw_text(y, x, tmw, b.p, b.len);
+	x += tmw + 1;
+	buf_reset(&b);
+	size_t n;
+	const char *s = model_strget(a->m, model_lane_get(a->m, e.lane)->name, &n);
+	esc_term(&b, s, n);
+	draw_role(sel ? R_SELECTED : R_LANE_NAME);
+	draw_text(y, x, lw, b.p, b.len);
+	x += lw + 1;
+	buf_reset(&b);
+	s = model_strget(a->m, model_type_get(a->m, e.type)->name, &n);
+	esc_term(&b, s, n);
+	enum ev_role r = ev_role(&e);
+	bool warn = (r == ROLE_BEGIN || r == ROLE_END) && e.dur == TTV_NODUR;
+	draw_role(sel ? R_SELECTED : warn || (e.flags & EVF_DAMAGED) ? R_WARNING : R_KEY);
+	draw_text(y, x, tw, b.p, b.len);
+	x += tw + 1;
+	buf_reset(&b);
+	event_summary(a->t, &e, &b);
+	if (r == ROLE_BEGIN || r == ROLE_END) {
+		if (e.dur == TTV_NODUR)
+			buf_adds(&b, r == ROLE_BEGIN ? " [unclosed]" : " [unopened]");
+		else {
+			buf_adds(&b, " [");
+			fmt_dur(&b, e.dur);
+			buf_addc(&b, ']');
+		}
+	}
+	if (e.flags & EVF_COPY)
+		buf_adds(&b, " [copy]");
+	if (e.flags & EVF_NO_TS)
+		buf_adds(&b, " [no timestamp]");
+	draw_role(base);
+	draw_matched(a, y, x, a->cols - x, &b, base);
+	buf_free(&b);
+}
+
+void list_draw(struct app *a)
+{
+	int tmw = time_width(a), lw, tw;
+	widths(a, tmw, &lw, &tw);
+	scroll_to_sel(a);
+	draw_role(R_TITLE);
+	draw_fill(0, 0, a->cols, " ");
+	draw_str(0, 0, tmw, "TIME");
+	draw_str(0, tmw + 1, lw, "LANE");
+	draw_str(0, tmw + 2 + lw, tw, "TYPE");
+	draw_str(0, tmw + 3 + lw + tw, a->cols - tmw - 3 - lw - tw, "SUMMARY");
+	uint64_t p = a->list_top == NO_POS ? vis_first(a) : a->list_top;
+	for (int y = 1; y <= rows(a) && p != NO_POS; y++, p = vis_next(a, p))
+		draw_row(a, y, p, tmw, lw, tw);
+	if (!model_count(a->m)) {
+		draw_role(R_DIM);
+		draw_str(2, 2, a->cols - 4, a->loading ? "reading..." : "no events");
+	} else if (!vis_count(a) && !a->loading && a->vis.done >= model_count(a->m)) {
+		draw_role(R_DIM);
+		draw_str(2, 2, a->cols - 4, "no event passes the filters (\\ shows them)");
+	}
+}
+
+/* Move the selection by n visible events (negative: back). */
+static void move_by(struct app *a, int64_t n)
+{
+	uint64_t p = a->sel == NO_POS ? vis_first(a) : a->sel;
+	for (; n > 0 && p != NO_POS; n--) {
+		uint64_t q = vis_next(a, p);
+		if (q == NO_POS)
+			break;
+		p = q;
+	}
+	for (; n < 0 && p != NO_POS; n++) {
+		uint64_t q = vis_prev(a, p);
+		if (q == NO_POS)
+			break;
+		p = q;
+	}
+	select_pos(a, p);
+}
+
+/* Movement shared with the detail view. */
+bool move_action(struct app *a, enum action act)
+{
+	int page = MAX(1, rows(a) - 1);
+	switch (act) {
+	case ACT_MOVE_DOWN: move_by(a, 1); return true;
+	case ACT_MOVE_UP: move_by(a, -1); return true;
+	case ACT_PAGE_DOWN:
+		move_by(a, page);
+		a->list_top = a->sel;
+		return true;
+	case ACT_PAGE_UP: move_by(a, -page); return true;
+	case ACT_HALF_DOWN: move_by(a, page / 2); return true;
+	case ACT_HALF_UP: move_by(a, -page / 2); return true;
+	case ACT_FIRST: jump_to(a, vis_first(a)); return true;
+	case ACT_LAST: jump_to(a, vis_last(a)); return true;
+	default: return false;
+	}
+}
+
+bool list_action(struct app *a, enum action act) { return move_action(a, act); }
+
+void list_click(struct app *a, int line, int col)
+{
+	(void)col;
+	if (line < 1 || line > rows(a))
+		return;
+	uint64_t p = a->list_top == NO_POS ? vis_first(a) : a->list_top;
+	for (int y = 1; y < line && p != NO_POS; y++)
+		p = vis_next(a, p);
+	if (p != NO_POS)
+		select_pos(a, p);
+}

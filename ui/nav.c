@@ -1,0 +1,304 @@
+/* Selection, the visible set, jumps and marks. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "ui/app.h"
+
+#define BLOCK 512 /* positions per rank entry: 8 bitmap words */
+
+void message(struct app *a, bool error, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(a->msg, sizeof a->msg, fmt, ap);
+	va_end(ap);
+	a->msg_error = error;
+}
+
+/* ---- lanes shown ---------------------------------------------------------- */
+
+void lanes_sync(struct app *a)
+{
+	uint32_t n = model_nlanes(a->m);
+	if (n > a->caplaneflags) {
+		size_t old = a->caplaneflags;
+		xgrow(&a->lane_flags, &a->caplaneflags, n, 1);
+		memset(a->lane_flags + old, 0, a->caplaneflags - old);
+	}
+	/* Lanes join the display order as they appear. */
+	for (uint32_t l = (uint32_t)a->norder; l < n; l++) {
+		xgrow(&a->order, &a->caporder, a->norder + 1, sizeof *a->order);
+		a->order[a->norder++] = l;
+	}
+}
+
+static bool any_picked(const struct app *a)
+{
+	for (size_t i = 0; i < a->norder; i++)
+		if (a->lane_flags[a->order[i]] & LANE_PICKED)
+			return true;
+	return false;
+}
+
+bool lane_shown(const struct app *a, uint32_t lane)
+{
+	return lane >= a->caplaneflags || !(a->lane_flags[lane] & LANE_HIDDEN);
+}
+
+/* ---- the visible set ------------------------------------------------------ */
+
+void vis_reset(struct app *a)
+{
+	struct visible *v = &a->vis;
+	bool hidden = false;
+	for (size_t i = 0; i < a->norder; i++)
+		hidden |= (a->lane_flags[a->order[i]] & LANE_HIDDEN) != 0;
+	v->all = !hidden && !any_picked(a) && !filterset_active(a->fs);
+	v->done = 0;
+	v->n = model_count(a->m);
+	v->gen = model_generation(a->m);
+}
+
+static bool passes(struct app *a, uint64_t pos, bool picked)
+{
+	struct event e;
+	model_get(a->m, pos, &e);
+	uint8_t f = e.lane < a->caplaneflags ? a->lane_flags[e.lane] : 0;
+	if (f & LANE_HIDDEN)
+		return false;
+	if (picked && !(f & LANE_PICKED))
+		return false;
+	return filterset_match(a->fs, a->t, &e);
+}
+
+bool vis_step(struct app *a, uint64_t budget_ns)
+{
+	struct visible *v = &a->vis;
+	uint64_t n = model_count(a->m);
+	if (model_generation(a->m) != v->gen)
+		vis_reset(a); /* positions moved: start over */
+	v->n = n;
+	if (v->all || v->done >= n)
+		return false;
+	size_t words = (size_t)((n + 63) / 64), blocks = (size_t)(n / BLOCK + 1);
+	if (words > v->capbits) {
+		size_t old = v->capbits;
+		xgrow(&v->bits, &v->capbits, words, sizeof *v->bits);
+		memset(v->bits + old, 0, (v->capbits - old) * sizeof *v->bits);
+	}
+	xgrow(&v->rank, &v->caprank, blocks + 1, sizeof *v->rank);
+	bool picked = any_picked(a);
+	uint64_t deadline = now_ns() + budget_ns;
+	uint64_t p = v->done;
+	if (!p)
+		v->rank[0] = 0;
+	while (p < n) {
+		if (p % 64 == 0)
+			v->bits[p / 64] = 0;
+		if (passes(a, p, picked))
+			v->bits[p / 64] |= 1ull << (p % 64);
+		if (++p % BLOCK)
+			continue;
+		uint64_t b = p / BLOCK, c = 0; /* block b-1 is complete: rank[b] = visible before block b */
+		for (uint64_t i = (b - 1) * (BLOCK / 64); i < b * (BLOCK / 64); i++)
+			c += (uint64_t)__builtin_popcountll(v->bits[i]);
+		v->rank[b] = v->rank[b - 1] + c;
+		if (now_ns() > deadline)
+			break;
+	}
+	v->done = p;
+	return p < n;
+}
+
+bool vis_is(struct app *a, uint64_t pos)
+{
+	struct visible *v = &a->vis;
+	if (pos >= model_count(a->m))
+		return false;
+	if (v->all)
+		return true;
+	if (pos >= v->done)
+		return false;
+	return v->bits[pos / 64] >> (pos % 64) & 1;
+}
+
+uint64_t vis_next(struct app *a, uint64_t pos)
+{
+	struct visible *v = &a->vis;
+	uint64_t n = a->vis.all ? model_count(a->m) : v->done;
+	uint64_t p = pos == NO_POS ? 0 : pos + 1;
+	if (v->all)
+		return p < n ? p : NO_POS;
+	while (p < n) {
+		uint64_t w = v->bits[p / 64] >> (p % 64);
+		if (w)
+			return p + (uint64_t)__builtin_ctzll(w) < n ? p + (uint64_t)__builtin_ctzll(w) : NO_POS;
+		p = (p / 64 + 1) * 64;
+	}
+	return NO_POS;
+}
+
+uint64_t vis_prev(struct app *a, uint64_t pos)
+{
+	struct visible *v = &a->vis;
+	uint64_t n = a->vis.all ? model_count(a->m) : v->done;
+	if (pos == 0 || !n)
+		return NO_POS;
+	uint64_t p = (pos == NO_POS || pos > n ? n : pos) - 1;
+	if (v->all)
+		return p;
+	for (;;) {
+		uint64_t w = v->bits[p / 64] & (~0ull >> (63 - p % 64));
+		if (w)
+			return p / 64 * 64 + 63 - (uint64_t)__builtin_clzll(w);
+		if (p < 64)
+			return NO_POS;
+		p = p / 64 * 64 - 1;
+	}
+}
+
+uint64_t vis_first(struct app *a) { return vis_next(a, NO_POS); }
+uint64_t vis_last(struct app *a) { return vis_prev(a, NO_POS); }
+
+uint64_t vis_count(struct app *a)
+{
+	if (a->vis.all)
+		return model_count(a->m);
+	return vis_rank(a, a->vis.done);
+}
+
+uint64_t vis_rank(struct app *a, uint64_t pos)
+{
+	struct visible *v = &a->vis;
+	if (v->all)
+		return pos;
+	if (pos > v->done)
+		pos = v->done;
+	uint64_t b = pos / BLOCK, r = v->rank ? v->rank[b] : 0;
+	for (uint64_t i = b * BLOCK / 64; i < pos / 64; i++)
+		r += (uint64_t)__builtin_popcountll(v->bits[i]);
+	if (pos % 64)
+		r += (uint64_t)__builtin_popcountll(v->bits[pos / 64] & ((1ull << (pos % 64)) - 1));
+	return r;
+}
+
+uint64_t vis_nearest(struct app *a, uint64_t pos)
+{
+	if (pos != NO_POS && vis_is(a, pos))
+		return pos;
+	uint64_t p = vis_next(a, pos);
+	return p != NO_POS ? p : vis_prev(a, pos);
+}
+
+/* ---- selection and jumps -------------------------------------------------- */
+
+struct evref ref_of(struct app *a, uint64_t pos)
+{
+	if (pos == NO_POS || pos >= model_count(a->m))
+		return (struct evref){0};
+	struct event e;
+	model_get(a->m, pos, &e);
+	return (struct evref){e.ts, e.input, e.off, true};
+}
+
+bool ref_pos(struct app *a, const struct evref *r, uint64_t *pos)
+{
+	return r->set && model_find(a->m, r->ts, r->input, r->off, pos);
+}
+
+void select_pos(struct app *a, uint64_t pos)
+{
+	a->sel = pos;
+	a->sel_ref = ref_of(a, pos);
+	if (pos == NO_POS)
+		return;
+	struct event e;
+	model_get(a->m, pos, &e);
+	for (size_t i = 0; i < a->norder; i++)
+		if (a->order[i] == e.lane && lane_shown(a, e.lane))
+			a->lane_cur = i;
+	lanes_follow_sel(a);
+}
+
+void refresh_selection(struct app *a)
+{
+	uint64_t pos;
+	if (a->sel_ref.set && ref_pos(a, &a->sel_ref, &pos))
+		a->sel = pos;
+	else if (a->sel == NO_POS || a->sel >= model_count(a->m))
+		a->sel = vis_first(a);
+	if (a->sel != NO_POS && !vis_is(a, a->sel) && a->vis.done > a->sel)
+		a->sel = vis_nearest(a, a->sel);
+	if (!a->sel_ref.set && a->sel != NO_POS)
+		a->sel_ref = ref_of(a, a->sel);
+}
+
+static void hist_push(struct app *a, struct evref r)
+{
+	a->nhist = a->hist_at; /* a new jump drops the forward history */
+	if (a->nhist && a->hist[a->nhist - 1].ts == r.ts && a->hist[a->nhist - 1].off == r.off &&
+	    a->hist[a->nhist - 1].input == r.input)
+		return;
+	xgrow(&a->hist, &a->caphist, a->nhist + 1, sizeof *a->hist);
+	a->hist[a->nhist++] = r;
+	a->hist_at = a->nhist;
+}
+
+void jump_to(struct app *a, uint64_t pos)
+{
+	if (pos == NO_POS)
+		return;
+	if (a->sel != NO_POS && pos != a->sel)
+		hist_push(a, a->sel_ref);
+	select_pos(a, pos);
+}
+
+void jump_history(struct app *a, int dir)
+{
+	if (dir < 0) {
+		if (!a->hist_at) {
+			message(a, false, "at the oldest jump");
+			return;
+		}
+		if (a->hist_at == a->nhist) { /* remember where we are, to come back */
+			hist_push(a, a->sel_ref);
+			a->hist_at = a->nhist - 1;
+		}
+		a->hist_at--;
+	} else {
+		if (a->hist_at + 1 >= a->nhist) {
+			message(a, false, "at the newest jump");
+			return;
+		}
+		a->hist_at++;
+	}
+	uint64_t pos;
+	if (ref_pos(a, &a->hist[a->hist_at], &pos))
+		select_pos(a, pos);
+	else
+		message(a, true, "that event is gone (the file changed)");
+}
+
+void set_mark(struct app *a, int letter)
+{
+	if (letter < 'a' || letter > 'z' || a->sel == NO_POS) {
+		message(a, true, "marks are a to z");
+		return;
+	}
+	a->marks[letter - 'a'] = a->sel_ref;
+	message(a, false, "mark '%c' set", letter);
+}
+
+void goto_mark(struct app *a, int letter)
+{
+	uint64_t pos;
+	if (letter < 'a' || letter > 'z' || !a->marks[letter - 'a'].set) {
+		message(a, true, "no mark '%c'", letter);
+		return;
+	}
+	if (!ref_pos(a, &a->marks[letter - 'a'], &pos)) {
+		message(a, true, "mark '%c': that event is gone", letter);
+		return;
+	}
+	jump_to(a, pos);
+}

@@ -1,0 +1,281 @@
+/* Views that are a page of text: the detail of the selected event, info,
+ * help and the filters list.  The page is rebuilt when it opens and when
+ * what it shows changes; drawing touches only the lines on screen. */
+#include <curses.h>
+
+#include "decoders/decoder.h"
+#include "src/batch.h"
+#include "src/esc.h"
+#include "ui/app.h"
+#include "ui/keymap.h"
+
+static enum view_id top(const struct app *a) { return a->depth ? a->stack[a->depth - 1] : a->base; }
+
+static void count_lines(struct app *a)
+{
+	a->page_lines = 0;
+	for (const char *p = buf_str(&a->page); *p; p++)
+		a->page_lines += *p == '\n';
+	if (a->page.len && a->page.p[a->page.len - 1] != '\n')
+		a->page_lines++;
+}
+
+static void detail_page(struct app *a)
+{
+	struct buf *b = &a->page;
+	if (a->sel == NO_POS) {
+		buf_adds(b, "no event selected\n");
+		return;
+	}
+	struct event e;
+	model_get(a->m, a->sel, &e);
+	const struct type *ty = model_type_get(a->m, e.type);
+	size_t n;
+	const char *s;
+	buf_printf(b, "event #%llu of %llu: ", (unsigned long long)vis_rank(a, a->sel) + 1,
+		   (unsigned long long)vis_count(a));
+	s = model_strget(a->m, ty->name, &n);
+	esc_term(b, s, n);
+	if (ty->category) {
+		buf_adds(b, " (");
+		s = model_strget(a->m, ty->category, &n);
+		esc_term(b, s, n);
+		buf_addc(b, ')');
+	}
+	buf_adds(b, " on ");
+	s = model_strget(a->m, model_lane_get(a->m, e.lane)->name, &n);
+	esc_term(b, s, n);
+	buf_adds(b, "\ntime: ");
+	fmt_time(a, b, e.ts);
+	buf_printf(b, " (%lld ns)\n", (long long)e.ts);
+	enum ev_role r = ev_role(&e);
+	static const char *const roles[] = {"instant", "span", "span begin", "span end"};
+	buf_printf(b, "kind: %s", roles[r]);
+	if (e.dur != TTV_NODUR) {
+		buf_adds(b, ", duration ");
+		fmt_dur(b, e.dur);
+		buf_printf(b, " (%llu ns)", (unsigned long long)e.dur);
+	}
+	uint64_t other;
+	if ((r == ROLE_BEGIN || r == ROLE_END) && model_partner(a->m, a->sel, &other)) {
+		buf_adds(b, r == ROLE_BEGIN ? "; ends at " : "; began at ");
+		fmt_time(a, b, model_ts(a->m, other));
+		buf_adds(b, " (% jumps there)");
+	} else if (r == ROLE_BEGIN || r == ROLE_END) {
+		buf_adds(b, r == ROLE_BEGIN ? "; never closed" : "; never opened");
+	}
+	buf_addc(b, '\n');
+	if (e.flags & (EVF_NO_TS | EVF_META | EVF_COPY | EVF_LINK | EVF_DAMAGED))
+		buf_printf(b, "flags:%s%s%s%s%s\n", e.flags & EVF_NO_TS ? " no-timestamp (placed after the record before it)" : "",
+			   e.flags & EVF_META ? " metadata" : "", e.flags & EVF_COPY ? " writer's-copy" : "",
+			   e.flags & EVF_LINK ? " linked (Enter follows the link)" : "",
+			   e.flags & EVF_DAMAGED ? " damaged" : "");
+	const char *path = e.input < a->t->nin ? a->t->in[e.input]->path : "?";
+	buf_adds(b, "bytes: ");
+	esc_term(b, path, strlen(path));
+	buf_printf(b, e.seq ? ", record %llu\n" : ", offset %llu\n", (unsigned long long)e.off);
+	buf_adds(b, "\n");
+	event_detail(a->t, &e, b);
+}
+
+static void help_page(struct app *a)
+{
+	struct buf *b = &a->page;
+	enum view_id v = a->depth > 1 ? a->stack[a->depth - 2] : a->base;
+	static const char *const names[] = {"lanes", "list", "detail", "info", "help", "filters"};
+	buf_printf(b, "ttv keys in the %s view (and everywhere); q or Esc closes this page\n\n", names[v]);
+	/* keys, action word, help; the help wraps under itself when narrow */
+	int kw = 4;
+	for (int act = 1; act < ACT_COUNT; act++) {
+		struct buf keys = {0};
+		keymap_keys_for(a->km, v, (enum action)act, &keys);
+		kw = MAX(kw, MIN((int)keys.len, 24));
+		buf_free(&keys);
+	}
+	int indent = 2 + kw + 2 + 15, room = MAX(20, a->cols - indent);
+	for (int act = 1; act < ACT_COUNT; act++) {
+		struct buf keys = {0};
+		keymap_keys_for(a->km, v, (enum action)act, &keys);
+		buf_printf(b, "  %-*s  %-14s ", kw, keys.len ? keys.p : "-", action_word((enum action)act));
+		const char *h = action_help((enum action)act);
+		while (*h) {
+			int n = (int)strlen(h);
+			if (n > room)
+				for (n = room; n > 0 && h[n] != ' '; n--)
+					;
+			if (n <= 0)
+				n = MIN((int)strlen(h), room);
+			buf_printf(b, "%.*s\n", n, h);
+			h += n;
+			while (*h == ' ')
+				h++;
+			if (*h)
+				buf_printf(b, "%*s", indent, "");
+		}
+		buf_free(&keys);
+	}
+	buf_adds(b, "\nMouse: click selects (lanes and list), the wheel scrolls.\n"
+		    "Prompts (/ & :): Enter accepts, Esc cancels, Up/Down walk the history, C-u clears.\n"
+		    "Filters: RE, !RE, lane:RE, type:RE, FIELD:RE (e.g. target:^/etc), text:RE.\n"
+		    "Commands: :goto TIME (+1.5s, 1500ms, or ns), :range A B, :q.\n"
+		    "Bindings: keymaps/*.keys and $XDG_CONFIG_HOME/ttv/keys (bind CONTEXT KEY ACTION).\n");
+}
+
+static void filters_page(struct app *a)
+{
+	struct buf *b = &a->page;
+	if (!a->fs->n)
+		buf_adds(b, "no filters: & adds one (&re keeps matching events, &!re drops them)\n");
+	for (size_t i = 0; i < a->fs->n; i++) {
+		const struct filter *f = &a->fs->f[i];
+		buf_printf(b, "%c [%c] %zu  %s ", i == a->filter_cur ? '>' : ' ', f->enabled ? 'x' : ' ', i + 1,
+			   f->exclude ? "drop" : "keep");
+		esc_term(b, f->spec, strlen(f->spec));
+		buf_addc(b, '\n');
+	}
+	buf_printf(b, "\n%llu of %llu events pass.  Space toggles, Enter edits, D deletes, J/K move, & adds.\n",
+		   (unsigned long long)vis_count(a), (unsigned long long)model_count(a->m));
+}
+
+void page_open(struct app *a, enum view_id v)
+{
+	buf_reset(&a->page);
+	if (v != V_FILTERS)
+		a->page_scroll = 0;
+	switch (v) {
+	case V_DETAIL: detail_page(a); break;
+	case V_INFO: info_text(a->t, &a->page); break;
+	case V_HELP: help_page(a); break;
+	case V_FILTERS: filters_page(a); break;
+	default: break;
+	}
+	count_lines(a);
+}
+
+void page_draw(struct app *a)
+{
+	/* The detail and the filters change under the page: rebuild them. */
+	enum view_id v = top(a);
+	if (v == V_DETAIL || v == V_FILTERS) {
+		size_t keep = a->page_scroll;
+		page_open(a, v);
+		a->page_scroll = keep;
+	}
+	int rows = a->lines - 1;
+	const char *p = buf_str(&a->page);
+	for (size_t skip = a->page_scroll; skip && *p; p++)
+		if (*p == '\n')
+			skip--;
+	for (int y = 0; y < rows && *p; y++) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+		draw_role(y == 0 && a->page_scroll == 0 ? R_TITLE : R_NORMAL);
+		if (v == V_FILTERS && *p == '>')
+			draw_role(R_SELECTED);
+		draw_text(y, 0, a->cols, p, n);
+		p += n + (nl != NULL);
+	}
+}
+
+static void page_scroll_by(struct app *a, long by)
+{
+	long rows = a->lines - 1, max = (long)a->page_lines - rows;
+	long s = (long)a->page_scroll + by;
+	a->page_scroll = (size_t)MAX(0, MIN(s, MAX(max, 0)));
+}
+
+static void follow_link(struct app *a)
+{
+	struct event e;
+	int64_t ts;
+	uint32_t input;
+	uint64_t off, pos;
+	void *st;
+	if (a->sel == NO_POS)
+		return;
+	model_get(a->m, a->sel, &e);
+	const struct decoder *d = trace_decoder_of(a->t, &e, &st);
+	if (!d || !d->link || !d->link(st, &e, &ts, &input, &off)) {
+		message(a, false, "this event has no link");
+		return;
+	}
+	if (!model_find(a->m, ts, input, off, &pos)) {
+		message(a, true, "the linked record is not there (a dangling link)");
+		return;
+	}
+	jump_to(a, pos);
+	a->page_scroll = 0;
+}
+
+static bool filters_action(struct app *a, enum action act)
+{
+	struct filterset *fs = a->fs;
+	size_t i = a->filter_cur;
+	switch (act) {
+	case ACT_MOVE_DOWN:
+		if (i + 1 < fs->n)
+			a->filter_cur++;
+		return true;
+	case ACT_MOVE_UP:
+		if (i)
+			a->filter_cur--;
+		return true;
+	case ACT_TOGGLE:
+		if (i < fs->n) {
+			fs->f[i].enabled = !fs->f[i].enabled;
+			vis_reset(a);
+		}
+		return true;
+	case ACT_DELETE:
+		if (i < fs->n) {
+			filterset_remove(fs, i);
+			if (a->filter_cur && a->filter_cur >= fs->n)
+				a->filter_cur--;
+			vis_reset(a);
+		}
+		return true;
+	case ACT_EDIT:
+		if (i < fs->n)
+			prompt_open(a, PROMPT_FILTER, fs->f[i].spec);
+		return true;
+	case ACT_ITEM_UP:
+	case ACT_ITEM_DOWN: {
+		size_t j = act == ACT_ITEM_UP ? i - 1 : i + 1;
+		if (i >= fs->n || (act == ACT_ITEM_UP && !i) || j >= fs->n)
+			return true;
+		struct filter t = fs->f[i];
+		fs->f[i] = fs->f[j];
+		fs->f[j] = t;
+		a->filter_cur = j;
+		return true; /* order does not change what passes; it is how the user reads them */
+	}
+	default: return false;
+	}
+}
+
+bool page_action(struct app *a, enum action act)
+{
+	enum view_id v = top(a);
+	if (v == V_FILTERS)
+		return filters_action(a, act);
+	long rows = a->lines - 1;
+	switch (act) {
+	case ACT_MOVE_DOWN:
+	case ACT_MOVE_UP:
+		if (v == V_DETAIL) /* the detail follows the selection */
+			return move_action(a, act);
+		page_scroll_by(a, act == ACT_MOVE_DOWN ? 1 : -1);
+		return true;
+	case ACT_PAGE_DOWN: page_scroll_by(a, rows - 1); return true;
+	case ACT_PAGE_UP: page_scroll_by(a, -(rows - 1)); return true;
+	case ACT_HALF_DOWN: page_scroll_by(a, rows / 2); return true;
+	case ACT_HALF_UP: page_scroll_by(a, -rows / 2); return true;
+	case ACT_FIRST: a->page_scroll = 0; return true;
+	case ACT_LAST: page_scroll_by(a, (long)a->page_lines); return true;
+	case ACT_DETAIL:
+		if (v == V_DETAIL)
+			follow_link(a);
+		return v == V_DETAIL;
+	default: return false;
+	}
+}

@@ -1,0 +1,620 @@
+/* The viewer's event loop: one poll() over the terminal (libtermkey's fd)
+ * and a signal self-pipe; loading runs in bounded slices between keys, so
+ * the first screen shows before a large file is read.  Signal handlers only
+ * write to the pipe; the loop does the work. */
+#include <curses.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <locale.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
+#include <termkey.h>
+#include <unistd.h>
+#include <wchar.h>
+
+#include "src/esc.h"
+#include "ui/app.h"
+#include "ui/keymap.h"
+#include "ui/ui.h"
+
+#define SLICE_NS 15000000 /* decode at most this long between looks at the keyboard */
+
+static struct {
+	FILE *tty;
+	SCREEN *scr;
+	TermKey *tk;
+	int sigpipe[2];
+	bool modes; /* mouse and bracketed paste switched on */
+} term = {.sigpipe = {-1, -1}};
+
+/* ---- terminal life -------------------------------------------------------- */
+
+static void on_signal(int sig)
+{
+	int e = errno;
+	unsigned char c = (unsigned char)sig;
+	if (write(term.sigpipe[1], &c, 1) < 0) {
+		/* the pipe is full: the loop will see the earlier bytes */
+	}
+	errno = e;
+}
+
+static void modes(bool on)
+{
+	if (!term.tty || on == term.modes)
+		return;
+	/* mouse: button events, drag, SGR coordinates; bracketed paste */
+	fputs(on ? "\033[?1000h\033[?1002h\033[?1006h\033[?2004h" : "\033[?2004l\033[?1006l\033[?1002l\033[?1000l",
+	      term.tty);
+	fflush(term.tty);
+	term.modes = on;
+}
+
+static void term_resize(struct app *a)
+{
+	struct winsize ws;
+	if (term.tty && ioctl(fileno(term.tty), TIOCGWINSZ, &ws) == 0 && ws.ws_row && ws.ws_col)
+		resizeterm(ws.ws_row, ws.ws_col);
+	a->lines = LINES;
+	a->cols = COLS;
+}
+
+static bool term_open(struct app *a)
+{
+	if (pipe(term.sigpipe) == 0) {
+		fcntl(term.sigpipe[0], F_SETFL, O_NONBLOCK);
+		fcntl(term.sigpipe[1], F_SETFL, O_NONBLOCK);
+		fcntl(term.sigpipe[0], F_SETFD, FD_CLOEXEC);
+		fcntl(term.sigpipe[1], F_SETFD, FD_CLOEXEC);
+	}
+	if (a->scripted) {
+		const char *size = getenv("TTV_SIZE");
+		int cols = 80, lines = 24;
+		if (size)
+			sscanf(size, "%dx%d", &cols, &lines);
+		char buf[16];
+		snprintf(buf, sizeof buf, "%d", lines);
+		setenv("LINES", buf, 1);
+		snprintf(buf, sizeof buf, "%d", cols);
+		setenv("COLUMNS", buf, 1);
+		FILE *null_out = fopen("/dev/null", "w"), *null_in = fopen("/dev/null", "r");
+		term.scr = newterm("xterm-256color", null_out, null_in);
+		term.tk = termkey_new_abstract("xterm-256color", TERMKEY_FLAG_NOTERMIOS | TERMKEY_FLAG_UTF8);
+	} else {
+		/* Keys come from the terminal, never from stdin (which may be the trace). */
+		term.tty = fopen("/dev/tty", "r+");
+		if (!term.tty) {
+			fprintf(stderr, "%s: the viewer needs a terminal (/dev/tty): %s; use --dump for batch output\n",
+				progname, strerror(errno));
+			return false;
+		}
+		fcntl(fileno(term.tty), F_SETFD, FD_CLOEXEC);
+		term.scr = newterm(NULL, term.tty, term.tty);
+		/* We read the terminal ourselves (see feed_input) and hand termkey
+		 * the bytes: libtermkey misreads SGR mouse reports when terminfo's
+		 * kmous is "\E[<", as it is for current xterm entries. */
+		const char *tn = getenv("TERM");
+		if (term.scr)
+			term.tk = termkey_new_abstract(tn && *tn ? tn : "xterm", TERMKEY_FLAG_NOTERMIOS | TERMKEY_FLAG_CTRLC);
+	}
+	if (!term.scr || !term.tk) {
+		fprintf(stderr, "%s: cannot start the terminal (TERM=%s)\n", progname,
+			getenv("TERM") ? getenv("TERM") : "unset");
+		return false;
+	}
+	raw();
+	noecho();
+	nonl();
+	curs_set(0);
+	keypad(stdscr, FALSE);
+	struct sigaction sa = {.sa_handler = on_signal};
+	sigemptyset(&sa.sa_mask);
+	int sigs[] = {SIGWINCH, SIGTERM, SIGINT, SIGHUP, SIGCONT, SIGTSTP};
+	for (size_t i = 0; i < ARRAY_LEN(sigs); i++)
+		sigaction(sigs[i], &sa, NULL);
+	modes(true);
+	a->lines = LINES;
+	a->cols = COLS;
+	return true;
+}
+
+static void term_close(void)
+{
+	modes(false);
+	if (term.scr) {
+		endwin();
+		delscreen(term.scr);
+	}
+	if (term.tk)
+		termkey_destroy(term.tk);
+	if (term.tty)
+		fclose(term.tty);
+	for (int i = 0; i < 2; i++)
+		if (term.sigpipe[i] >= 0)
+			close(term.sigpipe[i]);
+	signal(SIGTSTP, SIG_DFL);
+}
+
+static void suspend(struct app *a)
+{
+	if (a->scripted)
+		return;
+	modes(false);
+	endwin();
+	signal(SIGTSTP, SIG_DFL);
+	kill(0, SIGTSTP); /* stops here until `fg` */
+	struct sigaction sa = {.sa_handler = on_signal};
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTSTP, &sa, NULL);
+	modes(true);
+	term_resize(a);
+	clearok(curscr, TRUE);
+}
+
+/* ---- screen dumps (scripted mode) ----------------------------------------- */
+
+static void dump_screen(const char *path)
+{
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return;
+	wchar_t *w = xcalloc((size_t)COLS + 1, sizeof *w);
+	for (int y = 0; y < LINES; y++) {
+		int n = mvwinnwstr(stdscr, y, 0, w, COLS);
+		if (n < 0)
+			n = 0;
+		while (n > 0 && w[n - 1] == L' ')
+			n--;
+		for (int i = 0; i < n; i++) {
+			char mb[MB_LEN_MAX];
+			mbstate_t st = {0};
+			size_t k = wcrtomb(mb, w[i], &st);
+			fwrite(mb, 1, k == (size_t)-1 ? 0 : k, f);
+		}
+		fputc('\n', f);
+	}
+	free(w);
+	fclose(f);
+}
+
+/* ---- drawing -------------------------------------------------------------- */
+
+static enum view_id top_view(const struct app *a) { return a->depth ? a->stack[a->depth - 1] : a->base; }
+
+static void draw(struct app *a)
+{
+	erase();
+	switch (top_view(a)) {
+	case V_LANES: lanes_draw(a); break;
+	case V_LIST: list_draw(a); break;
+	default: page_draw(a); break;
+	}
+	if (a->prompt.kind != PROMPT_NONE)
+		prompt_draw(a);
+	else
+		status_draw(a);
+	refresh();
+}
+
+/* ---- actions -------------------------------------------------------------- */
+
+static void open_view(struct app *a, enum view_id v)
+{
+	if (a->depth && a->stack[a->depth - 1] == v)
+		return;
+	if (a->depth < (int)ARRAY_LEN(a->stack))
+		a->stack[a->depth++] = v;
+	page_open(a, v);
+}
+
+static void close_view(struct app *a)
+{
+	if (a->depth)
+		a->depth--;
+	if (a->depth)
+		page_open(a, a->stack[a->depth - 1]);
+}
+
+static void toggle_follow(struct app *a)
+{
+	a->follow = !a->follow;
+	a->t->follow = a->follow;
+	if (a->follow) {
+		for (size_t i = 0; i < a->t->nin; i++)
+			if (!a->t->in[i]->src->error)
+				a->t->in[i]->done = false; /* look again for growth */
+		jump_to(a, vis_last(a));
+		message(a, false, "following: new events appear as they are written");
+	} else {
+		message(a, false, "stopped following");
+	}
+}
+
+/* Actions every view shares; false when the action means nothing here. */
+static bool global_action(struct app *a, enum action act)
+{
+	switch (act) {
+	case ACT_QUIT:
+		if (a->depth)
+			close_view(a);
+		else
+			a->quit = true;
+		return true;
+	case ACT_BACK:
+		if (a->depth)
+			close_view(a);
+		return true;
+	case ACT_SWITCH_VIEW:
+		if (!a->depth)
+			a->base = a->base == V_LANES ? V_LIST : V_LANES;
+		return true;
+	case ACT_DETAIL:
+		if (a->sel != NO_POS)
+			open_view(a, V_DETAIL);
+		return true;
+	case ACT_INFO: open_view(a, V_INFO); return true;
+	case ACT_HELP: open_view(a, V_HELP); return true;
+	case ACT_FILTERS: open_view(a, V_FILTERS); return true;
+	case ACT_JUMP_BACK: jump_history(a, -1); return true;
+	case ACT_JUMP_FORWARD: jump_history(a, +1); return true;
+	case ACT_PARTNER: {
+		uint64_t other;
+		if (a->sel == NO_POS || !model_partner(a->m, a->sel, &other))
+			message(a, true, "not a span with a matching begin or end");
+		else
+			jump_to(a, other);
+		return true;
+	}
+	case ACT_SET_MARK:
+	case ACT_GOTO_MARK: a->pending = act; return true;
+	case ACT_SEARCH: prompt_open(a, PROMPT_SEARCH, NULL); return true;
+	case ACT_SEARCH_BACK: prompt_open(a, PROMPT_SEARCH_BACK, NULL); return true;
+	case ACT_NEXT_MATCH: search_next(a, true); return true;
+	case ACT_PREV_MATCH: search_next(a, false); return true;
+	case ACT_FILTER: prompt_open(a, PROMPT_FILTER, NULL); return true;
+	case ACT_COMMAND: prompt_open(a, PROMPT_COMMAND, NULL); return true;
+	case ACT_FOLLOW: toggle_follow(a); return true;
+	case ACT_TOGGLE_TIME:
+		a->abs_time = !a->abs_time;
+		message(a, false, a->abs_time ? "absolute times" : "times relative to the first event");
+		return true;
+	case ACT_REDRAW: clearok(curscr, TRUE); return true;
+	case ACT_SUSPEND: suspend(a); return true;
+	default: return false;
+	}
+}
+
+static void do_action(struct app *a, enum action act)
+{
+	a->msg[0] = 0;
+	bool done = false;
+	switch (top_view(a)) {
+	case V_LANES: done = lanes_action(a, act); break;
+	case V_LIST: done = list_action(a, act); break;
+	default: done = page_action(a, act); break;
+	}
+	if (!done && !global_action(a, act) && act != ACT_NONE)
+		message(a, false, "%s: not in this view", action_word(act));
+}
+
+/* A mouse report: SGR button code, press (true) or release, 0-based cell. */
+static void mouse(struct app *a, int code, bool press, int line, int col)
+{
+	if (!press || code & 32) /* releases and motion carry no command */
+		return;
+	int button = code & ~(4 | 8 | 16); /* without shift, meta, ctrl */
+	if (button == 64 || button == 65) {
+		for (int i = 0; i < 3; i++)
+			do_action(a, button == 64 ? ACT_MOVE_UP : ACT_MOVE_DOWN);
+		return;
+	}
+	if (button != 0)
+		return;
+	switch (top_view(a)) {
+	case V_LANES: lanes_click(a, line, col); break;
+	case V_LIST: list_click(a, line, col); break;
+	default: break;
+	}
+}
+
+static void key(struct app *a, TermKeyKey *k)
+{
+	if (k->type == TERMKEY_TYPE_UNKNOWN_CSI) {
+		long args[4];
+		size_t nargs = 4;
+		unsigned long cmd;
+		if (termkey_interpret_csi(term.tk, k, args, &nargs, &cmd) == TERMKEY_RES_KEY && cmd == '~' && nargs &&
+		    (args[0] == 200 || args[0] == 201)) {
+			a->prompt.pasting = args[0] == 200;
+			if (a->prompt.pasting && a->prompt.kind == PROMPT_NONE)
+				message(a, false, "paste ignored: open a prompt (/ & :) first");
+		}
+		return;
+	}
+	if (a->prompt.kind != PROMPT_NONE) {
+		prompt_key(a, k);
+		return;
+	}
+	if (a->prompt.pasting)
+		return; /* pasted text outside a prompt is never a command */
+	if (a->pending) {
+		enum action p = a->pending;
+		a->pending = ACT_NONE;
+		int c = k->type == TERMKEY_TYPE_UNICODE && !k->modifiers ? (int)k->code.codepoint : 0;
+		if (p == ACT_SET_MARK)
+			set_mark(a, c);
+		else
+			goto_mark(a, c);
+		return;
+	}
+	do_action(a, keymap_lookup(a->km, top_view(a), k));
+}
+
+/* ---- terminal input ------------------------------------------------------- */
+
+/* Bytes from the terminal: SGR mouse reports (ESC [ < b ; x ; y M|m) are
+ * taken out here; everything else goes to libtermkey.  A report split
+ * across reads waits in `held` for its end. */
+static TermKeyResult feed_input(struct app *a, const char *p, size_t n)
+{
+	static char held[64];
+	static size_t nheld;
+	char buf[4096 + sizeof held];
+	size_t len = nheld;
+	memcpy(buf, held, nheld);
+	n = MIN(n, sizeof buf - len);
+	memcpy(buf + len, p, n);
+	len += n;
+	nheld = 0;
+	size_t i = 0, plain = 0;
+	while (i < len) {
+		if (buf[i] != '\033' || len - i < 3 || memcmp(buf + i, "\033[<", 3)) {
+			if (buf[i] == '\033' && len - i < 3 && !memcmp(buf + i, "\033[<", len - i)) {
+				break; /* maybe the start of a report */
+			}
+			i++;
+			continue;
+		}
+		size_t j = i + 3;
+		while (j < len && j - i < sizeof held && ((buf[j] >= '0' && buf[j] <= '9') || buf[j] == ';'))
+			j++;
+		if (j == len && j - i < sizeof held)
+			break; /* incomplete: wait for the rest */
+		termkey_push_bytes(term.tk, buf + plain, i - plain);
+		int code, x, y;
+		if (j < len && (buf[j] == 'M' || buf[j] == 'm') && sscanf(buf + i + 3, "%d;%d;%d", &code, &x, &y) == 3)
+			mouse(a, code, buf[j] == 'M', y - 1, x - 1);
+		i = plain = j < len ? j + 1 : j;
+	}
+	termkey_push_bytes(term.tk, buf + plain, i - plain);
+	nheld = len - i;
+	memcpy(held, buf + i, nheld);
+	TermKeyKey k;
+	TermKeyResult r;
+	while ((r = termkey_getkey(term.tk, &k)) == TERMKEY_RES_KEY && !a->quit)
+		key(a, &k);
+	return r; /* AGAIN: a key may be incomplete (a lone Escape?) */
+}
+
+/* ---- loading -------------------------------------------------------------- */
+
+static void after_load(struct app *a, uint64_t before)
+{
+	lanes_sync(a);
+	uint64_t n = model_count(a->m);
+	if (model_generation(a->m) != a->vis.gen)
+		vis_reset(a);
+	vis_step(a, SLICE_NS); /* more slices follow from the loop */
+	if (!a->window_set && n) {
+		lanes_fit(a);
+		a->window_set = true;
+	}
+	bool at_end = a->sel == NO_POS || (a->follow && before && a->sel + 1 >= before);
+	refresh_selection(a);
+	if (at_end && a->follow)
+		select_pos(a, vis_last(a));
+	else if (a->sel == NO_POS)
+		select_pos(a, vis_first(a));
+}
+
+static void load_step(struct app *a, bool wait)
+{
+	uint64_t before = model_count(a->m);
+	a->loading = trace_step(a->t, SLICE_NS, wait);
+	if (model_count(a->m) != before || model_generation(a->m) != a->vis.gen || !a->loading)
+		after_load(a, before);
+}
+
+/* ---- scripted runs -------------------------------------------------------- */
+
+static bool script_step(struct app *a, char *line)
+{
+	line[strcspn(line, "\r\n")] = 0;
+	if (!*line || *line == '#')
+		return true;
+	TermKeyKey k;
+	if (!strncmp(line, "dump ", 5)) {
+		draw(a);
+		dump_screen(line + 5);
+	} else if (!strncmp(line, "type ", 5) || !strncmp(line, "paste ", 6)) {
+		bool paste = *line == 'p';
+		const char *s = line + (paste ? 6 : 5);
+		if (paste)
+			a->prompt.pasting = true;
+		while (*s) {
+			uint32_t cp;
+			size_t n = utf8_decode((const uint8_t *)s, strlen(s), &cp);
+			if (!n)
+				n = 1, cp = (uint8_t)*s;
+			memset(&k, 0, sizeof k);
+			k.type = TERMKEY_TYPE_UNICODE;
+			k.code.codepoint = (long)cp;
+			snprintf(k.utf8, sizeof k.utf8, "%.*s", (int)n, s);
+			key(a, &k);
+			s += n;
+		}
+		if (paste)
+			a->prompt.pasting = false;
+	} else if (!strncmp(line, "resize ", 7)) {
+		int c, l;
+		if (sscanf(line + 7, "%dx%d", &c, &l) == 2) {
+			resizeterm(l, c);
+			a->lines = LINES;
+			a->cols = COLS;
+		}
+	} else if (!strncmp(line, "click ", 6) || !strncmp(line, "wheel ", 6)) {
+		char dir[8] = "";
+		int y = 0, x = 0;
+		bool wheel = line[0] == 'w';
+		if (wheel ? sscanf(line + 6, "%7s %d %d", dir, &y, &x) != 3 : sscanf(line + 6, "%d %d", &y, &x) != 2)
+			return false;
+		/* An SGR mouse report, as a terminal would send it. */
+		char seq[64];
+		int b = wheel ? (strcmp(dir, "up") ? 65 : 64) : 0;
+		snprintf(seq, sizeof seq, "\033[<%d;%d;%dM\033[<%d;%d;%dm", b, x + 1, y + 1, b, x + 1, y + 1);
+		feed_input(a, seq, strlen(seq));
+	} else {
+		const char *end = termkey_strpkey(term.tk, line, &k, TERMKEY_FORMAT_VIM);
+		if (!end || *end) {
+			fprintf(stderr, "%s: script: cannot read key '%s'\n", progname, line);
+			return false;
+		}
+		key(a, &k);
+	}
+	return true;
+}
+
+/* ---- the loop ------------------------------------------------------------- */
+
+static void handle_signals(struct app *a)
+{
+	unsigned char sig;
+	while (read(term.sigpipe[0], &sig, 1) == 1) {
+		switch (sig) {
+		case SIGWINCH: term_resize(a); break;
+		case SIGCONT:
+			modes(true);
+			term_resize(a);
+			clearok(curscr, TRUE);
+			break;
+		case SIGTSTP: suspend(a); break;
+		default: a->quit = true; break; /* SIGTERM, SIGINT, SIGHUP: leave cleanly */
+		}
+	}
+}
+
+static void loop(struct app *a)
+{
+	int wait_ms = -1;
+	while (!a->quit) {
+		draw(a);
+		bool busy = a->loading || a->vis.done < model_count(a->m);
+		struct pollfd p[2] = {{fileno(term.tty), POLLIN, 0}, {term.sigpipe[0], POLLIN, 0}};
+		int timeout = busy ? 0 : a->follow ? 100 : wait_ms;
+		int r = poll(p, 2, timeout);
+		if (r < 0 && errno != EINTR)
+			break;
+		if (p[1].revents)
+			handle_signals(a);
+		TermKeyKey k;
+		TermKeyResult res = TERMKEY_RES_NONE;
+		if (p[0].revents & (POLLIN | POLLHUP)) {
+			char buf[4096];
+			ssize_t n = read(fileno(term.tty), buf, sizeof buf);
+			if (n <= 0 && errno != EINTR && errno != EAGAIN)
+				a->quit = true; /* the terminal went away */
+			else if (n > 0)
+				res = feed_input(a, buf, (size_t)n);
+		} else if (r == 0 && wait_ms >= 0 && termkey_getkey_force(term.tk, &k) == TERMKEY_RES_KEY) {
+			key(a, &k); /* a lone Escape */
+		}
+		wait_ms = res == TERMKEY_RES_AGAIN ? termkey_get_waittime(term.tk) : -1;
+		if (a->loading || a->follow)
+			load_step(a, false);
+		else if (a->vis.done < model_count(a->m))
+			vis_step(a, SLICE_NS);
+	}
+}
+
+int ui_run(struct trace *t, struct filterset *fs, const struct cli *c)
+{
+	setlocale(LC_ALL, "");
+	struct app app = {.t = t, .m = t->m, .fs = fs, .base = V_LANES, .sel = NO_POS, .loading = true};
+	struct app *a = &app;
+	const char *script = getenv("TTV_SCRIPT");
+	a->scripted = script && *script;
+	a->unicode = MB_CUR_MAX > 1;
+	if (!term_open(a)) {
+		term_close();
+		return 1;
+	}
+	struct buf errors = {0};
+	a->km = keymap_new(term.tk);
+	const char *kmname = c->keymap ? c->keymap : "less";
+	const char *kmpath = datadir_find("keymaps", kmname, ".keys");
+	if (!kmpath || !keymap_load(a->km, kmpath, &errors))
+		if (!kmpath)
+			buf_printf(&errors, "keymap '%s' not found", kmname);
+	const char *cfg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+	struct buf user = {0};
+	if (cfg && *cfg)
+		buf_printf(&user, "%s/ttv/keys", cfg);
+	else if (home)
+		buf_printf(&user, "%s/.config/ttv/keys", home);
+	if (user.len && access(user.p, R_OK) == 0)
+		keymap_load(a->km, user.p, &errors);
+	buf_free(&user);
+	const char *nc = getenv("NO_COLOR");
+	bool mono = (nc && *nc) || !has_colors();
+	char *terr = NULL;
+	theme_load(c->theme ? c->theme : mono ? "mono" : "dark", mono, &terr);
+	if (terr)
+		buf_printf(&errors, "%s%s", errors.len ? "; " : "", terr);
+	free(terr);
+	if (errors.len)
+		message(a, true, "%s", errors.p);
+	buf_free(&errors);
+	if (c->follow)
+		toggle_follow(a);
+
+	if (a->scripted) {
+		/* Deterministic: everything is read and filtered before the first step. */
+		while (a->loading)
+			load_step(a, true);
+		while (vis_step(a, SLICE_NS))
+			;
+		refresh_selection(a);
+		FILE *f = fopen(script, "r");
+		char line[4096];
+		while (f && !a->quit && fgets(line, sizeof line, f)) {
+			if (!script_step(a, line))
+				break;
+			while (vis_step(a, SLICE_NS)) /* filters finish before the next step */
+				;
+			refresh_selection(a);
+		}
+		if (f)
+			fclose(f);
+	} else {
+		load_step(a, false);
+		loop(a);
+	}
+	term_close();
+	keymap_free(a->km);
+	free(a->vis.bits);
+	free(a->vis.rank);
+	free(a->order);
+	free(a->lane_flags);
+	free(a->hist);
+	buf_free(&a->page);
+	buf_free(&a->prompt.text);
+	free(a->prompt.error);
+	pattern_free(a->search);
+	free(a->search_text);
+	trace_report(t);
+	return !trace_any_readable(t) ? 1 : trace_damaged(t) ? 3 : 0;
+}

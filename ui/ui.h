@@ -1,0 +1,19 @@
+/* The interactive viewer. */
+#ifndef TTV_UI_H
+#define TTV_UI_H
+
+#include "src/cli.h"
+#include "src/query.h"
+#include "src/trace.h"
+
+/* Run the viewer on an opened trace (loading happens inside, in slices).
+ * Returns the exit status.
+ *
+ * TTV_SCRIPT=FILE runs it without a terminal, for tests: the screen is a
+ * virtual one (TTV_SIZE=COLSxLINES, default 80x24) and FILE holds one step
+ * per line: a key in keymap notation (j, C-o, Enter, Space), `type TEXT`,
+ * `paste TEXT`, `click LINE COL`, `wheel up|down LINE COL`, `resize COLSxLINES`,
+ * `dump FILE` (write the screen as text) or `# comment`. */
+int ui_run(struct trace *t, struct filterset *fs, const struct cli *c);
+
+#endif
