@@ -37,10 +37,12 @@ tm send-keys -t "$S" q
 wait_for "exit=0"; ok $? "q quits with status 0"
 unlike "$(screen)" "TIME +LANE" "the terminal is restored (the viewer's screen is gone)"
 tm kill-server 2>/dev/null
+S=$S-term # a fresh server: the old one may still be going away
 
-tm new-session -d -s "$S" -x 80 -y 24 "TERM=xterm-256color '$TTV' '$TMP/t.pt'; echo \"exit=\$?\"; sleep 30"
+tm new-session -d -s "$S" -x 80 -y 24 "TERM=xterm-256color '$TTV' '$TMP/t.pt' & echo \$! >'$TMP/pid'; wait \$!; echo \"exit=\$?\"; sleep 30"
 wait_for "2 lanes"
-pkill -TERM -f "$TTV $TMP/t.pt"
-wait_for "exit=0"; ok $? "SIGTERM leaves cleanly"
+kill -TERM "$(cat "$TMP/pid")"
+wait_for "exit=0"; r=$?; ok $r "SIGTERM leaves cleanly"
+[ $r = 0 ] || screen | grep -v "^$" | sed "s/^/# /" | tail -5
 tm kill-server 2>/dev/null
 done_testing
