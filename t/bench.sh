@@ -63,9 +63,32 @@ row() {
 			sprintf("%.2f (%.2f-%.2f)", c, cmin, cmax), 100 * c / d, rss / 1024, rss * 1024 / e }'
 }
 
+# keys NAME FILE: a scripted viewer session (TTV_SCRIPT) over FILE; the time
+# from each key to the finished screen, median and worst, over RUNS runs.
+keys() {
+	name=$1 file=$2
+	script=$(mktemp) times=$(mktemp) all=$(mktemp)
+	for k in j j j k Tab j j Space Space b G g Tab + + + l l h h z - - Z . . , Tab \
+		Enter j j Escape = q ? q Tab; do echo "$k"; done >"$script"
+	i=0
+	while [ $i -lt "$RUNS" ]; do
+		TTV_SCRIPT=$script TTV_SCRIPT_TIMING=$times TTV_SIZE=120x40 "$TTV" "$file" >/dev/null 2>&1 || true
+		cut -f2 "$times" >>"$all"
+		i=$((i + 1))
+	done
+	set -- $(stats3 <"$all")
+	awk -v n="$name" -v med="$1" -v max="$3" -v k="$(wc -l <"$script")" 'BEGIN {
+		printf "%-22s keystroke to screen: median %.2f ms, worst %.2f ms over %d keys x runs (120x40)\n",
+			n, med / 1e6, max / 1e6, k }'
+	rm -f "$script" "$times" "$all"
+}
+
 PT=$DIR/podtrace-5M.ptrace
 [ -s "$PT" ] || "$TBIN/ptwrite" --generate 5000000 --seed 1 "$PT"
 row podtrace "$PT"
 echo
+keys "viewer, podtrace 5M" "$PT"
+echo
 echo "decode: ttv --stats FILE (load, order, pair, count); vs cat: cat time / decode time;"
 echo "RSS: peak resident memory of ttv --stats; B/event: that RSS per event.  Traces in $DIR."
+echo "keystroke to screen: TTV_SCRIPT session, each key handled and the screen drawn."

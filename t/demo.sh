@@ -1,5 +1,7 @@
 #!/bin/sh
-# make demo: write sample traces with the project's own writers, then show them.
+# make demo: write sample traces with the project's own writers, then open
+# the viewer on each (q moves on to the next).  Without a terminal, show
+# them in batch form instead.
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 TTV=$ROOT/build/ttv
@@ -11,9 +13,16 @@ mkdir -p "$DEMO"
 
 echo "Sample traces in $DEMO:"
 ls -l "$DEMO"
-for f in "$DEMO"/*; do
-	echo
-	"$TTV" --info "$f"
-	echo
-	"$TTV" --dump "$f" | head -15
-done
+if [ -t 0 ] && [ -t 1 ]; then
+	for f in "$DEMO"/*; do
+		printf '\nOpening %s in the viewer: ? shows the keys, q moves on.\n' "$f"
+		sleep 1
+		"$TTV" "$f" || true
+	done
+else
+	for f in "$DEMO"/*; do
+		echo
+		"$TTV" --info "$f"
+		"$TTV" --dump "$f" | head -15
+	done
+fi

@@ -45,4 +45,22 @@ kill -TERM "$(cat "$TMP/pid")"
 wait_for "exit=0"; r=$?; ok $r "SIGTERM leaves cleanly"
 [ $r = 0 ] || screen | grep -v "^$" | sed "s/^/# /" | tail -5
 tm kill-server 2>/dev/null
+S=$S-tstp
+
+# Ctrl-Z suspends to the shell and fg brings the viewer back, redrawn
+tm new-session -d -s "$S" -x 80 -y 24 "env -i HOME=$TMP TERM=xterm-256color PS1='$ ' sh -i"
+sleep 0.3
+tm send-keys -t "$S" "'$TTV' '$TMP/t.pt'" Enter
+wait_for "2 lanes"; ok $? "started from an interactive shell"
+tm send-keys -t "$S" C-z
+i=0; while [ $i -lt 50 ] && screen | grep -q "2 lanes"; do sleep 0.1; i=$((i + 1)); done
+unlike "$(screen)" "2 lanes" "Ctrl-Z hands the terminal back to the shell"
+tm send-keys -t "$S" "fg" Enter
+wait_for "2 lanes"; ok $? "fg brings the viewer back, redrawn"
+like "$(screen)" 'pid 1 \(alpha\) +[_=#]' "without a UTF-8 locale, bars are ASCII"
+tm send-keys -t "$S" q
+sleep 0.3
+tm send-keys -t "$S" "echo done=\$?" Enter
+wait_for "done=0"; ok $? "and q still quits cleanly (status 0)"
+tm kill-server 2>/dev/null
 done_testing

@@ -96,6 +96,11 @@ struct app {
 	size_t caplaneflags;
 	size_t lane_top, lane_cur; /* indices into order */
 	int64_t t0, t1;            /* the lanes view's time window */
+	/* per-frame facts that only change when lanes or types are added */
+	uint32_t known_lanes, known_types;
+	int lane_w, type_w;  /* widest lane and type name (display cells) */
+	uint8_t *type_role;  /* span colour by type */
+	size_t captyperole;
 	bool window_set;
 	bool abs_time;
 
@@ -148,6 +153,8 @@ struct evref ref_of(struct app *a, uint64_t pos);
 bool ref_pos(struct app *a, const struct evref *r, uint64_t *pos);
 void lanes_sync(struct app *a); /* new lanes join the display order */
 bool lane_shown(const struct app *a, uint32_t lane);
+/* Refresh the cached name widths and colours when lanes or types appeared. */
+void names_sync(struct app *a);
 void message(struct app *a, bool error, const char *fmt, ...) PRINTF_LIKE(3, 4);
 
 /* views */

@@ -3,7 +3,7 @@
  * events share a column than can be drawn, the column shows their density.
  *
  * Drawing reads only the events inside the window, sampled when there are
- * more than SCAN_MAX of them, plus a bounded look-back for spans that began
+ * more than a few per cell on screen, plus a bounded look-back for spans that began
  * before the window and are still open: the cost of a frame does not grow
  * with the trace. */
 #include <curses.h>
@@ -12,7 +12,8 @@
 #include "src/esc.h"
 #include "ui/app.h"
 
-#define SCAN_MAX 200000  /* events read per frame at most; beyond, sample */
+#define SCAN_PER_CELL 8  /* events read per frame: at most this many per cell on screen, */
+#define SCAN_MIN 20000   /* but never fewer than this; beyond, the window is sampled */
 #define LOOKBACK 1000000 /* events looked at before the window for spans still open */
 #define LANE_SCAN 4000000 /* events searched for the next one on a lane */
 #define MAX_DEPTH 64
@@ -37,16 +38,8 @@ static size_t shown(struct app *a, uint32_t *out)
 
 static int name_width(struct app *a)
 {
-	int w = 6;
-	for (uint32_t l = 0; l < model_nlanes(a->m); l++) {
-		size_t n;
-		const char *s = model_strget(a->m, model_lane_get(a->m, l)->name, &n);
-		struct buf b = {0};
-		esc_term(&b, s, n);
-		w = MAX(w, text_width(buf_str(&b), b.len) + 1);
-		buf_free(&b);
-	}
-	return MIN(w, MAX(8, MIN(28, a->cols / 4)));
+	names_sync(a);
+	return MIN(MAX(6, a->lane_w + 1), MAX(8, MIN(28, a->cols / 4)));
 }
 
 static int64_t col_time(const struct app *a, int W, int c)
@@ -63,15 +56,7 @@ static int time_col(const struct app *a, int W, int64_t t)
 	return (int)((__int128)(t - a->t0) * W / (a->t1 - a->t0));
 }
 
-/* Colour of a span: by category (or type), so one kind keeps its colour. */
-static uint8_t span_role(struct app *a, uint32_t type)
-{
-	const struct type *t = model_type_get(a->m, type);
-	uint32_t key = t->category ? t->category : t->name;
-	size_t n;
-	const char *s = model_strget(a->m, key, &n);
-	return (uint8_t)(R_SPAN1 + hash_bytes(s, n) % SPAN_ROLES);
-}
+static uint8_t span_role(struct app *a, uint32_t type) { return type < a->known_types ? a->type_role[type] : R_SPAN1; }
 
 /* ---- the window ------------------------------------------------------------ */
 
@@ -292,7 +277,8 @@ static void fill(struct grid *g, size_t nrows, const uint32_t *lanes)
 	struct app *a = g->a;
 	uint64_t p0 = model_seek(a->m, a->t0), p1 = model_seek(a->m, a->t1);
 	early_spans(g, p0, nrows, lanes);
-	uint64_t n = p1 - p0, step = n > SCAN_MAX ? n / SCAN_MAX : 1;
+	uint64_t budget = MAX((uint64_t)SCAN_MIN, (uint64_t)SCAN_PER_CELL * (uint64_t)g->W * (uint64_t)g->R);
+	uint64_t n = p1 - p0, step = n > budget ? n / budget : 1;
 	g->scale = (uint32_t)MIN(step, UINT32_MAX);
 	struct event e;
 	for (uint64_t p = p0; p < p1; p += step) {

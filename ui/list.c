@@ -30,22 +30,9 @@ static int time_width(struct app *a)
 /* Column widths from the names in use (bounded), so columns line up. */
 static void widths(struct app *a, int tmw, int *lw, int *tw)
 {
-	*lw = 4, *tw = 4;
-	for (uint32_t l = 0; l < model_nlanes(a->m); l++) {
-		size_t n;
-		const char *s = model_strget(a->m, model_lane_get(a->m, l)->name, &n);
-		struct buf b = {0};
-		esc_term(&b, s, n);
-		*lw = MAX(*lw, text_width(buf_str(&b), b.len));
-		buf_free(&b);
-	}
-	for (uint32_t ty = 1; ty < model_ntypes(a->m); ty++) {
-		size_t n;
-		model_strget(a->m, model_type_get(a->m, ty)->name, &n);
-		*tw = MAX(*tw, (int)MIN(n, (size_t)TYPE_COL_MAX));
-	}
-	*lw = MIN(*lw, LANE_COL_MAX);
-	*tw = MIN(*tw, TYPE_COL_MAX);
+	names_sync(a);
+	*lw = MIN(MAX(4, a->lane_w), LANE_COL_MAX);
+	*tw = MIN(MAX(4, a->type_w), TYPE_COL_MAX);
 	int room = a->cols - tmw - 3; /* time column and gaps */
 	if (*lw + *tw > room / 2) { /* narrow terminal: leave the summary half */
 		*lw = MAX(8, MIN(*lw, room / 4));

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "src/esc.h"
 #include "ui/app.h"
 
 #define BLOCK 512 /* positions per rank entry: 8 bitmap words */
@@ -19,6 +20,7 @@ void message(struct app *a, bool error, const char *fmt, ...)
 
 void lanes_sync(struct app *a)
 {
+	names_sync(a);
 	uint32_t n = model_nlanes(a->m);
 	if (n > a->caplaneflags) {
 		size_t old = a->caplaneflags;
@@ -30,6 +32,36 @@ void lanes_sync(struct app *a)
 		xgrow(&a->order, &a->caporder, a->norder + 1, sizeof *a->order);
 		a->order[a->norder++] = l;
 	}
+}
+
+static int name_cells(struct app *a, uint32_t sid)
+{
+	size_t n;
+	const char *s = model_strget(a->m, sid, &n);
+	struct buf b = {0};
+	esc_term(&b, s, n);
+	int w = text_width(buf_str(&b), b.len);
+	buf_free(&b);
+	return w;
+}
+
+void names_sync(struct app *a)
+{
+	uint32_t nl = model_nlanes(a->m), nt = model_ntypes(a->m);
+	for (uint32_t l = a->known_lanes; l < nl; l++)
+		a->lane_w = MAX(a->lane_w, name_cells(a, model_lane_get(a->m, l)->name));
+	if (nt > a->captyperole)
+		xgrow(&a->type_role, &a->captyperole, nt, 1);
+	for (uint32_t t = a->known_types; t < nt; t++) {
+		const struct type *ty = model_type_get(a->m, t);
+		a->type_w = MAX(a->type_w, name_cells(a, ty->name));
+		/* a span's colour: by category (or type), so one kind keeps its colour */
+		size_t n;
+		const char *s = model_strget(a->m, ty->category ? ty->category : ty->name, &n);
+		a->type_role[t] = (uint8_t)(R_SPAN1 + hash_bytes(s, n) % SPAN_ROLES);
+	}
+	a->known_lanes = nl;
+	a->known_types = nt;
 }
 
 static bool any_picked(const struct app *a)

@@ -589,14 +589,26 @@ int ui_run(struct trace *t, struct filterset *fs, const struct cli *c)
 			;
 		refresh_selection(a);
 		FILE *f = fopen(script, "r");
+		/* TTV_SCRIPT_TIMING=FILE: each step is drawn, and the time from the
+		 * key to the finished screen is written there (the bench uses it). */
+		const char *tpath = getenv("TTV_SCRIPT_TIMING");
+		FILE *timing = tpath && *tpath ? fopen(tpath, "w") : NULL;
 		char line[4096];
 		while (f && !a->quit && fgets(line, sizeof line, f)) {
+			uint64_t t0 = now_ns();
 			if (!script_step(a, line))
 				break;
 			while (vis_step(a, SLICE_NS)) /* filters finish before the next step */
 				;
 			refresh_selection(a);
+			if (timing) {
+				draw(a);
+				line[strcspn(line, "\r\n")] = 0;
+				fprintf(timing, "%s\t%llu\n", line, (unsigned long long)(now_ns() - t0));
+			}
 		}
+		if (timing)
+			fclose(timing);
 		if (f)
 			fclose(f);
 	} else {
@@ -609,6 +621,7 @@ int ui_run(struct trace *t, struct filterset *fs, const struct cli *c)
 	free(a->vis.rank);
 	free(a->order);
 	free(a->lane_flags);
+	free(a->type_role);
 	free(a->hist);
 	buf_free(&a->page);
 	buf_free(&a->prompt.text);
