@@ -86,7 +86,12 @@ static int result(int r)
 
 int pattern_match(struct pattern *p, const char *s, size_t n, size_t *ms, size_t *me)
 {
-	int r = pcre2_match(p->code, (PCRE2_SPTR)s, n, 0, 0, p->md, p->mctx);
+	return pattern_find(p, s, n, 0, ms, me);
+}
+
+int pattern_find(struct pattern *p, const char *s, size_t n, size_t from, size_t *ms, size_t *me)
+{
+	int r = pcre2_match(p->code, (PCRE2_SPTR)s, n, from, 0, p->md, p->mctx);
 	if (r >= 0 && ms) {
 		PCRE2_SIZE *ov = pcre2_get_ovector_pointer(p->md);
 		*ms = ov[0];
@@ -98,6 +103,54 @@ int pattern_match(struct pattern *p, const char *s, size_t n, size_t *ms, size_t
 int pattern_match_nojit(struct pattern *p, const char *s, size_t n)
 {
 	return result(pcre2_match(p->code, (PCRE2_SPTR)s, n, 0, PCRE2_NO_JIT, p->md, p->mctx));
+}
+
+/* ---- times ---------------------------------------------------------------- */
+
+bool tspec_parse(const char *s, size_t n, struct tspec *out)
+{
+	char buf[64];
+	while (n && *s == ' ')
+		s++, n--;
+	while (n && s[n - 1] == ' ')
+		n--;
+	if (!n || n >= sizeof buf)
+		return false;
+	memcpy(buf, s, n);
+	buf[n] = 0;
+	const char *p = buf;
+	bool abs = *p == '@', sign = *p == '+' || *p == '-';
+	if (abs)
+		p++;
+	char *end;
+	double v = strtod(p, &end);
+	if (end == p || v != v)
+		return false;
+	static const struct {
+		const char *u;
+		double ns;
+	} units[] = {{"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}};
+	double mult = abs ? 1e9 : 1;
+	bool unit = false;
+	for (size_t i = 0; i < ARRAY_LEN(units); i++)
+		if (!strcmp(end, units[i].u))
+			mult = units[i].ns, unit = true;
+	if (*end && !unit)
+		return false;
+	double ns = v * mult;
+	if (ns > 9.2e18 || ns < -9.2e18)
+		return false;
+	out->v = (int64_t)ns;
+	out->rel = !abs && (unit || sign);
+	return true;
+}
+
+int64_t tspec_resolve(const struct tspec *t, const struct model *m)
+{
+	int64_t first = 0, last;
+	if (t->rel)
+		model_span(m, &first, &last);
+	return t->rel ? first + t->v : t->v;
 }
 
 /* ---- filters -------------------------------------------------------------- */
@@ -124,11 +177,24 @@ bool filter_parse(struct filter *f, const char *spec, char **err)
 			f->scope = SC_TYPE;
 		else if (n == 4 && !strncmp(re, "text", 4))
 			f->scope = SC_TEXT;
+		else if (n == 5 && !strncmp(re, "range", 5))
+			f->scope = SC_RANGE;
 		else {
 			f->scope = SC_FIELD;
 			f->field = xstrndup(re, n);
 		}
 		re = colon + 1;
+	}
+	if (f->scope == SC_RANGE) {
+		const char *dots = strstr(re, "..");
+		if (!dots || !tspec_parse(re, (size_t)(dots - re), &f->lo) ||
+		    !tspec_parse(dots + 2, strlen(dots + 2), &f->hi)) {
+			*err = xstrdup("want range:A..B with times such as 1.2s, +500ms, 3us, 93417364902017 (ns) "
+				       "or @93417.36 (s)");
+			filter_free(f);
+			return false;
+		}
+		return true;
 	}
 	f->re = pattern_new(re, err);
 	if (!f->re) {
@@ -304,6 +370,7 @@ bool filter_hit(struct filter *f, struct trace *t, const struct event *e, bool *
 		buf_free(&b);
 		return hit;
 	}
+	case SC_RANGE: return e->ts >= tspec_resolve(&f->lo, m) && e->ts <= tspec_resolve(&f->hi, m);
 	case SC_TEXT:
 	default: {
 		struct buf b = {0};

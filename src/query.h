@@ -6,6 +6,9 @@
  *   lane:RE     match the lane name        type:RE   match the type name
  *   FIELD:RE    match one decoded field by name (e.g. target:, comm:)
  *   text:RE     full text, for a pattern that itself starts with `word:`
+ *   range:A..B  events whose time is in [A, B]: TIME is relative to the first
+ *               event with a unit or sign (1.2s, +500ms, 3us, 40ns), absolute
+ *               ns as a bare integer, or absolute seconds after @ (@93417.36)
  * Several filters stack: every enabled include must match, no enabled
  * exclude may.  Patterns are compiled with UTF, UCP and MATCH_INVALID_UTF,
  * JIT-compiled, and smart-case (caseless unless the pattern has an upper-case
@@ -25,7 +28,15 @@
 #include "src/trace.h"
 #include "src/util.h"
 
-enum scope { SC_TEXT, SC_LANE, SC_TYPE, SC_FIELD };
+enum scope { SC_TEXT, SC_LANE, SC_TYPE, SC_FIELD, SC_RANGE };
+
+/* A time as typed: relative to the first event, or absolute ns. */
+struct tspec {
+	int64_t v;
+	bool rel;
+};
+bool tspec_parse(const char *s, size_t n, struct tspec *out);
+int64_t tspec_resolve(const struct tspec *t, const struct model *m);
 
 struct pattern; /* a compiled pcre2 pattern with its limits */
 
@@ -34,6 +45,7 @@ struct filter {
 	enum scope scope;
 	char *field;   /* SC_FIELD */
 	uint32_t field_sid;
+	struct tspec lo, hi; /* SC_RANGE */
 	bool exclude;
 	bool enabled;
 	struct pattern *re;
@@ -55,6 +67,8 @@ void pattern_free(struct pattern *p);
 /* Match s[0..n).  Returns 1 match, 0 no match, -1 too expensive.
  * When ms/me are given they receive the first match's start and end. */
 int pattern_match(struct pattern *p, const char *s, size_t n, size_t *ms, size_t *me);
+/* The same, starting at offset `from` (to find every match in a line). */
+int pattern_find(struct pattern *p, const char *s, size_t n, size_t from, size_t *ms, size_t *me);
 /* The same pattern without JIT (tests compare both). */
 int pattern_match_nojit(struct pattern *p, const char *s, size_t n);
 

@@ -120,23 +120,68 @@ void buf_free(struct buf *b)
 	b->len = b->cap = 0;
 }
 
+void buf_u64(struct buf *b, uint64_t v)
+{
+	char d[24];
+	int n = 0;
+	do
+		d[n++] = (char)('0' + v % 10);
+	while (v /= 10);
+	xgrow(&b->p, &b->cap, b->len + (size_t)n + 1, 1);
+	while (n)
+		b->p[b->len++] = d[--n];
+	b->p[b->len] = 0;
+}
+
+void buf_i64(struct buf *b, int64_t v)
+{
+	if (v < 0)
+		buf_addc(b, '-');
+	buf_u64(b, v < 0 ? -(uint64_t)v : (uint64_t)v);
+}
+
+/* v / 10^scale shown with `decimals` (<= scale) decimals, rounded half up. */
+void buf_fixed(struct buf *b, uint64_t v, unsigned scale, unsigned decimals)
+{
+	uint64_t drop = 1, keep = 1;
+	for (unsigned i = decimals; i < scale; i++)
+		drop *= 10;
+	for (unsigned i = 0; i < decimals; i++)
+		keep *= 10;
+	uint64_t r = v / drop + (v % drop >= (drop + 1) / 2 && drop > 1);
+	buf_u64(b, r / keep);
+	if (!decimals)
+		return;
+	buf_addc(b, '.');
+	char d[20];
+	uint64_t f = r % keep;
+	for (unsigned i = decimals; i-- > 0; f /= 10)
+		d[i] = (char)('0' + f % 10);
+	buf_add(b, d, decimals);
+}
+
 void fmt_dur(struct buf *b, uint64_t ns)
 {
-	if (ns < 1000)
-		buf_printf(b, "%lluns", (unsigned long long)ns);
-	else if (ns < 1000000)
-		buf_printf(b, "%.2fus", ns / 1e3);
-	else if (ns < 1000000000)
-		buf_printf(b, "%.2fms", ns / 1e6);
-	else
-		buf_printf(b, "%.3fs", ns / 1e9);
+	if (ns < 1000) {
+		buf_u64(b, ns);
+		buf_add(b, "ns", 2);
+	} else if (ns < 999995) {
+		buf_fixed(b, ns, 3, 2);
+		buf_add(b, "us", 2);
+	} else if (ns < 999995000) {
+		buf_fixed(b, ns, 6, 2);
+		buf_add(b, "ms", 2);
+	} else {
+		buf_fixed(b, ns, 9, 3);
+		buf_addc(b, 's');
+	}
 }
 
 void fmt_reltime(struct buf *b, int64_t ns)
 {
 	uint64_t a = ns < 0 ? -(uint64_t)ns : (uint64_t)ns;
-	buf_printf(b, "%c%llu.%09llu", ns < 0 ? '-' : '+', (unsigned long long)(a / 1000000000u),
-		   (unsigned long long)(a % 1000000000u));
+	buf_addc(b, ns < 0 ? '-' : '+');
+	buf_fixed(b, a, 9, 9);
 }
 
 void fmt_count(struct buf *b, uint64_t n)
@@ -153,16 +198,22 @@ void fmt_count(struct buf *b, uint64_t n)
 void fmt_bytes(struct buf *b, uint64_t n)
 {
 	static const char *unit[] = {"B", "KB", "MB", "GB", "TB", "PB", "EB"};
-	double v = (double)n;
 	unsigned u = 0;
-	while (v >= 1024 && u + 1 < ARRAY_LEN(unit)) {
-		v /= 1024;
+	uint64_t whole = n;
+	while (whole >= 1024 && u + 1 < ARRAY_LEN(unit)) {
+		whole /= 1024;
 		u++;
 	}
-	if (u == 0)
-		buf_printf(b, "%llu B", (unsigned long long)n);
-	else
-		buf_printf(b, "%.2f %s", v, unit[u]);
+	if (u == 0) {
+		buf_u64(b, n);
+		buf_adds(b, " B");
+		return;
+	}
+	/* n / 1024^u with two decimals, in integers: (n * 100) / 1024^u, rounded */
+	__uint128_t scaled = ((__uint128_t)n * 100 + ((__uint128_t)1 << (10 * u)) / 2) >> (10 * u);
+	buf_fixed(b, (uint64_t)scaled, 2, 2);
+	buf_addc(b, ' ');
+	buf_adds(b, unit[u]);
 }
 
 void fmt_double(struct buf *b, double v)

@@ -74,6 +74,12 @@ static inline uint16_t ld16(const uint8_t *p, bool be) { return be ? ld16be(p) :
 static inline uint32_t ld32(const uint8_t *p, bool be) { return be ? ld32be(p) : ld32le(p); }
 static inline uint64_t ld64(const uint8_t *p, bool be) { return be ? ld64be(p) : ld64le(p); }
 
+/* Fast number formatting (no printf): decimal, and v / 10^digits with
+ * `digits` decimals rounded half up ("35.74" for 3574 with 2). */
+void buf_u64(struct buf *b, uint64_t v);
+void buf_i64(struct buf *b, int64_t v);
+void buf_fixed(struct buf *b, uint64_t v, unsigned scale, unsigned decimals);
+
 /* Formatting.  Durations pick ns/us/ms/s so that a person can read them:
  * "850ns", "12.50us", "35.74ms", "2.500s". */
 void fmt_dur(struct buf *b, uint64_t ns);

@@ -14,6 +14,8 @@ SAMPLES=$T_DIR/samples
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/ttv-test.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 export NO_COLOR=1 LC_ALL=C.UTF-8
+# never read or write the user's own configuration and history
+export XDG_CONFIG_HOME=$TMP/config XDG_STATE_HOME=$TMP/state
 
 _n=0
 _failed=0

@@ -289,4 +289,132 @@ printf 'normal default default\nbogus red red\naxis notacolour default\n' >"$TMP
 scenario badtheme "$V" --theme ./bad.theme </dev/null
 like "$SCREEN" 'bad.theme:2: unknown role' "a bad theme line names file and line"
 
+# ---- search and filters (issue: regex search and stacked filters) ----
+SIZE=100x24 scenario highlight "$V" <<'S'
+Tab
+/
+type client
+Enter
+dumpattr highlight.attr
+Enter
+dumpattr highlight-detail.attr
+S
+attr=$(cat "$TMP/highlight.attr")
+is "$(printf '%s\n' "$attr" | sed -n 3p | tr -cd m | wc -c | tr -d ' ')" 6 "list: the match on the selected row is highlighted"
+is "$(printf '%s\n' "$attr" | sed -n 6p | tr -cd m | wc -c | tr -d ' ')" 6 "list: matches on other rows too"
+is "$(sed -n 1p "$TMP/highlight-detail.attr" | tr -cd m | wc -c | tr -d ' ')" 6 "detail: matches highlighted"
+scenario incremental "$V" <<'S'
+Tab
+/
+type hosts
+dumpattr incremental-typing.attr
+S
+like "$(sed -n 7p "$TMP/incremental-typing.attr")" '^s+m*s' "search previews as you type: the selection moves to the first match"
+scenario incremental-esc "$V" <<'S'
+Tab
+j
+/
+type hosts
+Escape
+S
+like "$SCREEN" '#2/10' "Esc in the search prompt returns to where it was"
+scenario history1 "$V" <<'S'
+Tab
+/
+type TCP_STATE
+Enter
+&
+type !lane:server
+Enter
+S
+scenario history2 "$V" <<'S'
+Tab
+/
+Up
+Enter
+S
+like "$SCREEN" '#5/10' "Up in the prompt recalls the last search (kept across runs)"
+scenario history3 "$V" <<'S'
+&
+Up
+S
+like "$SCREEN" '^&!lane:server' "the filter prompt has its own history"
+ok "$(grep -c '^& !lane:server$' "$XDG_STATE_HOME/ttv/history" | grep -qx 1; echo $?)" "history is kept in \$XDG_STATE_HOME/ttv/history"
+scenario range "$V" <<'S'
+Tab
+:
+type range +100us +600us
+Enter
+S
+like "$SCREEN" '#1/4 \+0\.000100000' ":range keeps events in the time range"
+scenario range-filter "$V" <<'S'
+Tab
+&
+type !range:+100us..+600us
+Enter
+S
+like "$SCREEN" '#1/6' "&!range: drops them"
+scenario edit-filter "$V" <<'S'
+&
+type lane:client
+Enter
+\
+Enter
+C-u
+type lane:server
+Enter
+S
+like "$SCREEN" '\[x\] 1  keep lane:server' "Enter in the filters view edits a filter in place"
+like "$SCREEN" '5 of 10 events pass' "the edited filter applies"
+scenario reorder "$V" <<'S'
+&
+type lane:client
+Enter
+&
+type !type:OPEN
+Enter
+\
+J
+S
+like "$SCREEN" '\[x\] 2  keep lane:client' "J moves a filter down"
+like "$SCREEN" '> \[x\] 2' "and the cursor goes with it"
+scenario field-filter "$V" <<'S'
+Tab
+&
+type target:^/
+Enter
+S
+like "$SCREEN" '#1/3' "a FIELD: filter on the interned string"
+scenario expensive "$V" <<'S'
+Tab
+&
+type text:^(a|aa)+$|(x+x+)+y
+Enter
+S
+unlike "$SCREEN" 'filtering' "a costly pattern finishes (limits), never hangs"
+"$TBIN/ptwrite" --generate 20000 --seed 3 "$TMP/big.pt"
+scenario cancel big.pt <<'S'
+partial
+Tab
+&
+type !type:DNS
+Enter
+Escape
+S
+like "$SCREEN" 'filter cancelled' "Esc while a filter runs cancels it"
+unlike "$SCREEN" '1 filter' "and the filter is gone"
+# batch -e and the viewer agree
+"$TTV" --dump -e 'lane:client' -e '!type:OPEN' "$TMP/view.pt" | cut -f1,3 >"$TMP/batch.txt"
+SIZE=120x40 scenario agree "$V" <<'S'
+Tab
+&
+type lane:client
+Enter
+&
+type !type:OPEN
+Enter
+S
+sed -n '2,$p' "$TMP/agree.txt" | grep '^+' | awk '{print $1 "\t" $5}' >"$TMP/viewer.txt"
+is "$(cat "$TMP/viewer.txt")" "$(cat "$TMP/batch.txt")" "-e in batch and & in the viewer keep the same events"
+
 done_testing

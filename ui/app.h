@@ -66,7 +66,17 @@ struct prompt {
 	size_t cursor; /* byte offset in text */
 	bool pasting;  /* between bracketed-paste markers */
 	char *error;   /* compile error shown while typing */
-	int hist_at;   /* position while walking the history (-1: editing) */
+	long editing;  /* the filter being edited, -1 for a new one */
+	uint64_t origin; /* the selection when a search prompt opened */
+	char **hist;   /* earlier entries of this kind, oldest first */
+	size_t nhist, hist_at;
+	struct buf draft; /* what was typed before walking the history */
+};
+
+/* What the last filter change did, so Esc can take it back while it runs. */
+struct filter_undo {
+	enum { UNDO_NONE, UNDO_ADDED, UNDO_TOGGLED } what;
+	size_t index;
 };
 
 struct app {
@@ -121,6 +131,7 @@ struct app {
 	char *search_text;
 
 	struct prompt prompt;
+	struct filter_undo undo;
 	char msg[256];
 	bool msg_error;
 
@@ -177,12 +188,17 @@ void prompt_open(struct app *a, enum prompt_kind kind, const char *initial);
 bool prompt_key(struct app *a, const void *key); /* a TermKeyKey */
 void prompt_draw(struct app *a);
 void search_next(struct app *a, bool forward);
+void prompt_free(struct app *a);
+/* Esc while a filter is still being applied takes the change back. */
+bool filter_cancel(struct app *a);
 bool search_hit(struct app *a, uint64_t pos, size_t *ms, size_t *me);
 
 /* drawing helpers (draw.c) */
 void draw_role(enum role r);
 int draw_text(int y, int x, int maxw, const char *s, size_t n); /* UTF-8, sanitized; returns cells */
 int draw_str(int y, int x, int maxw, const char *s);
+/* Draw s with every match of the search highlighted. */
+int draw_matched(struct app *a, int y, int x, int w, const char *s, size_t n, enum role base);
 void draw_fill(int y, int x, int w, const char *cell);
 int text_width(const char *s, size_t n);
 void fmt_time(struct app *a, struct buf *b, int64_t ts);

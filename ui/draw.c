@@ -62,6 +62,28 @@ void draw_fill(int y, int x, int w, const char *cell)
 		addstr(cell);
 }
 
+int draw_matched(struct app *a, int y, int x, int w, const char *s, size_t n, enum role base)
+{
+	size_t at = 0, ms, me;
+	int c = 0;
+	while (a->search && at <= n && c < w && pattern_find(a->search, s, n, at, &ms, &me) > 0) {
+		if (me == ms) { /* an empty match: step on */
+			if (ms >= n)
+				break;
+			me = ms + 1;
+		}
+		draw_role(base);
+		c += draw_text(y, x + c, w - c, s + at, ms - at);
+		draw_role(R_MATCH);
+		c += draw_text(y, x + c, w - c, s + ms, me - ms);
+		at = me;
+	}
+	draw_role(base);
+	if (at < n)
+		c += draw_text(y, x + c, w - c, s + at, n - at);
+	return c;
+}
+
 void fmt_time(struct app *a, struct buf *b, int64_t ts)
 {
 	if (a->abs_time) {

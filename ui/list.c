@@ -60,21 +60,6 @@ static void scroll_to_sel(struct app *a)
 	}
 }
 
-/* Draw s in [x, x+w), highlighting what the search pattern matches. */
-static void draw_matched(struct app *a, int y, int x, int w, const struct buf *s, enum role base)
-{
-	size_t ms, me;
-	if (a->search && pattern_match(a->search, buf_str(s), s->len, &ms, &me) > 0 && me > ms) {
-		int c = draw_text(y, x, w, s->p, ms);
-		draw_role(R_MATCH);
-		c += draw_text(y, x + c, w - c, s->p + ms, me - ms);
-		draw_role(base);
-		draw_text(y, x + c, w - c, s->p + me, s->len - me);
-		return;
-	}
-	draw_text(y, x, w, buf_str(s), s->len);
-}
-
 static void draw_row(struct app *a, int y, uint64_t pos, int tmw, int lw, int tw)
 {
 	struct event e;
@@ -94,16 +79,14 @@ static void draw_row(struct app *a, int y, uint64_t pos, int tmw, int lw, int tw
 	size_t n;
 	const char *s = model_strget(a->m, model_lane_get(a->m, e.lane)->name, &n);
 	esc_term(&b, s, n);
-	draw_role(sel ? R_SELECTED : R_LANE_NAME);
-	draw_text(y, x, lw, b.p, b.len);
+	draw_matched(a, y, x, lw, b.p, b.len, sel ? R_SELECTED : R_LANE_NAME);
 	x += lw + 1;
 	buf_reset(&b);
 	s = model_strget(a->m, model_type_get(a->m, e.type)->name, &n);
 	esc_term(&b, s, n);
 	enum ev_role r = ev_role(&e);
 	bool warn = (r == ROLE_BEGIN || r == ROLE_END) && e.dur == TTV_NODUR;
-	draw_role(sel ? R_SELECTED : warn || (e.flags & EVF_DAMAGED) ? R_WARNING : R_KEY);
-	draw_text(y, x, tw, b.p, b.len);
+	draw_matched(a, y, x, tw, b.p, b.len, sel ? R_SELECTED : warn || (e.flags & EVF_DAMAGED) ? R_WARNING : R_KEY);
 	x += tw + 1;
 	buf_reset(&b);
 	event_summary(a->t, &e, &b);
@@ -120,8 +103,7 @@ static void draw_row(struct app *a, int y, uint64_t pos, int tmw, int lw, int tw
 		buf_adds(&b, " [copy]");
 	if (e.flags & EVF_NO_TS)
 		buf_adds(&b, " [no timestamp]");
-	draw_role(base);
-	draw_matched(a, y, x, a->cols - x, &b, base);
+	draw_matched(a, y, x, a->cols - x, buf_str(&b), b.len, base);
 	buf_free(&b);
 }
 

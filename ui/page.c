@@ -169,10 +169,15 @@ void page_draw(struct app *a)
 	for (int y = 0; y < rows && *p; y++) {
 		const char *nl = strchr(p, '\n');
 		size_t n = nl ? (size_t)(nl - p) : strlen(p);
-		draw_role(y == 0 && a->page_scroll == 0 ? R_TITLE : R_NORMAL);
+		enum role r = y == 0 && a->page_scroll == 0 ? R_TITLE : R_NORMAL;
 		if (v == V_FILTERS && *p == '>')
-			draw_role(R_SELECTED);
-		draw_text(y, 0, a->cols, p, n);
+			r = R_SELECTED;
+		if (v == V_DETAIL)
+			draw_matched(a, y, 0, a->cols, p, n, r);
+		else {
+			draw_role(r);
+			draw_text(y, 0, a->cols, p, n);
+		}
 		p += n + (nl != NULL);
 	}
 }
@@ -223,11 +228,13 @@ static bool filters_action(struct app *a, enum action act)
 	case ACT_TOGGLE:
 		if (i < fs->n) {
 			fs->f[i].enabled = !fs->f[i].enabled;
+			a->undo = (struct filter_undo){UNDO_TOGGLED, i};
 			vis_reset(a);
 		}
 		return true;
 	case ACT_DELETE:
 		if (i < fs->n) {
+			a->undo.what = UNDO_NONE;
 			filterset_remove(fs, i);
 			if (a->filter_cur && a->filter_cur >= fs->n)
 				a->filter_cur--;

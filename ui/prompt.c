@@ -1,17 +1,93 @@
-/* The prompt line (/ search, & filter, : command) and search. */
+/* The prompt line (/ search, & filter, : command), its history, search,
+ * and the status line. */
 #include <curses.h>
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <termkey.h>
 
 #include "src/esc.h"
 #include "ui/app.h"
 
-#define SEARCH_SLICE 2000000 /* events a search may examine before giving up a pass */
+#define PREVIEW_SCAN 200000 /* events a search looks at per keystroke while typing */
+#define HISTORY_MAX 500     /* entries kept per prompt kind */
 
 static const char *const prefix[] = {"", "/", "?", "&", ":"};
 
-/* An edited filter replaces the one it came from. */
-static long editing = -1;
+/* ---- history: $XDG_STATE_HOME/ttv/history, one `KIND TEXT` per line ------ */
+
+static char *history_path(bool create)
+{
+	const char *state = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
+	struct buf b = {0};
+	if (state && *state)
+		buf_printf(&b, "%s/ttv", state);
+	else if (home && *home)
+		buf_printf(&b, "%s/.local/state/ttv", home);
+	else
+		return NULL;
+	if (create) {
+		/* mkdir -p for the last two levels; failure shows up at fopen */
+		char *slash = strrchr(b.p, '/');
+		*slash = 0;
+		mkdir(b.p, 0700);
+		*slash = '/';
+		mkdir(b.p, 0700);
+	}
+	buf_adds(&b, "/history");
+	return b.p;
+}
+
+static void history_free(struct prompt *p)
+{
+	for (size_t i = 0; i < p->nhist; i++)
+		free(p->hist[i]);
+	free(p->hist);
+	p->hist = NULL;
+	p->nhist = p->hist_at = 0;
+}
+
+static void history_load(struct prompt *p)
+{
+	history_free(p);
+	char *path = history_path(false);
+	FILE *f = path ? fopen(path, "r") : NULL;
+	free(path);
+	size_t cap = 0;
+	char line[4096];
+	while (f && fgets(line, sizeof line, f)) {
+		line[strcspn(line, "\n")] = 0;
+		if (line[0] != prefix[p->kind][0] || line[1] != ' ')
+			continue;
+		xgrow(&p->hist, &cap, p->nhist + 1, sizeof *p->hist);
+		p->hist[p->nhist++] = xstrdup(line + 2);
+	}
+	if (f)
+		fclose(f);
+	if (p->nhist > HISTORY_MAX) {
+		for (size_t i = 0; i < p->nhist - HISTORY_MAX; i++)
+			free(p->hist[i]);
+		memmove(p->hist, p->hist + p->nhist - HISTORY_MAX, HISTORY_MAX * sizeof *p->hist);
+		p->nhist = HISTORY_MAX;
+	}
+	p->hist_at = p->nhist;
+}
+
+static void history_add(enum prompt_kind kind, const char *text)
+{
+	if (!*text || strchr(text, '\n'))
+		return;
+	char *path = history_path(true);
+	FILE *f = path ? fopen(path, "a") : NULL;
+	if (f) {
+		fprintf(f, "%s %s\n", prefix[kind], text);
+		fclose(f);
+	}
+	free(path);
+}
+
+/* ---- opening and closing -------------------------------------------------- */
 
 void prompt_open(struct app *a, enum prompt_kind kind, const char *initial)
 {
@@ -23,8 +99,9 @@ void prompt_open(struct app *a, enum prompt_kind kind, const char *initial)
 	p->cursor = p->text.len;
 	free(p->error);
 	p->error = NULL;
-	p->hist_at = -1;
-	editing = kind == PROMPT_FILTER && initial ? (long)a->filter_cur : -1;
+	p->editing = kind == PROMPT_FILTER && initial ? (long)a->filter_cur : -1;
+	p->origin = a->sel;
+	history_load(p);
 }
 
 static void close_prompt(struct app *a)
@@ -32,6 +109,14 @@ static void close_prompt(struct app *a)
 	a->prompt.kind = PROMPT_NONE;
 	free(a->prompt.error);
 	a->prompt.error = NULL;
+}
+
+void prompt_free(struct app *a)
+{
+	history_free(&a->prompt);
+	buf_free(&a->prompt.text);
+	buf_free(&a->prompt.draft);
+	free(a->prompt.error);
 }
 
 /* ---- search --------------------------------------------------------------- */
@@ -46,7 +131,35 @@ bool search_hit(struct app *a, uint64_t pos, size_t *ms, size_t *me)
 	event_text(a->t, &e, &b);
 	int r = pattern_match(a->search, buf_str(&b), b.len, ms, me);
 	buf_free(&b);
+	if (r < 0)
+		message(a, true, "pattern too expensive for some events (pcre2 limits): they do not match");
 	return r > 0;
+}
+
+/* The next match from `from` (exclusive), wrapping once; at most `limit`
+ * events looked at.  NO_POS when none. */
+static uint64_t find_match(struct app *a, uint64_t from, bool forward, uint64_t limit, bool *wrapped)
+{
+	uint64_t p = from;
+	*wrapped = false;
+	for (uint64_t n = 0; n < limit; n++) {
+		p = forward ? vis_next(a, p) : vis_prev(a, p);
+		if (p == NO_POS) {
+			if (*wrapped)
+				return NO_POS;
+			*wrapped = true;
+			p = forward ? vis_first(a) : vis_last(a);
+			if (p == NO_POS)
+				return NO_POS;
+		}
+		if (*wrapped && from != NO_POS && (forward ? p > from : p < from))
+			return NO_POS;
+		if (search_hit(a, p, NULL, NULL))
+			return p;
+		if (*wrapped && p == from)
+			return NO_POS;
+	}
+	return NO_POS;
 }
 
 void search_next(struct app *a, bool forward)
@@ -55,69 +168,18 @@ void search_next(struct app *a, bool forward)
 		message(a, false, "no search yet: / starts one");
 		return;
 	}
-	uint64_t start = a->sel, p = start, examined = 0;
-	bool wrapped = false;
-	for (;;) {
-		p = forward ? vis_next(a, p) : vis_prev(a, p);
-		if (p == NO_POS) {
-			if (wrapped)
-				break;
-			wrapped = true;
-			p = forward ? vis_first(a) : vis_last(a);
-			if (p == NO_POS)
-				break;
-		}
-		if (wrapped && start != NO_POS && (forward ? p > start : p < start))
-			break;
-		if (search_hit(a, p, NULL, NULL)) {
-			jump_to(a, p);
-			if (wrapped)
-				message(a, false, "search wrapped %s", forward ? "to the start" : "to the end");
-			return;
-		}
-		if (wrapped && p == start)
-			break;
-		if (++examined >= SEARCH_SLICE * 50) {
-			message(a, true, "search stopped after %llu events", (unsigned long long)examined);
-			return;
-		}
+	bool wrapped;
+	uint64_t p = find_match(a, a->sel, forward, UINT64_MAX, &wrapped);
+	if (p == NO_POS) {
+		message(a, true, "pattern not found: %s", a->search_text ? a->search_text : "");
+		return;
 	}
-	message(a, true, "pattern not found: %s", a->search_text ? a->search_text : "");
+	jump_to(a, p);
+	if (wrapped)
+		message(a, false, "search wrapped %s", forward ? "to the start" : "to the end");
 }
 
 /* ---- commands ------------------------------------------------------------- */
-
-/* TIME: a bare integer is absolute ns; with a unit (ns us ms s) or a sign it
- * is relative to the first event; @S.N is absolute seconds. */
-static bool parse_time(struct app *a, const char *s, int64_t *out)
-{
-	while (*s == ' ')
-		s++;
-	int64_t first = 0, last;
-	model_span(a->m, &first, &last);
-	bool abs = *s == '@', rel = *s == '+' || *s == '-';
-	if (abs)
-		s++;
-	char *end;
-	double v = strtod(s, &end);
-	if (end == s)
-		return false;
-	static const struct {
-		const char *u;
-		double ns;
-	} units[] = {{"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}};
-	double mult = abs ? 1e9 : 1;
-	bool unit = false;
-	for (size_t i = 0; i < ARRAY_LEN(units); i++)
-		if (!strcmp(end, units[i].u)) {
-			mult = units[i].ns, unit = true;
-		}
-	if (*end && !unit)
-		return false;
-	double ns = v * mult;
-	*out = abs || (!rel && !unit) ? (int64_t)ns : first + (int64_t)ns;
-	return true;
-}
 
 static void command(struct app *a, const char *cmd)
 {
@@ -126,16 +188,75 @@ static void command(struct app *a, const char *cmd)
 	if (!strcmp(cmd, "q") || !strcmp(cmd, "quit")) {
 		a->quit = true;
 	} else if (!strncmp(cmd, "goto ", 5)) {
-		int64_t t;
-		if (!parse_time(a, cmd + 5, &t)) {
+		struct tspec t;
+		if (!tspec_parse(cmd + 5, strlen(cmd + 5), &t)) {
 			message(a, true, "goto: a time, e.g. +1.5s, 250ms, 93417364902017 (ns) or @93417.36");
 			return;
 		}
-		uint64_t p = vis_nearest(a, model_seek(a->m, t));
-		jump_to(a, p);
+		jump_to(a, vis_nearest(a, model_seek(a->m, tspec_resolve(&t, a->m))));
+	} else if (!strncmp(cmd, "range ", 6)) {
+		/* :range A B is the filter range:A..B */
+		const char *p = cmd + 6;
+		while (*p == ' ')
+			p++;
+		const char *sp = strchr(p, ' ');
+		struct buf spec = {0};
+		if (sp)
+			buf_printf(&spec, "range:%.*s..%s", (int)(sp - p), p, sp + 1);
+		char *err = NULL;
+		if (!sp || !filterset_add(a->fs, spec.p, &err)) {
+			message(a, true, "range: %s", err ? err : "want :range A B");
+		} else {
+			a->undo = (struct filter_undo){UNDO_ADDED, a->fs->n - 1};
+			vis_reset(a);
+			message(a, false, "filter %s", spec.p);
+		}
+		free(err);
+		buf_free(&spec);
 	} else if (*cmd) {
-		message(a, true, "unknown command: %.60s (goto TIME, q)", cmd);
+		message(a, true, "unknown command: %.60s (goto TIME, range A B, q)", cmd);
 	}
+}
+
+/* ---- filters -------------------------------------------------------------- */
+
+bool filter_cancel(struct app *a)
+{
+	struct filter_undo u = a->undo;
+	if (u.what == UNDO_NONE || a->vis.all || a->vis.done >= model_count(a->m) || u.index >= a->fs->n)
+		return false;
+	if (u.what == UNDO_ADDED)
+		filterset_remove(a->fs, u.index);
+	else
+		a->fs->f[u.index].enabled = !a->fs->f[u.index].enabled;
+	a->undo.what = UNDO_NONE;
+	vis_reset(a);
+	message(a, false, "filter cancelled");
+	return true;
+}
+
+static void add_filter(struct app *a, const char *text, long editing)
+{
+	char *err = NULL;
+	if (!filterset_add(a->fs, text, &err)) {
+		message(a, true, "bad filter: %s", err);
+		free(err);
+		return;
+	}
+	struct filterset *fs = a->fs;
+	if (editing >= 0 && (size_t)editing < fs->n - 1) {
+		/* the new filter takes the edited one's place */
+		struct filter f = fs->f[fs->n - 1];
+		f.enabled = fs->f[editing].enabled;
+		filter_free(&fs->f[editing]);
+		fs->f[editing] = f;
+		fs->n--;
+		a->undo.what = UNDO_NONE; /* an edit is not taken back by Esc */
+	} else {
+		a->undo = (struct filter_undo){UNDO_ADDED, fs->n - 1};
+	}
+	vis_reset(a);
+	message(a, false, "filter %s (Esc cancels while it runs)", text);
 }
 
 /* ---- accepting ------------------------------------------------------------ */
@@ -143,55 +264,47 @@ static void command(struct app *a, const char *cmd)
 static void accept(struct app *a)
 {
 	struct prompt *p = &a->prompt;
-	const char *text = buf_str(&p->text);
+	char *text = xstrdup(buf_str(&p->text));
 	enum prompt_kind kind = p->kind;
-	char *err = NULL;
+	long editing = p->editing;
 	close_prompt(a);
+	history_add(kind, text);
 	switch (kind) {
 	case PROMPT_SEARCH:
 	case PROMPT_SEARCH_BACK: {
+		bool forward = kind == PROMPT_SEARCH;
 		if (!*text) { /* empty: repeat the last search */
-			search_next(a, kind == PROMPT_SEARCH);
-			return;
+			search_next(a, forward);
+			break;
 		}
+		char *err = NULL;
 		struct pattern *re = pattern_new(text, &err);
 		if (!re) {
 			message(a, true, "bad pattern %s", err);
 			free(err);
-			return;
+			break;
 		}
 		pattern_free(a->search);
 		a->search = re;
 		free(a->search_text);
 		a->search_text = xstrdup(text);
-		search_next(a, kind == PROMPT_SEARCH);
+		a->sel = p->origin; /* search from where the prompt opened */
+		a->sel_ref = ref_of(a, a->sel);
+		search_next(a, forward);
 		break;
 	}
 	case PROMPT_FILTER:
-		if (!*text)
-			return;
-		if (!filterset_add(a->fs, text, &err)) {
-			message(a, true, "bad filter: %s", err);
-			free(err);
-			return;
-		}
-		if (editing >= 0 && (size_t)editing < a->fs->n - 1) {
-			/* the new filter takes the edited one's place */
-			struct filter f = a->fs->f[a->fs->n - 1];
-			f.enabled = a->fs->f[editing].enabled;
-			filter_free(&a->fs->f[editing]);
-			a->fs->f[editing] = f;
-			a->fs->n--;
-		}
-		vis_reset(a);
-		message(a, false, "filter %s", text);
+		if (*text)
+			add_filter(a, text, editing);
 		break;
 	case PROMPT_COMMAND: command(a, text); break;
 	default: break;
 	}
+	free(text);
 }
 
-/* Compile as the user types, so errors show before Enter. */
+/* Show what the typed text does before Enter: a search highlights and moves
+ * to its first match (within reach), a filter or pattern shows its error. */
 static void preview(struct app *a)
 {
 	struct prompt *p = &a->prompt;
@@ -204,14 +317,47 @@ static void preview(struct app *a)
 		struct filter f;
 		if (filter_parse(&f, buf_str(&p->text), &err))
 			filter_free(&f);
-	} else {
-		struct pattern *re = pattern_new(buf_str(&p->text), &err);
-		if (re) { /* highlight what it matches while typing */
-			pattern_free(a->search);
-			a->search = re;
-		}
+		p->error = err;
+		return;
 	}
+	struct pattern *re = pattern_new(buf_str(&p->text), &err);
 	p->error = err;
+	if (!re)
+		return;
+	pattern_free(a->search);
+	a->search = re;
+	bool wrapped;
+	uint64_t m = find_match(a, p->origin, p->kind == PROMPT_SEARCH, PREVIEW_SCAN, &wrapped);
+	if (m != NO_POS)
+		select_pos(a, m);
+}
+
+static void cancel(struct app *a)
+{
+	struct prompt *p = &a->prompt;
+	bool search = p->kind == PROMPT_SEARCH || p->kind == PROMPT_SEARCH_BACK;
+	close_prompt(a);
+	if (!search)
+		return;
+	/* back to where we were, and to the accepted search */
+	if (p->origin != NO_POS)
+		select_pos(a, p->origin);
+	pattern_free(a->search);
+	a->search = NULL;
+	if (a->search_text) {
+		char *err = NULL;
+		a->search = pattern_new(a->search_text, &err);
+		free(err);
+	}
+}
+
+/* ---- editing -------------------------------------------------------------- */
+
+static void set_text(struct prompt *p, const char *s)
+{
+	buf_reset(&p->text);
+	buf_adds(&p->text, s);
+	p->cursor = p->text.len;
 }
 
 static void insert(struct prompt *p, const char *s, size_t n)
@@ -230,6 +376,20 @@ static size_t char_before(const struct prompt *p, size_t at)
 	while (at > 0 && ((uint8_t)p->text.p[at - 1] & 0xc0) == 0x80)
 		at--;
 	return at ? at - 1 : 0;
+}
+
+static void walk_history(struct prompt *p, int dir)
+{
+	if (dir < 0 && p->hist_at > 0) {
+		if (p->hist_at == p->nhist) { /* keep what was being typed */
+			buf_reset(&p->draft);
+			buf_add(&p->draft, buf_str(&p->text), p->text.len);
+		}
+		set_text(p, p->hist[--p->hist_at]);
+	} else if (dir > 0 && p->hist_at < p->nhist) {
+		p->hist_at++;
+		set_text(p, p->hist_at == p->nhist ? buf_str(&p->draft) : p->hist[p->hist_at]);
+	}
 }
 
 bool prompt_key(struct app *a, const void *keyp)
@@ -252,7 +412,7 @@ bool prompt_key(struct app *a, const void *keyp)
 		case 'a': p->cursor = 0; break;
 		case 'e': p->cursor = p->text.len; break;
 		case 'c':
-		case 'g': close_prompt(a); break;
+		case 'g': cancel(a); return true;
 		default: break;
 		}
 		preview(a);
@@ -262,18 +422,7 @@ bool prompt_key(struct app *a, const void *keyp)
 		return true;
 	switch (k->code.sym) {
 	case TERMKEY_SYM_ENTER: accept(a); break;
-	case TERMKEY_SYM_ESCAPE:
-		close_prompt(a);
-		if (p->kind == PROMPT_NONE && a->search_text) { /* restore the accepted search */
-			char *err = NULL;
-			pattern_free(a->search);
-			a->search = pattern_new(a->search_text, &err);
-			free(err);
-		} else if (!a->search_text) {
-			pattern_free(a->search);
-			a->search = NULL;
-		}
-		break;
+	case TERMKEY_SYM_ESCAPE: cancel(a); break;
 	case TERMKEY_SYM_BACKSPACE:
 	case TERMKEY_SYM_DEL:
 		if (p->cursor) {
@@ -281,20 +430,23 @@ bool prompt_key(struct app *a, const void *keyp)
 			memmove(p->text.p + at, p->text.p + p->cursor, p->text.len - p->cursor + 1);
 			p->text.len -= p->cursor - at;
 			p->cursor = at;
+			preview(a);
 		} else if (!p->text.len) {
-			close_prompt(a);
+			cancel(a);
 		}
-		preview(a);
 		break;
-	case TERMKEY_SYM_LEFT:
-		p->cursor = char_before(p, p->cursor);
-		break;
+	case TERMKEY_SYM_LEFT: p->cursor = char_before(p, p->cursor); break;
 	case TERMKEY_SYM_RIGHT:
 		while (p->cursor < p->text.len && ((uint8_t)p->text.p[++p->cursor] & 0xc0) == 0x80)
 			;
 		break;
 	case TERMKEY_SYM_HOME: p->cursor = 0; break;
 	case TERMKEY_SYM_END: p->cursor = p->text.len; break;
+	case TERMKEY_SYM_UP:
+	case TERMKEY_SYM_DOWN:
+		walk_history(p, k->code.sym == TERMKEY_SYM_UP ? -1 : 1);
+		preview(a);
+		break;
 	default: break;
 	}
 	return true;
@@ -323,7 +475,7 @@ void prompt_draw(struct app *a)
 	esc_term(&head, buf_str(&p->text), p->cursor);
 	int cx = MIN(text_width(head.p, head.len), a->cols - 1);
 	draw_role(R_CURSOR);
-	mvaddch(y, cx, p->cursor < p->text.len ? (chtype)(uint8_t)p->text.p[p->cursor] : ' ');
+	mvaddch(y, cx, p->cursor < p->text.len && (uint8_t)p->text.p[p->cursor] < 0x80 ? (chtype)p->text.p[p->cursor] : ' ');
 	buf_free(&head);
 	buf_free(&b);
 }

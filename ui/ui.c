@@ -181,6 +181,32 @@ static void dump_screen(const char *path)
 	fclose(f);
 }
 
+/* Under each line, a line marking highlighted cells: m a search match
+ * (underlined), s the selection (reverse), . anything else.  Mono theme. */
+static void dump_attrs(const char *path)
+{
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return;
+	for (int y = 0; y < LINES; y++) {
+		struct buf line = {0};
+		for (int x = 0; x < COLS; x++) {
+			cchar_t cc;
+			wchar_t wc[CCHARW_MAX + 1];
+			attr_t at;
+			short pair;
+			if (mvwin_wch(stdscr, y, x, &cc) == ERR || getcchar(&cc, wc, &at, &pair, NULL) == ERR)
+				at = 0;
+			buf_addc(&line, at & A_UNDERLINE ? 'm' : at & A_REVERSE ? 's' : '.');
+		}
+		while (line.len && line.p[line.len - 1] == '.')
+			line.p[--line.len] = 0;
+		fprintf(f, "%s\n", buf_str(&line));
+		buf_free(&line);
+	}
+	fclose(f);
+}
+
 /* ---- drawing -------------------------------------------------------------- */
 
 static enum view_id top_view(const struct app *a) { return a->depth ? a->stack[a->depth - 1] : a->base; }
@@ -351,7 +377,10 @@ static void key(struct app *a, TermKeyKey *k)
 			goto_mark(a, c);
 		return;
 	}
-	do_action(a, keymap_lookup(a->km, top_view(a), k));
+	enum action act = keymap_lookup(a->km, top_view(a), k);
+	if (act == ACT_BACK && filter_cancel(a))
+		return;
+	do_action(a, act);
 }
 
 /* ---- terminal input ------------------------------------------------------- */
@@ -440,6 +469,9 @@ static bool script_step(struct app *a, char *line)
 	if (!strncmp(line, "dump ", 5)) {
 		draw(a);
 		dump_screen(line + 5);
+	} else if (!strncmp(line, "dumpattr ", 9)) {
+		draw(a);
+		dump_attrs(line + 9);
 	} else if (!strncmp(line, "type ", 5) || !strncmp(line, "paste ", 6)) {
 		bool paste = *line == 'p';
 		const char *s = line + (paste ? 6 : 5);
@@ -537,6 +569,10 @@ static void loop(struct app *a)
 			load_step(a, false);
 		else if (a->vis.done < model_count(a->m))
 			vis_step(a, SLICE_NS);
+		if (a->fs->too_expensive) {
+			a->fs->too_expensive = false;
+			message(a, true, "pattern too expensive for some events (pcre2 limits): they do not match");
+		}
 	}
 }
 
@@ -594,12 +630,20 @@ int ui_run(struct trace *t, struct filterset *fs, const struct cli *c)
 		const char *tpath = getenv("TTV_SCRIPT_TIMING");
 		FILE *timing = tpath && *tpath ? fopen(tpath, "w") : NULL;
 		char line[4096];
+		bool partial = false; /* `partial`: filters advance one slice per step, as in a busy loop */
 		while (f && !a->quit && fgets(line, sizeof line, f)) {
 			uint64_t t0 = now_ns();
+			if (!strncmp(line, "partial", 7)) {
+				partial = true;
+				continue;
+			}
 			if (!script_step(a, line))
 				break;
-			while (vis_step(a, SLICE_NS)) /* filters finish before the next step */
-				;
+			if (partial)
+				vis_step(a, 0);
+			else
+				while (vis_step(a, SLICE_NS)) /* filters finish before the next step */
+					;
 			refresh_selection(a);
 			if (timing) {
 				draw(a);
@@ -624,8 +668,7 @@ int ui_run(struct trace *t, struct filterset *fs, const struct cli *c)
 	free(a->type_role);
 	free(a->hist);
 	buf_free(&a->page);
-	buf_free(&a->prompt.text);
-	free(a->prompt.error);
+	prompt_free(a);
 	pattern_free(a->search);
 	free(a->search_text);
 	trace_report(t);

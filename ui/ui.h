@@ -13,7 +13,9 @@
  * virtual one (TTV_SIZE=COLSxLINES, default 80x24) and FILE holds one step
  * per line: a key in keymap notation (j, C-o, Enter, Space), `type TEXT`,
  * `paste TEXT`, `click LINE COL`, `wheel up|down LINE COL`, `resize COLSxLINES`,
- * `dump FILE` (write the screen as text) or `# comment`. */
+ * `dump FILE` (write the screen as text), `dumpattr FILE` (mark highlighted
+ * cells: m match, s selection), `partial` (from here on, filters advance one
+ * slice per step instead of finishing) or `# comment`. */
 int ui_run(struct trace *t, struct filterset *fs, const struct cli *c);
 
 #endif
