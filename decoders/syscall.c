@@ -1245,6 +1245,7 @@ static void sc_fields(void *st, const struct event *e, struct fsink *out)
 	const struct rec *r = &l.r;
 	char tmp[32];
 	f_uint(out, "stream", l.si + 1);
+	f_unit(out, "record_length", l.len, "bytes");
 	f_put(out, &(struct field){.name = "nr", .kind = FK_UINT, .v.u = r->nr, .meaning = sc_name(s, r->nr, tmp, sizeof tmp)});
 	f_cstr(out, "syscall", sc_name(s, r->nr, tmp, sizeof tmp));
 	f_hex(out, "flags", r->flags);
