@@ -47,6 +47,8 @@ struct file {
 
 static void file_write(struct file *f, const void *p, size_t n)
 {
+	if (!n)
+		return;
 	size_t at = (size_t)(f->pos - f->base);
 	if (at + n > f->img.len)
 		wb_zero(&f->img, at + n - f->img.len);
@@ -171,7 +173,8 @@ static void ie(struct wbuf *b, bool be, uint16_t tag, const void *v, size_t n)
 {
 	put(b, tag, 2, be);
 	put(b, n, 2, be);
-	wb_add(b, v, n);
+	if (n)
+		wb_add(b, v, n);
 	pad(b);
 }
 
@@ -181,7 +184,8 @@ static void segment(struct wbuf *out, bool be, bool seg16, uint32_t tag, const s
 	out->len = 0;
 	put(out, tag, seg16 ? 2 : 4, be);
 	put(out, v->len, seg16 ? 2 : 4, be);
-	wb_add(out, v->p, v->len);
+	if (v->len)
+		wb_add(out, v->p, v->len);
 	pad(out);
 }
 
@@ -457,7 +461,8 @@ static void from_spec(struct file *f)
 			const char *hex = spec_str(&s, "hex", &(size_t){0});
 			uint8_t raw[4096];
 			size_t n = hex ? unhex(hex, raw, sizeof raw) : 0;
-			wb_add(&v, raw, n);
+			if (n)
+				wb_add(&v, raw, n);
 			segment(&seg, be, s16, (uint32_t)spec_num(&s, "tag", 3), &v);
 			if (spec_has(&s, "len")) /* claim another length */
 				wb_put(&seg, s16 ? 2 : 4, spec_num(&s, "len", 0), s16 ? 2 : 4, be);
@@ -576,7 +581,8 @@ static void gen_record(struct proc *p, struct file *f, uint64_t *rng, int64_t *t
 	uint32_t bits;
 	memcpy(&bits, &dur, 4);
 	put(&v, bits, 4, be);
-	wb_add(&v, a.p, a.len);
+	if (a.len)
+		wb_add(&v, a.p, a.len);
 	segment(&seg, be, false, 2, &v);
 	proc_add(p, f, seg.p, seg.len, false);
 }

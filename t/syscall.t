@@ -387,4 +387,10 @@ tap_run "$TBIN/cut_test" --format syscall --step 13 "$D/argtypes.dat"
 tap_run "$TBIN/cut_test" --format syscall --step 9973 "$D/cat_3m.dat"
 tap_run "$TBIN/cut_test" --format syscall --from 1114100 --to 1114300 "$D/cat_3m.dat"
 tap_run "$TBIN/cut_test" --to 200 "$D/ls_l.dat"
+# growth: the decoder handed a few bytes at a time (resumes inside headers, records and gaps)
+tap_run "$TBIN/cut_test" --format syscall --slice 7 --step 997 "$D/ls_l.dat"
+tap_run "$TBIN/cut_test" --format syscall --slice 1000 --step 50021 "$D/cat_3m.dat"
+tap_run "$TBIN/cut_test" --format syscall --slice 1000 --step 99991 "$TMP/pages.sc"
+tap_run "$TBIN/cut_test" --format syscall --slice 1000 --step 99991 "$TMP/pages-be.sc"
+tap_run "$TBIN/cut_test" --format syscall --slice 100 "$TMP/seg16.sc"
 done_testing
