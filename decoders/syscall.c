@@ -1336,8 +1336,6 @@ static void areas(struct fsink *out, const char *name, const struct area *a, uns
 static void stream_info(const struct sc *sc, uint32_t si, struct fsink *out)
 {
 	const struct stream *s = &sc->s[si];
-	struct model *m = dec_model(sc->in);
-	(void)m;
 	f_obj(out, NULL);
 	f_uint(out, "stream", si + 1);
 	f_uint(out, "offset", s->off);

@@ -8,8 +8,6 @@
 D=$SAMPLES/syscall
 SC=$TBIN/scwrite
 names() { printf '%s\n' "$1" | awk -F'\t' '{print $3}' | sort | uniq -c | sort -k1,1rn -k2 | awk '{printf "%s %s, ", $2, $1}'; }
-# the summary of the record at byte offset $2 of file $1
-at() { "$TTV" --dump --json "$1" | grep "\"offset\":$2," | head -1 >"$TMP/at.json"; off_line=$(cat "$TMP/at.json"); }
 summ() { "$TTV" --dump "$1" | cut -f4; }
 
 # ---- ls_l.dat ----
