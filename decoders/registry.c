@@ -3,8 +3,10 @@
 #include "decoders/decoder.h"
 
 extern const struct decoder podtrace_decoder;
+extern const struct decoder syscall_decoder;
 
 const struct decoder *const decoders[] = {
+	&syscall_decoder,
 	&podtrace_decoder,
 	NULL,
 };

@@ -86,6 +86,9 @@ keys() {
 PT=$DIR/podtrace-5M.ptrace
 [ -s "$PT" ] || "$TBIN/ptwrite" --generate 5000000 --seed 1 "$PT"
 row podtrace "$PT"
+SC=$DIR/syscall-5M.sc
+[ -s "$SC" ] || "$TBIN/scwrite" --generate 5000000 --seed 1 "$SC"
+row syscall "$SC"
 echo
 keys "viewer, podtrace 5M" "$PT"
 echo

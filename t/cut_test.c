@@ -1,7 +1,10 @@
 /* Truncation sweep, for any format: cut FILE at every offset (or every
  * STEP-th) and decode each prefix in-process.
  *
- *   cut_test [--format NAME] [--step N] [--from A] [--to B] FILE
+ *   cut_test [--format NAME] [--step N] [--from A] [--to B] [--slice S] FILE
+ *
+ * --slice S hands the decoder at most S bytes per call for the cuts (the
+ * full decode uses the default), so resuming mid-record is checked too.
  *
  * Checks, for every cut c:
  *   - decoding returns (a crash or sanitizer report fails the run);
@@ -39,11 +42,14 @@ static int by_off(const void *a, const void *b)
 }
 
 /* Decode path; returns the records sorted by offset. */
-static struct rec *decode(const char *path, const char *format, size_t *n, bool *damaged, bool *readable)
+static struct rec *decode(const char *path, const char *format, size_t slice, size_t *n, bool *damaged,
+			  bool *readable)
 {
 	struct trace t;
 	trace_init(&t);
 	t.format = format;
+	if (slice)
+		t.slice = slice;
 	trace_open(&t, path);
 	trace_load_all(&t);
 	*n = model_count(t.m);
@@ -63,7 +69,7 @@ static struct rec *decode(const char *path, const char *format, size_t *n, bool 
 int main(int argc, char **argv)
 {
 	const char *format = NULL, *path = NULL;
-	uint64_t step = 1, from = 0, to = UINT64_MAX;
+	uint64_t step = 1, from = 0, to = UINT64_MAX, slice = 0;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--format") && i + 1 < argc)
 			format = argv[++i];
@@ -73,11 +79,13 @@ int main(int argc, char **argv)
 			from = strtoull(argv[++i], NULL, 0);
 		else if (!strcmp(argv[i], "--to") && i + 1 < argc)
 			to = strtoull(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--slice") && i + 1 < argc)
+			slice = strtoull(argv[++i], NULL, 0);
 		else
 			path = argv[i];
 	}
 	if (!path) {
-		fprintf(stderr, "usage: cut_test [--format NAME] [--step N] [--from A] [--to B] FILE\n");
+		fprintf(stderr, "usage: cut_test [--format NAME] [--step N] [--from A] [--to B] [--slice S] FILE\n");
 		return 2;
 	}
 	FILE *f = fopen(path, "rb");
@@ -94,7 +102,7 @@ int main(int argc, char **argv)
 
 	size_t nfull;
 	bool damaged, readable;
-	struct rec *full = decode(path, format, &nfull, &damaged, &readable);
+	struct rec *full = decode(path, format, 0, &nfull, &damaged, &readable);
 	ok(readable && !damaged && nfull > 0, "%s decodes cleanly in full (%zu events)", path, nfull);
 
 	char tmp[] = "/tmp/ttv-cut-XXXXXX";
@@ -115,7 +123,7 @@ int main(int argc, char **argv)
 		}
 		size_t n;
 		bool dmg, rd;
-		struct rec *r = decode(tmp, format, &n, &dmg, &rd);
+		struct rec *r = decode(tmp, format, (size_t)slice, &n, &dmg, &rd);
 		cuts++;
 		/* With no --format, a prefix may be too short to recognise. */
 		if (!rd && format) {

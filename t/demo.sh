@@ -10,6 +10,7 @@ DEMO=$ROOT/build/demo
 mkdir -p "$DEMO"
 
 "$TBIN/ptwrite" --generate 20000 --seed 7 "$DEMO/podtrace.ptrace"
+"$TBIN/scwrite" --generate 60000 --seed 7 "$DEMO/syscall.sc"
 
 echo "Sample traces in $DEMO:"
 ls -l "$DEMO"
