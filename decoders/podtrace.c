@@ -1,6 +1,7 @@
 /* podtrace event records: a capture is a stream of [u32 LE length][record]
  * frames, the record version chosen by its length (V1..V4; longer records
  * read as V4).  See specs/podtrace.md and specs/podtrace-notes.md. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -444,7 +445,31 @@ static void pt_fields(void *st, const struct event *e, struct fsink *out)
 	f_str(out, "details", r.details, r.ndetails);
 }
 
-static void latency_ms(struct buf *b, uint64_t ns) { buf_printf(b, "%.2fms", ns / 1e6); }
+static void latency_ms(struct buf *b, uint64_t ns)
+{
+	buf_fixed(b, ns, 6, 2);
+	buf_add(b, "ms", 2);
+}
+
+/* Append strings (NULL-terminated list): summaries are built for every
+ * event a full-text filter looks at, so no printf here. */
+static void cat(struct buf *b, ...)
+{
+	va_list ap;
+	va_start(ap, b);
+	for (const char *s; (s = va_arg(ap, const char *));)
+		buf_adds(b, s);
+	va_end(ap);
+}
+
+/* " TARGET" when there is one. */
+static void opt(struct buf *b, const char *t)
+{
+	if (*t) {
+		buf_addc(b, ' ');
+		buf_adds(b, t);
+	}
+}
 
 static void pt_summary(void *st, const struct event *e, struct buf *b)
 {
@@ -454,137 +479,194 @@ static void pt_summary(void *st, const struct event *e, struct buf *b)
 		buf_adds(b, "(record not readable)");
 		return;
 	}
-	struct buf target = {0};
+	/* scratch kept per thread: filters call this for every event */
+	static __thread struct buf target, details, joined;
+	buf_reset(&target);
+	buf_reset(&details);
 	if (r.type == T_RENAME) {
-		rename_target(&r, &pt->tmp);
-		esc_term(&target, pt->tmp.p, pt->tmp.len);
+		buf_reset(&joined);
+		rename_target(&r, &joined);
+		esc_term(&target, joined.p, joined.len);
 	} else {
 		esc_term(&target, r.target, r.ntarget);
 	}
-	struct buf details = {0};
 	esc_term(&details, r.details, r.ndetails);
 	const char *t = buf_str(&target), *d = buf_str(&details);
-	buf_printf(b, "[%s] ", category_of(&r));
+	cat(b, "[", category_of(&r), "] ", NULL);
 	bool took = true;
 	switch (r.type) {
-	case T_DNS: buf_printf(b, "lookup %s", t); break;
-	case T_CONNECT: buf_printf(b, "connect to %s", t); break;
+	case T_DNS: cat(b, "lookup ", t, NULL); break;
+	case T_CONNECT: cat(b, "connect to ", t, NULL); break;
 	case T_TCP_SEND:
 	case T_TCP_RECV:
 	case T_UDP_SEND:
 	case T_UDP_RECV:
-		buf_printf(b, "%s %s ", r.type == T_TCP_SEND || r.type == T_TCP_RECV ? "TCP" : "UDP",
-			   r.type == T_TCP_SEND || r.type == T_UDP_SEND ? "send" : "recv");
+		cat(b, r.type == T_TCP_SEND || r.type == T_TCP_RECV ? "TCP " : "UDP ",
+		    r.type == T_TCP_SEND || r.type == T_UDP_SEND ? "send " : "recv ", NULL);
 		fmt_bytes(b, r.bytes);
-		if (*t)
-			buf_printf(b, " %s", t);
+		opt(b, t);
 		break;
 	case T_WRITE:
 	case T_READ:
-		buf_printf(b, "%s() %s ", r.type == T_WRITE ? "write" : "read", t);
+		cat(b, r.type == T_WRITE ? "write()" : "read()", NULL);
+		opt(b, t);
+		buf_addc(b, ' ');
 		fmt_bytes(b, r.bytes);
 		break;
-	case T_FSYNC: buf_printf(b, "fsync() %s", t); break;
+	case T_FSYNC:
+		buf_adds(b, "fsync()");
+		opt(b, t);
+		break;
 	case T_SCHED_SWITCH:
 		buf_adds(b, "thread blocked ");
 		latency_ms(b, r.latency);
 		took = false;
 		break;
-	case T_TCP_STATE: {
-		const char *s = r.tcp_state < ARRAY_LEN(tcp_states) ? tcp_states[r.tcp_state] : NULL;
-		if (s)
-			buf_printf(b, "TCP state %s %s", s, t);
-		else
-			buf_printf(b, "TCP state UNKNOWN(%u) %s", r.tcp_state, t);
+	case T_TCP_STATE:
+		buf_adds(b, "TCP state ");
+		if (r.tcp_state < ARRAY_LEN(tcp_states) && tcp_states[r.tcp_state]) {
+			buf_adds(b, tcp_states[r.tcp_state]);
+		} else {
+			buf_adds(b, "UNKNOWN(");
+			buf_u64(b, r.tcp_state);
+			buf_addc(b, ')');
+		}
+		opt(b, t);
 		took = false;
 		break;
-	}
 	case T_PAGE_FAULT:
-		buf_printf(b, "page fault error code %d", r.error);
+		buf_adds(b, "page fault error code ");
+		buf_i64(b, r.error);
 		took = false;
 		break;
 	case T_OOM_KILL:
-		buf_printf(b, "OOM kill: %s (%.2f MB)", t, r.bytes / 1048576.0);
+		cat(b, "OOM kill: ", t, " (", NULL);
+		buf_fixed(b, (uint64_t)(((__uint128_t)r.bytes * 100 + 524288) >> 20), 2, 2);
+		buf_adds(b, " MB)");
 		took = false;
 		break;
-	case T_HTTP_REQ: buf_printf(b, "request %s", t); break;
+	case T_HTTP_REQ:
+		buf_adds(b, "request");
+		opt(b, t);
+		break;
 	case T_HTTP_RESP:
-		buf_printf(b, "response %s ", t);
+		buf_adds(b, "response");
+		opt(b, t);
+		buf_addc(b, ' ');
 		fmt_bytes(b, r.bytes);
 		break;
-	case T_LOCK_CONTENTION: buf_printf(b, "lock contention on %s, waited", t); break;
+	case T_LOCK_CONTENTION:
+		cat(b, "lock contention on ", t, ": waited ", NULL);
+		latency_ms(b, r.latency);
+		took = false;
+		break;
 	case T_TCP_RETRANS:
-		buf_printf(b, "TCP retransmit %s", t);
+		buf_adds(b, "TCP retransmit");
+		opt(b, t);
 		took = false;
 		break;
 	case T_NET_DEV_ERROR:
-		buf_printf(b, "device error on %s (error %d)", t, r.error);
+		cat(b, "device error on ", t, " (error ", NULL);
+		buf_i64(b, r.error);
+		buf_addc(b, ')');
 		took = false;
 		break;
-	case T_DB_QUERY: buf_printf(b, "query %s", t); break;
+	case T_DB_QUERY: cat(b, "query ", t, NULL); break;
 	case T_EXEC:
-		buf_printf(b, "exec %s", t);
+		cat(b, "exec ", t, NULL);
 		took = false;
 		break;
 	case T_FORK:
-		buf_printf(b, "fork created pid %u (%s)", r.pid, t);
+		buf_adds(b, "fork created pid ");
+		buf_u64(b, r.pid);
+		cat(b, " (", t, ")", NULL);
 		took = false;
 		break;
 	case T_OPEN:
-		buf_printf(b, "open() %s", t);
-		if ((int64_t)r.bytes >= 0 && !r.error)
-			buf_printf(b, " fd=%lld", (long long)r.bytes);
+		buf_adds(b, "open()");
+		opt(b, t);
+		if ((int64_t)r.bytes >= 0 && !r.error) {
+			buf_adds(b, " fd=");
+			buf_i64(b, (int64_t)r.bytes);
+		}
 		break;
 	case T_CLOSE:
 		buf_adds(b, "close()");
-		if ((int64_t)r.bytes >= 0)
-			buf_printf(b, " fd=%lld", (long long)r.bytes);
+		if ((int64_t)r.bytes >= 0) {
+			buf_adds(b, " fd=");
+			buf_i64(b, (int64_t)r.bytes);
+		}
 		took = false;
 		break;
 	case T_TLS_HANDSHAKE: buf_adds(b, "handshake"); break;
 	case T_TLS_ERROR:
-		buf_printf(b, "TLS error %d", r.error);
+		buf_adds(b, "TLS error ");
+		buf_i64(b, r.error);
 		took = false;
 		break;
 	case T_RESOURCE_LIMIT: {
 		const char *kind = r.tcp_state == 0 ? "CPU" : r.tcp_state == 1 ? "memory" : r.tcp_state == 2 ? "IO"
 													       : "resource";
 		const char *level = r.error >= 95 ? "EMERGENCY " : r.error >= 90 ? "CRITICAL " : r.error >= 80 ? "WARNING " : "";
-		buf_printf(b, "%s%s utilization: %d%%", level, kind, r.error);
+		cat(b, level, kind, " utilization: ", NULL);
+		buf_i64(b, r.error);
+		buf_addc(b, '%');
 		took = false;
 		break;
 	}
-	case T_POOL_ACQUIRE: buf_printf(b, "acquire %s", t); break;
-	case T_POOL_RELEASE: buf_printf(b, "release %s", t); break;
-	case T_POOL_EXHAUSTED: buf_printf(b, "pool exhausted %s, waited", t); break;
-	case T_UNLINK: buf_printf(b, "unlink() %s", t); break;
-	case T_RENAME: buf_printf(b, "rename() %s", t); break;
-	case T_REDIS_CMD: buf_printf(b, "redis %s %s", d, t); break;
-	case T_MEMCACHED_CMD: buf_printf(b, "memcached %s", d); break;
-	case T_FASTCGI_REQUEST: buf_printf(b, "%s %s", d, t); break;
-	case T_FASTCGI_RESPONSE: buf_printf(b, "response %s appStatus=%d", t, r.error); break;
-	case T_GRPC_METHOD: buf_printf(b, "call %s", t); break;
+	case T_POOL_ACQUIRE: cat(b, "acquire ", t, NULL); break;
+	case T_POOL_RELEASE: cat(b, "release ", t, NULL); break;
+	case T_POOL_EXHAUSTED:
+		cat(b, "pool exhausted ", t, ": waited ", NULL);
+		latency_ms(b, r.latency);
+		took = false;
+		break;
+	case T_UNLINK:
+		buf_adds(b, "unlink()");
+		opt(b, t);
+		break;
+	case T_RENAME:
+		buf_adds(b, "rename()");
+		opt(b, t);
+		break;
+	case T_REDIS_CMD:
+		cat(b, "redis ", d, NULL);
+		opt(b, t);
+		break;
+	case T_MEMCACHED_CMD: cat(b, "memcached ", d, NULL); break;
+	case T_FASTCGI_REQUEST:
+		buf_adds(b, d);
+		opt(b, t);
+		break;
+	case T_FASTCGI_RESPONSE:
+		buf_adds(b, "response");
+		opt(b, t);
+		buf_adds(b, " appStatus=");
+		buf_i64(b, r.error);
+		break;
+	case T_GRPC_METHOD: cat(b, "call ", t, NULL); break;
 	case T_KAFKA_PRODUCE:
 	case T_KAFKA_FETCH:
-		buf_printf(b, "%s %s ", r.type == T_KAFKA_PRODUCE ? "produce" : "fetch", d);
+		cat(b, r.type == T_KAFKA_PRODUCE ? "produce " : "fetch ", d, " ", NULL);
 		fmt_bytes(b, r.bytes);
 		break;
 	case T_DNS_QUERY: {
 		char qt[16];
-		buf_printf(b, "query %s %s", t, qtype_name(r.tcp_state, qt, sizeof qt));
+		cat(b, "query ", t, " ", qtype_name(r.tcp_state, qt, sizeof qt), NULL);
 		break;
 	}
 	case T_AF_ALG:
-		buf_printf(b, "AF_ALG %s %s", t, d);
+		cat(b, "AF_ALG ", t, " ", d, NULL);
 		took = false;
 		break;
-	case T_HTTP3: buf_printf(b, "%s", t); break;
+	case T_HTTP3: buf_adds(b, t); break;
 	case T_USDT:
-		buf_printf(b, "%s:%s", t, d);
+		cat(b, t, ":", d, NULL);
 		took = false;
 		break;
 	default:
-		buf_printf(b, "event type %u", r.type);
+		buf_adds(b, "event type ");
+		buf_u64(b, r.type);
 		took = false;
 		break;
 	}
@@ -598,12 +680,11 @@ static void pt_summary(void *st, const struct event *e, struct buf *b)
 	char tmp[64];
 	if (r.error && (errno_like || r.type == T_DNS || r.type == T_TLS_HANDSHAKE)) {
 		const char *meaning = error_meaning(&r, tmp, sizeof tmp);
-		buf_printf(b, " failed: error %d", r.error);
+		buf_adds(b, " failed: error ");
+		buf_i64(b, r.error);
 		if (meaning)
-			buf_printf(b, " (%s)", meaning);
+			cat(b, " (", meaning, ")", NULL);
 	}
-	buf_free(&target);
-	buf_free(&details);
 }
 
 static void pt_info(struct source *src, struct fsink *out)

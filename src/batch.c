@@ -120,6 +120,7 @@ void batch_dump(struct trace *t, struct filterset *fs, bool json, FILE *out)
 	struct event e;
 	for (uint64_t pos = 0; pos < n; pos++) {
 		model_get(t->m, pos, &e);
+		trace_scan(t, &e);
 		if (filtering && !filterset_match(fs, t, &e))
 			continue;
 		if (json)
@@ -131,8 +132,6 @@ void batch_dump(struct trace *t, struct filterset *fs, bool json, FILE *out)
 			fwrite(b.p, 1, b.len, out);
 			buf_reset(&b);
 		}
-		if ((pos & 0xffff) == 0xffff)
-			trace_release(t);
 	}
 	fwrite(buf_str(&b), 1, b.len, out);
 	buf_free(&b);

@@ -51,14 +51,28 @@ static void add_u(struct buf *b, uint32_t cp)
 	buf_printf(b, cp > 0xffff ? "\\U%08x" : "\\u%04x", cp);
 }
 
+/* Bytes that pass as they are: printable ASCII but the backslash (bit 0),
+ * and but the double quote too (bit 1, for quoted strings). */
+static const uint8_t plain[256] = {
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	3, 3, 1, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
+	3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 0, 3, 3, 3,
+	3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+
 /* Shared walk: `quote` is 0 (none) or '"' (escape it). */
 static void esc_walk(struct buf *b, const uint8_t *s, size_t n, char quote)
 {
+	const uint8_t mask = quote ? 2 : 1;
 	size_t i = 0;
 	while (i < n) {
 		/* Fast path over a run of plain printable ASCII. */
 		size_t j = i;
-		while (j < n && s[j] >= 0x20 && s[j] < 0x7f && s[j] != '\\' && s[j] != (uint8_t)quote)
+		while (j < n && (plain[s[j]] & mask))
 			j++;
 		if (j > i)
 			buf_add(b, s + i, j - i);

@@ -285,6 +285,21 @@ void input_prefetch(struct input *in, uint64_t off, uint64_t len)
 		madvise((uint8_t *)in->map + a, b - a, MADV_POPULATE_READ); /* a hint: failure is harmless */
 }
 
+#define SCAN_WINDOW (16u << 20)
+
+void input_scan(struct input *in, uint64_t off)
+{
+	if (off >= in->scan_lo && off + SCAN_WINDOW / 2 < in->scan_hi)
+		return; /* well inside the window */
+	if (in->scan_hi > in->scan_lo && (off < in->scan_lo || off > in->scan_hi + SCAN_WINDOW))
+		input_release(in, in->scan_lo, in->scan_hi - in->scan_lo); /* jumped away */
+	else if (in->scan_lo < off && off - in->scan_lo > SCAN_WINDOW)
+		input_release(in, in->scan_lo, off - SCAN_WINDOW - in->scan_lo);
+	in->scan_lo = off > SCAN_WINDOW ? off - SCAN_WINDOW : 0;
+	in->scan_hi = MIN(off + 2 * (uint64_t)SCAN_WINDOW, in->size);
+	input_prefetch(in, off, in->scan_hi - off);
+}
+
 const uint8_t *input_bytes(const struct input *in, uint64_t off, uint64_t *avail)
 {
 	if (off > in->size || !in->map) {

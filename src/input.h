@@ -47,6 +47,7 @@ struct input {
 	void *dstate;
 	struct source *src;
 	uint64_t consumed; /* bytes the decoder has consumed */
+	uint64_t scan_lo, scan_hi; /* window mapped ahead for a scan (input_scan) */
 	bool done;         /* the decoder stopped, or consumed everything of a final input */
 };
 
@@ -68,6 +69,10 @@ void input_release(struct input *in, uint64_t off, uint64_t len);
 /* The bytes [off, off+len) are about to be read in order: map them in one
  * go rather than one page fault at a time. */
 void input_prefetch(struct input *in, uint64_t off, uint64_t len);
+
+/* A long scan is reading around offset off (mostly forwards): keep a
+ * window of the file mapped ahead of it and let go of what is behind. */
+void input_scan(struct input *in, uint64_t off);
 
 /* Bytes at offset off (NULL when out of range); *avail = bytes from there. */
 const uint8_t *input_bytes(const struct input *in, uint64_t off, uint64_t *avail);

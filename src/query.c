@@ -265,15 +265,33 @@ void event_summary(struct trace *t, const struct event *e, struct buf *b)
 	}
 }
 
+/* Lane and type names, escaped once: every event a full-text filter looks
+ * at starts with them.  A small direct-mapped cache by string id, per thread. */
+static void add_name(struct buf *b, struct model *m, uint32_t sid)
+{
+	static __thread struct {
+		uint32_t sid;
+		bool set;
+		struct buf text;
+	} cache[256];
+	__typeof__(cache[0]) *c = &cache[sid % 256];
+	if (!c->set || c->sid != sid) {
+		size_t n;
+		const char *s = model_strget(m, sid, &n);
+		buf_reset(&c->text);
+		esc_term(&c->text, s, n);
+		c->sid = sid;
+		c->set = true;
+	}
+	buf_add(b, buf_str(&c->text), c->text.len);
+}
+
 void event_text(struct trace *t, const struct event *e, struct buf *b)
 {
-	size_t n;
 	const struct lane *l = model_lane_get(t->m, e->lane);
-	const char *s = l ? model_strget(t->m, l->name, &n) : "";
-	esc_term(b, s, l ? n : 0);
+	add_name(b, t->m, l ? l->name : 0);
 	buf_addc(b, ' ');
-	s = model_strget(t->m, model_type_get(t->m, e->type)->name, &n);
-	esc_term(b, s, n);
+	add_name(b, t->m, model_type_get(t->m, e->type)->name);
 	buf_addc(b, ' ');
 	event_summary(t, e, b);
 }
@@ -345,6 +363,14 @@ static bool field_text(struct trace *t, const struct event *e, const char *name,
 	return p.found;
 }
 
+/* A text buffer reused for every event a filter looks at (one per thread). */
+static struct buf *scratch(void)
+{
+	static __thread struct buf b;
+	buf_reset(&b);
+	return &b;
+}
+
 bool filter_hit(struct filter *f, struct trace *t, const struct event *e, bool *expensive)
 {
 	struct model *m = t->m;
@@ -359,24 +385,22 @@ bool filter_hit(struct filter *f, struct trace *t, const struct event *e, bool *
 			f->field_sid = model_str(m, f->field, strlen(f->field));
 		if (model_type_get(m, e->type)->name_field == f->field_sid)
 			return cached(f, &f->by_str, &f->nby_str, e->name, m, expensive);
-		struct buf b = {0};
+		struct buf *b = scratch();
 		bool hit = false;
-		if (field_text(t, e, f->field, &b)) {
-			int r = pattern_match(f->re, buf_str(&b), b.len, NULL, NULL);
+		if (field_text(t, e, f->field, b)) {
+			int r = pattern_match(f->re, buf_str(b), b->len, NULL, NULL);
 			if (r < 0)
 				*expensive = true;
 			hit = r > 0;
 		}
-		buf_free(&b);
 		return hit;
 	}
 	case SC_RANGE: return e->ts >= tspec_resolve(&f->lo, m) && e->ts <= tspec_resolve(&f->hi, m);
 	case SC_TEXT:
 	default: {
-		struct buf b = {0};
-		event_text(t, e, &b);
-		int r = pattern_match(f->re, buf_str(&b), b.len, NULL, NULL);
-		buf_free(&b);
+		struct buf *b = scratch();
+		event_text(t, e, b);
+		int r = pattern_match(f->re, buf_str(b), b->len, NULL, NULL);
 		if (r < 0)
 			*expensive = true;
 		return r > 0;
@@ -386,6 +410,7 @@ bool filter_hit(struct filter *f, struct trace *t, const struct event *e, bool *
 
 bool filterset_match(struct filterset *fs, struct trace *t, const struct event *e)
 {
+	trace_scan(t, e);
 	for (size_t i = 0; i < fs->n; i++) {
 		struct filter *f = &fs->f[i];
 		if (!f->enabled)

@@ -67,6 +67,13 @@ bool trace_any_readable(const struct trace *t);
 void trace_report(const struct trace *t);
 /* Decoder and state for an event (by its input). */
 const struct decoder *trace_decoder_of(const struct trace *t, const struct event *e, void **st);
+/* A long scan (filtering, --dump) is about to decode e: keep its file
+ * mapped ahead of it, and let go of what it passed. */
+static inline void trace_scan(struct trace *t, const struct event *e)
+{
+	if (e->input < t->nin)
+		input_scan(t->in[e->input], e->off);
+}
 /* Drop every input's pages from memory until they are used again (long scans). */
 void trace_release(struct trace *t);
 /* Bytes processed so far and in total (for progress); total 0 when unknown. */

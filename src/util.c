@@ -63,7 +63,8 @@ void xgrow(void *pp, size_t *cap, size_t need, size_t size)
 
 void buf_add(struct buf *b, const void *s, size_t n)
 {
-	xgrow(&b->p, &b->cap, b->len + n + 1, 1);
+	if (UNLIKELY(b->len + n + 1 > b->cap))
+		xgrow(&b->p, &b->cap, b->len + n + 1, 1);
 	if (n)
 		memcpy(b->p + b->len, s, n);
 	b->len += n;
@@ -127,7 +128,8 @@ void buf_u64(struct buf *b, uint64_t v)
 	do
 		d[n++] = (char)('0' + v % 10);
 	while (v /= 10);
-	xgrow(&b->p, &b->cap, b->len + (size_t)n + 1, 1);
+	if (b->len + (size_t)n + 1 > b->cap)
+		xgrow(&b->p, &b->cap, b->len + (size_t)n + 1, 1);
 	while (n)
 		b->p[b->len++] = d[--n];
 	b->p[b->len] = 0;
