@@ -90,6 +90,7 @@ struct input *input_open(const char *path, char **err)
 	struct input *in = xcalloc(1, sizeof *in);
 	in->path = xstrdup(path);
 	in->spool = -1;
+	in->wd = -1;
 	if (!strcmp(path, "-")) {
 		in->is_stdin = true;
 		in->fd = dup(0);
@@ -298,6 +299,48 @@ void input_scan(struct input *in, uint64_t off)
 	in->scan_lo = off > SCAN_WINDOW ? off - SCAN_WINDOW : 0;
 	in->scan_hi = MIN(off + 2 * (uint64_t)SCAN_WINDOW, in->size);
 	input_prefetch(in, off, in->scan_hi - off);
+}
+
+enum input_change input_check(struct input *in)
+{
+	if (in->is_stdin || in->fd < 0 || !in->regular)
+		return INPUT_SAME;
+	struct stat st, now;
+	if (fstat(in->fd, &st) == 0 && !in->gzip && (uint64_t)st.st_size < in->size)
+		return INPUT_TRUNCATED;
+	if (in->gzip && fstat(in->fd, &st) == 0 && (uint64_t)st.st_size < in->raw)
+		return INPUT_TRUNCATED;
+	if (stat(in->path, &now) != 0)
+		return INPUT_GONE;
+	if (now.st_dev != in->dev || now.st_ino != in->ino)
+		return INPUT_REPLACED;
+	return INPUT_SAME;
+}
+
+void input_restart(struct input *in)
+{
+	if (in->map)
+		munmap((void *)in->map, in->maplen);
+	in->map = NULL;
+	in->maplen = 0;
+	in->size = in->consumed = in->raw = 0;
+	in->scan_lo = in->scan_hi = 0;
+	in->eof = false;
+	if (in->z) {
+		inflateEnd(in->z);
+		free(in->z);
+		in->z = NULL;
+	}
+	free(in->zerror);
+	in->zerror = NULL;
+	in->zreported = in->zpartial = false;
+	if (in->spool >= 0) {
+		close(in->spool);
+		in->spool = spool_create();
+		lseek(in->fd, 0, SEEK_SET);
+		if (in->spool < 0 || !spool_reserve(in, SPOOL_MIN))
+			in->zerror = msg("cannot create a temporary file in $TMPDIR: %s", strerror(errno));
+	}
 }
 
 const uint8_t *input_bytes(const struct input *in, uint64_t off, uint64_t *avail)

@@ -48,6 +48,10 @@ struct input {
 	struct source *src;
 	uint64_t consumed; /* bytes the decoder has consumed */
 	uint64_t scan_lo, scan_hi; /* window mapped ahead for a scan (input_scan) */
+	bool quiet;        /* following: read to the end, nothing new since */
+	bool gone;         /* following: its path no longer names it */
+	bool replaced;     /* following: another input reads the file now at its path */
+	int wd;            /* inotify watch on it, -1 when none */
 	bool done;         /* the decoder stopped, or consumed everything of a final input */
 };
 
@@ -55,6 +59,17 @@ struct input {
  * *err to a message (caller frees). */
 struct input *input_open(const char *path, char **err);
 void input_close(struct input *in);
+
+/* What happened to the file since we opened it (follow mode). */
+enum input_change {
+	INPUT_SAME,      /* nothing, or it grew (input_refresh reads the growth) */
+	INPUT_TRUNCATED, /* same file, now shorter than what was read */
+	INPUT_REPLACED,  /* the path names another file now (rotation) */
+	INPUT_GONE,      /* the path is gone (deleted, or renamed away) */
+};
+enum input_change input_check(struct input *in);
+/* Start reading a truncated file again from its first byte. */
+void input_restart(struct input *in);
 
 /* Read what has arrived: growth of a file, more of a gzip stream or pipe.
  * At most about `budget` new bytes; when `wait`, block for a pipe.

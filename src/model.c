@@ -630,6 +630,38 @@ uint32_t model_add_seq(struct model *m, const struct seq_ops *ops, void *ctx)
 	return (uint32_t)m->nseqs++;
 }
 
+uint64_t model_drop_input(struct model *m, uint32_t input)
+{
+	model_commit(m);
+	size_t k = 0;
+	for (size_t i = 0; i < m->nev; i++) {
+		const struct cev *c = &m->ev[i];
+		if ((uint32_t)(c->loc >> (OFF_BITS + TYPE_BITS)) == input) {
+			struct lane *l = &m->lanes[cev_lane(c)];
+			if (l->count)
+				l->count--;
+			continue;
+		}
+		m->ev[k++] = m->ev[i];
+	}
+	uint64_t dropped = m->nev - k;
+	if (!dropped)
+		return 0;
+	m->nev = m->nadd = k;
+	/* pair again from scratch, and forget long spans that may be gone */
+	for (size_t i = 0; i < m->nlanes; i++)
+		m->lanes[i].nlongest = 0;
+	while (m->nsnaps)
+		free(m->snaps[--m->nsnaps].data);
+	repair_from(m, 0);
+	for (size_t i = 0; i < m->nev; i++)
+		if ((m->ev[i].lanef & EVF_ROLE) == ROLE_COMPLETE && m->ev[i].dur != DUR_NONE)
+			note_span(&m->lanes[cev_lane(&m->ev[i])], m->ev[i].ts, dur_decode(m, m->ev[i].dur), m->ev[i].loc);
+	m->cur[0].valid = m->cur[1].valid = false;
+	m->generation++;
+	return dropped;
+}
+
 void model_seq_changed(struct model *m)
 {
 	m->cur[0].valid = m->cur[1].valid = false;

@@ -136,6 +136,10 @@ void model_commit(struct model *m);
 /* Events added since the last commit. */
 uint64_t model_pending(const struct model *m);
 
+/* Remove every event of an input (its file was truncated: the bytes they
+ * point at are gone).  Returns how many were removed. */
+uint64_t model_drop_input(struct model *m, uint32_t input);
+
 /* Register a sequence; returns its id (>= 1).  Call model_seq_changed()
  * when its records change (a growing file). */
 uint32_t model_add_seq(struct model *m, const struct seq_ops *ops, void *ctx);

@@ -1,9 +1,13 @@
 #include "src/trace.h"
 
 #include <errno.h>
+#include <libgen.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "decoders/decoder.h"
 #include "src/esc.h"
@@ -16,6 +20,7 @@ void trace_init(struct trace *t)
 	memset(t, 0, sizeof *t);
 	t->m = model_new();
 	t->slice = 8u << 20;
+	t->watch = -1;
 }
 
 void trace_free(struct trace *t)
@@ -44,6 +49,8 @@ void trace_free(struct trace *t)
 	free(t->src);
 	free(t->in);
 	model_free(t->m);
+	if (t->watch >= 0)
+		close(t->watch);
 }
 
 static void vdamage(struct source *src, const char *path, bool has_off, uint64_t off, bool fatal, const char *fmt,
@@ -208,7 +215,8 @@ static bool probe_input(struct input *in, bool final)
 static void step_input(struct trace *t, struct input *in, bool wait)
 {
 	input_refresh(in, t->slice, wait);
-	bool final = in->eof && !t->follow;
+	/* A file may still grow while following; a pipe at its end cannot. */
+	bool final = in->eof && (!t->follow || !in->regular);
 	if (in->zerror && !in->zreported) {
 		source_damage(in->src, in->path, false, 0, false, "%s", in->zerror);
 		in->zreported = true;
@@ -249,10 +257,16 @@ bool trace_step(struct trace *t, uint64_t budget_ns, bool wait)
 	bool more = false;
 	for (size_t i = 0; i < t->nin; i++) {
 		struct input *in = t->in[i];
-		if (in->done)
+		if (in->done || in->quiet)
 			continue;
-		uint64_t before = in->consumed;
+		uint64_t before = in->consumed, size = in->size;
 		step_input(t, in, wait);
+		if (t->follow && in->consumed == before && in->size == size) {
+			/* caught up (maybe with a torn record waiting for its rest):
+			 * wait for the watch, or the stream's fd, to say more came */
+			in->quiet = in->regular;
+			continue;
+		}
 		if (!in->done)
 			more = true;
 		/* Stay on a busy input while time remains (fewer, larger commits). */
@@ -344,6 +358,195 @@ void trace_progress(const struct trace *t, uint64_t *done, uint64_t *total)
 		*done += t->in[i]->consumed;
 		*total += t->in[i]->size;
 	}
+}
+
+/* ---- following ------------------------------------------------------------ */
+
+#define CHECK_EVERY_NS 1000000000ull    /* look at every input this often anyway */
+#define CHECK_NO_WATCH_NS 200000000ull  /* without inotify, this often */
+
+void trace_notice(struct trace *t, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(t->notice, sizeof t->notice, fmt, ap);
+	va_end(ap);
+	t->notices++;
+}
+
+static void watch_dir(struct trace *t, const char *dir)
+{
+	inotify_add_watch(t->watch, dir, IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_ONLYDIR);
+}
+
+void trace_watch(struct trace *t)
+{
+	if (t->watch < 0) {
+		t->watch = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+		if (t->watch < 0)
+			return; /* the periodic check does the work */
+	}
+	for (size_t i = 0; i < t->nin; i++) {
+		struct input *in = t->in[i];
+		if (in->wd >= 0 || in->is_stdin || !in->regular)
+			continue;
+		in->wd = inotify_add_watch(t->watch, in->path,
+					   IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE | IN_MOVE_SELF | IN_DELETE_SELF);
+		/* the directories above it, up to its source's: renames, new files */
+		char *copy = xstrdup(in->path);
+		const char *top = in->src->path;
+		for (char *d = dirname(copy);; d = dirname(d)) {
+			watch_dir(t, d);
+			if (!strcmp(d, top) || !strncmp(top, d, strlen(d)) || !strcmp(d, ".") || !strcmp(d, "/"))
+				break;
+		}
+		free(copy);
+	}
+	struct stat st;
+	for (size_t i = 0; i < t->nsrc; i++)
+		if (stat(t->src[i]->path, &st) == 0 && S_ISDIR(st.st_mode))
+			watch_dir(t, t->src[i]->path);
+}
+
+int trace_watch_fd(const struct trace *t) { return t->watch; }
+
+size_t trace_poll_fds(const struct trace *t, int *fds, size_t max)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < t->nin && n < max; i++)
+		if (!t->in[i]->done && !t->in[i]->regular && t->in[i]->fd >= 0)
+			fds[n++] = t->in[i]->fd;
+	return n;
+}
+
+/* Which input does an inotify watch belong to? */
+static struct input *input_of_wd(struct trace *t, int wd)
+{
+	for (size_t i = 0; i < t->nin; i++)
+		if (t->in[i]->wd == wd)
+			return t->in[i];
+	return NULL;
+}
+
+static void restart_truncated(struct trace *t, struct input *in)
+{
+	uint64_t dropped = model_drop_input(t->m, in->id);
+	if (in->dec && in->dec->close && in->dstate && in->dstate != in->src->dstate)
+		in->dec->close(in->dstate);
+	input_restart(in);
+	in->dstate = in->dec && in->dec->open ? in->dec->open(in) : NULL;
+	in->done = in->quiet = false;
+	trace_notice(t, "%s was truncated: its %llu events are gone from the file; reading it again from the start",
+		     in->path, (unsigned long long)dropped);
+}
+
+/* Look at one input: truncated, replaced, gone, or back. */
+static bool check_input(struct trace *t, struct input *in)
+{
+	if (in->replaced)
+		return false; /* its successor is the one to watch */
+	switch (input_check(in)) {
+	case INPUT_TRUNCATED:
+		restart_truncated(t, in);
+		return true;
+	case INPUT_REPLACED: {
+		/* rotation: keep what we read; read the new file as a new input */
+		char *path = xstrdup(in->path);
+		in->done = in->replaced = true;
+		if (in->wd >= 0 && t->watch >= 0)
+			inotify_rm_watch(t->watch, in->wd);
+		in->wd = -1;
+		struct input *next = source_add_input(in->src, path);
+		if (next && in->src->dec && in->src->dec->open) {
+			next->dec = in->dec;
+			next->dstate = in->dec->open(next);
+		}
+		trace_notice(t, "%s was replaced by a new file: reading the new one (the old one's events stay)", path);
+		free(path);
+		trace_watch(t);
+		return true;
+	}
+	case INPUT_GONE:
+		if (!in->gone)
+			trace_notice(t, "%s was renamed or deleted: its events stay", in->path);
+		in->gone = true;
+		return false;
+	case INPUT_SAME:
+		if (in->gone)
+			in->gone = false;
+		return false;
+	}
+	return false;
+}
+
+bool trace_check(struct trace *t, bool woken)
+{
+	bool changed = false, all = false;
+	uint64_t now = now_ns();
+	if (woken && t->watch >= 0) {
+		char ev[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+		ssize_t n;
+		while ((n = read(t->watch, ev, sizeof ev)) > 0) {
+			for (char *p = ev; p < ev + n;) {
+				struct inotify_event *ie = (struct inotify_event *)p;
+				struct input *in = input_of_wd(t, ie->wd);
+				if (in) {
+					in->quiet = false;
+					if (ie->mask & (IN_ATTRIB | IN_MOVE_SELF | IN_DELETE_SELF | IN_MODIFY))
+						changed |= check_input(t, in);
+				} else {
+					all = true; /* a directory changed: new files, renames */
+				}
+				p += sizeof *ie + ie->len;
+			}
+		}
+		changed = true;
+	}
+	uint64_t every = t->watch >= 0 ? CHECK_EVERY_NS : CHECK_NO_WATCH_NS;
+	if (all || now - t->last_check >= every) {
+		t->last_check = now;
+		size_t nin = t->nin;
+		for (size_t i = 0; i < nin; i++) {
+			struct input *in = t->in[i];
+			if (in->done && !in->regular)
+				continue;
+			in->quiet = false;
+			changed |= check_input(t, in);
+		}
+		for (size_t i = 0; i < t->nsrc; i++) {
+			struct source *s = t->src[i];
+			size_t before = s->ninputs;
+			if (s->dec && s->dec->rescan)
+				s->dec->rescan(s);
+			if (s->ninputs != before) {
+				trace_notice(t, "%s: %zu new file%s", s->path, s->ninputs - before,
+					     s->ninputs - before == 1 ? "" : "s");
+				changed = true;
+			}
+		}
+		trace_watch(t);
+		changed = true;
+	}
+	return changed;
+}
+
+/* ---- SIGBUS: a mapped file shrank underneath ------------------------------- */
+
+static void on_sigbus(int sig)
+{
+	(void)sig;
+	static const char msg[] = "ttv: a trace file was truncated while it was being read\n";
+	if (write(2, msg, sizeof msg - 1) < 0) {
+		/* nothing more can be done here */
+	}
+	_exit(3);
+}
+
+void trace_catch_sigbus(void)
+{
+	struct sigaction sa = {.sa_handler = on_sigbus};
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGBUS, &sa, NULL);
 }
 
 /* ---- helpers for decoders ------------------------------------------------- */

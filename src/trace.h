@@ -45,6 +45,11 @@ struct trace {
 	const char *format; /* --format: skip probing */
 	bool follow;        /* inputs are never final */
 	size_t slice;       /* bytes handed to a decoder per call */
+	/* following: what changed on disk, told to the user */
+	int watch;          /* inotify fd, -1 without one */
+	uint64_t last_check; /* when every input was last looked at (ns) */
+	char notice[512];
+	uint64_t notices;   /* bumped with each new notice */
 };
 
 void trace_init(struct trace *t);
@@ -65,6 +70,23 @@ bool trace_damaged(const struct trace *t);
 bool trace_any_readable(const struct trace *t);
 /* Print every error and damage to stderr as `ttv: FILE: offset N: msg`. */
 void trace_report(const struct trace *t);
+/* Following growing files.  trace_watch() watches every input and
+ * directory (inotify, where there is one); the caller polls trace_watch_fd()
+ * and the inputs' own fds (pipes, sockets: trace_poll_fds()), then calls
+ * trace_check(), which notices truncation (the input's events are dropped
+ * and it is read again), replacement (rotation: the new file is read as a
+ * new input, the old one's events stay), deletion, new files in directory
+ * sources and lost connections, and leaves a notice for each. */
+void trace_watch(struct trace *t);
+int trace_watch_fd(const struct trace *t);
+size_t trace_poll_fds(const struct trace *t, int *fds, size_t max);
+/* True when something changed (decode with trace_step). */
+bool trace_check(struct trace *t, bool woken);
+/* A trace file shrank under a mapping (SIGBUS): batch mode reports it and
+ * exits 3; the viewer catches it (ui.c) and calls trace_check. */
+void trace_catch_sigbus(void);
+void trace_notice(struct trace *t, const char *fmt, ...) PRINTF_LIKE(2, 3);
+
 /* Decoder and state for an event (by its input). */
 const struct decoder *trace_decoder_of(const struct trace *t, const struct event *e, void **st);
 /* A long scan (filtering, --dump) is about to decode e: keep its file

@@ -137,6 +137,9 @@ struct app {
 
 	bool loading;
 	bool follow;
+	bool paused;        /* following, but the user scrolled away */
+	uint64_t arrived;   /* events that came in while paused */
+	uint64_t notices;   /* the trace's notices already shown */
 	bool quit;
 };
 
@@ -156,6 +159,7 @@ uint64_t vis_rank(struct app *a, uint64_t pos);  /* visible events before pos */
 uint64_t vis_nearest(struct app *a, uint64_t pos); /* pos if visible, else the next, else the previous */
 void select_pos(struct app *a, uint64_t pos);
 void jump_to(struct app *a, uint64_t pos); /* select, remembering where we were */
+bool at_end(struct app *a); /* the selection is the last visible event */
 void jump_history(struct app *a, int dir);
 void set_mark(struct app *a, int letter);
 void goto_mark(struct app *a, int letter);

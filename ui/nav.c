@@ -285,6 +285,8 @@ void jump_to(struct app *a, uint64_t pos)
 	select_pos(a, pos);
 }
 
+bool at_end(struct app *a) { return a->sel == NO_POS || a->sel == vis_last(a); }
+
 void jump_history(struct app *a, int dir)
 {
 	if (dir < 0) {

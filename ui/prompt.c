@@ -503,8 +503,13 @@ void status_draw(struct app *a)
 	uint64_t n = model_count(a->m);
 	if (!a->vis.all && a->vis.done < n)
 		buf_printf(&right, " | filtering %llu%%", (unsigned long long)(a->vis.done * 100 / (n ? n : 1)));
-	if (a->follow)
+	if (a->follow && a->paused) {
+		buf_adds(&right, " | paused, ");
+		fmt_count(&right, a->arrived);
+		buf_adds(&right, " new (G resumes)");
+	} else if (a->follow) {
 		buf_adds(&right, " | FOLLOW");
+	}
 	if (a->loading && !a->follow) {
 		uint64_t done, total;
 		trace_progress(a->t, &done, &total);

@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <locale.h>
 #include <poll.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -247,14 +248,26 @@ static void close_view(struct app *a)
 
 static void toggle_follow(struct app *a)
 {
+	if (a->follow && a->paused) { /* F while paused: back to the end */
+		jump_to(a, vis_last(a));
+		a->paused = false;
+		a->arrived = 0;
+		return;
+	}
 	a->follow = !a->follow;
 	a->t->follow = a->follow;
+	a->paused = false;
+	a->arrived = 0;
 	if (a->follow) {
-		for (size_t i = 0; i < a->t->nin; i++)
-			if (!a->t->in[i]->src->error)
-				a->t->in[i]->done = false; /* look again for growth */
+		for (size_t i = 0; i < a->t->nin; i++) {
+			struct input *in = a->t->in[i];
+			if (!in->src->error && !in->gone)
+				in->done = in->quiet = false; /* look again: the end is not final now */
+		}
+		trace_watch(a->t);
+		a->loading = true;
 		jump_to(a, vis_last(a));
-		message(a, false, "following: new events appear as they are written");
+		message(a, false, "following: new events appear as they are written (F stops)");
 	} else {
 		message(a, false, "stopped following");
 	}
@@ -317,6 +330,10 @@ static bool global_action(struct app *a, enum action act)
 static void do_action(struct app *a, enum action act)
 {
 	a->msg[0] = 0;
+	if (a->follow && act == ACT_LAST) {
+		a->paused = false;
+		a->arrived = 0;
+	}
 	bool done = false;
 	switch (top_view(a)) {
 	case V_LANES: done = lanes_action(a, act); break;
@@ -431,7 +448,7 @@ static TermKeyResult feed_input(struct app *a, const char *p, size_t n)
 
 /* ---- loading -------------------------------------------------------------- */
 
-static void after_load(struct app *a, uint64_t before)
+static void after_load(struct app *a, uint64_t before, bool was_at_end)
 {
 	lanes_sync(a);
 	uint64_t n = model_count(a->m);
@@ -442,20 +459,31 @@ static void after_load(struct app *a, uint64_t before)
 		lanes_fit(a);
 		a->window_set = true;
 	}
-	bool at_end = a->sel == NO_POS || (a->follow && before && a->sel + 1 >= before);
 	refresh_selection(a);
-	if (at_end && a->follow)
-		select_pos(a, vis_last(a));
-	else if (a->sel == NO_POS)
-		select_pos(a, vis_first(a));
+	if (a->sel == NO_POS) {
+		select_pos(a, a->follow ? vis_last(a) : vis_first(a));
+	} else if (a->follow && n > before) {
+		if (was_at_end && !a->paused) {
+			select_pos(a, vis_last(a)); /* at the end: move with the new events */
+		} else {
+			a->paused = true; /* scrolled away: hold still, count what arrives */
+			a->arrived += n - before;
+		}
+	}
+	if (a->t->notices != a->notices) {
+		a->notices = a->t->notices;
+		message(a, false, "%s", a->t->notice);
+	}
 }
 
 static void load_step(struct app *a, bool wait)
 {
 	uint64_t before = model_count(a->m);
+	bool was_at_end = at_end(a);
 	a->loading = trace_step(a->t, SLICE_NS, wait);
-	if (model_count(a->m) != before || model_generation(a->m) != a->vis.gen || !a->loading)
-		after_load(a, before);
+	if (model_count(a->m) != before || model_generation(a->m) != a->vis.gen || !a->loading ||
+	    a->t->notices != a->notices)
+		after_load(a, before, was_at_end);
 }
 
 /* ---- scripted runs -------------------------------------------------------- */
@@ -491,6 +519,28 @@ static bool script_step(struct app *a, char *line)
 		}
 		if (paste)
 			a->prompt.pasting = false;
+	} else if (!strcmp(line, "check") || !strcmp(line, "await")) {
+		/* look at the files as the loop does when woken; `await` first
+		 * waits (up to 5 s) for something to change */
+		if (line[0] == 'a') {
+			struct pollfd p[17];
+			int fds[16];
+			nfds_t np = 0;
+			if (trace_watch_fd(a->t) >= 0)
+				p[np++] = (struct pollfd){trace_watch_fd(a->t), POLLIN, 0};
+			size_t ns = trace_poll_fds(a->t, fds, ARRAY_LEN(fds));
+			for (size_t i = 0; i < ns; i++)
+				p[np++] = (struct pollfd){fds[i], POLLIN, 0};
+			poll(p, np, 5000);
+		}
+		a->t->last_check = 0; /* every file, now */
+		trace_check(a->t, true);
+		a->loading = true;
+		while (a->loading)
+			load_step(a, false);
+	} else if (!strncmp(line, "shell ", 6)) {
+		if (system(line + 6) != 0)
+			fprintf(stderr, "%s: script: '%s' failed\n", progname, line + 6);
 	} else if (!strncmp(line, "resize ", 7)) {
 		int c, l;
 		if (sscanf(line + 7, "%dx%d", &c, &l) == 2) {
@@ -539,15 +589,49 @@ static void handle_signals(struct app *a)
 	}
 }
 
+/* A file we map shrank (truncated while following): leave what we were
+ * doing, look at every input (trace_check drops what is gone), redraw. */
+static sigjmp_buf bus_jmp;
+static volatile sig_atomic_t bus_armed;
+
+static void on_sigbus(int sig)
+{
+	if (bus_armed) {
+		bus_armed = 0;
+		siglongjmp(bus_jmp, 1);
+	}
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+#define FOLLOW_TICK_MS 250 /* following: look at the files at least this often */
+
 static void loop(struct app *a)
 {
-	int wait_ms = -1;
+	volatile int wait_ms = -1; /* survives the SIGBUS longjmp */
+	struct sigaction sa = {.sa_handler = on_sigbus};
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGBUS, &sa, NULL);
 	while (!a->quit) {
+		if (sigsetjmp(bus_jmp, 1)) {
+			a->t->last_check = 0;
+			trace_check(a->t, false);
+			a->loading = true;
+			message(a, true, "a file shrank while it was read: looked at every file again");
+		}
+		bus_armed = 1;
 		draw(a);
 		bool busy = a->loading || a->vis.done < model_count(a->m);
-		struct pollfd p[2] = {{fileno(term.tty), POLLIN, 0}, {term.sigpipe[0], POLLIN, 0}};
-		int timeout = busy ? 0 : a->follow ? 100 : wait_ms;
-		int r = poll(p, 2, timeout);
+		struct pollfd p[2 + 16] = {{fileno(term.tty), POLLIN, 0}, {term.sigpipe[0], POLLIN, 0}};
+		nfds_t np = 2;
+		int fds[16];
+		if (a->follow && trace_watch_fd(a->t) >= 0)
+			p[np++] = (struct pollfd){trace_watch_fd(a->t), POLLIN, 0};
+		size_t nstream = trace_poll_fds(a->t, fds, ARRAY_LEN(fds) - 1);
+		for (size_t i = 0; i < nstream; i++)
+			p[np++] = (struct pollfd){fds[i], POLLIN, 0};
+		int timeout = busy ? 0 : a->follow ? (wait_ms >= 0 ? MIN(wait_ms, FOLLOW_TICK_MS) : FOLLOW_TICK_MS) : wait_ms;
+		int r = poll(p, np, timeout);
 		if (r < 0 && errno != EINTR)
 			break;
 		if (p[1].revents)
@@ -565,7 +649,17 @@ static void loop(struct app *a)
 			key(a, &k); /* a lone Escape */
 		}
 		wait_ms = res == TERMKEY_RES_AGAIN ? termkey_get_waittime(term.tk) : -1;
-		if (a->loading || a->follow)
+		bool streams = false;
+		for (nfds_t i = 2; i < np; i++)
+			streams |= p[i].fd != trace_watch_fd(a->t) && (p[i].revents & (POLLIN | POLLHUP));
+		if (a->follow) {
+			bool woken = np > 2 && p[2].fd == trace_watch_fd(a->t) && (p[2].revents & POLLIN);
+			if (trace_check(a->t, woken) || streams)
+				a->loading = true;
+		} else if (streams) {
+			a->loading = true;
+		}
+		if (a->loading)
 			load_step(a, false);
 		else if (a->vis.done < model_count(a->m))
 			vis_step(a, SLICE_NS);
@@ -574,6 +668,7 @@ static void loop(struct app *a)
 			message(a, true, "pattern too expensive for some events (pcre2 limits): they do not match");
 		}
 	}
+	bus_armed = 0;
 }
 
 int ui_run(struct trace *t, struct filterset *fs, const struct cli *c)
@@ -620,7 +715,7 @@ int ui_run(struct trace *t, struct filterset *fs, const struct cli *c)
 	if (a->scripted) {
 		/* Deterministic: everything is read and filtered before the first step. */
 		while (a->loading)
-			load_step(a, true);
+			load_step(a, !a->follow);
 		while (vis_step(a, SLICE_NS))
 			;
 		refresh_selection(a);
@@ -648,7 +743,9 @@ int ui_run(struct trace *t, struct filterset *fs, const struct cli *c)
 			if (timing) {
 				draw(a);
 				line[strcspn(line, "\r\n")] = 0;
-				fprintf(timing, "%s\t%llu\n", line, (unsigned long long)(now_ns() - t0));
+				uint64_t t1 = now_ns();
+				fprintf(timing, "%s\t%llu\t%llu\n", line, (unsigned long long)(t1 - t0),
+					(unsigned long long)t1);
 			}
 		}
 		if (timing)

@@ -1,0 +1,109 @@
+#!/bin/sh
+# Following growing files: bursts with torn records, auto-scroll and pause,
+# truncation, replacement (rotation), deletion, and pipes.  The viewer runs
+# scripted; `shell` changes the file between steps and `check` looks at it.
+. "$(dirname "$0")/lib.sh"
+
+cd "$TMP" || exit 1
+rec() { # rec N: the spec of record N (podtrace V4, 348 bytes framed)
+	echo "V4 ts=$((1000 + $1 * 100)) pid=$(( $1 % 2 + 1 )) type=21 latency=10 comm=w$(( $1 % 2 )) target=/file/$1"
+}
+spec() { for i in $(seq "$1" "$2"); do rec "$i"; done; }
+spec 1 3 | "$TBIN/ptwrite" live.pt
+spec 4 5 | "$TBIN/ptwrite" more.pt
+spec 6 7 | "$TBIN/ptwrite" rest.pt
+# a torn record: the first 200 bytes now, the other 148 later
+head -c 200 rest.pt >torn1
+tail -c +201 rest.pt | head -c 148 >torn2
+tail -c +349 rest.pt >last
+
+scenario() { # NAME ARGS... < SCRIPT
+	name=$1; shift
+	{ cat; echo "dump $name.txt"; } >"$name.script"
+	TTV_SCRIPT=$PWD/$name.script TTV_SIZE=100x12 "$TTV" "$@" >"$name.out" 2>"$name.err"
+	RC=$?
+	SCREEN=$(cat "$name.txt" 2>/dev/null)
+}
+rows() { printf '%s\n' "$SCREEN" | grep -c '/file/'; }
+
+scenario grow -f live.pt <<'S'
+Tab
+dump grow0.txt
+shell cat more.pt >> live.pt
+check
+dump grow1.txt
+shell cat torn1 >> live.pt
+check
+dump grow2.txt
+shell cat torn2 last >> live.pt
+check
+S
+like "$(cat grow0.txt)" '#3/3 .*FOLLOW' "following starts at the end"
+like "$(cat grow1.txt)" '#5/5 .*FOLLOW' "appended records appear, the selection moves with them"
+like "$(cat grow2.txt)" '#5/5' "a torn record waits for its rest"
+unlike "$(cat grow2.txt)" 'truncated|damage|could not' "and is not an error while following"
+like "$SCREEN" '#7/7 .*FOLLOW' "the rest completes it: nothing lost"
+is "$(rows)" 7 "nothing shown twice"
+
+spec 1 3 | "$TBIN/ptwrite" live.pt
+scenario pause -f live.pt <<'S'
+Tab
+k
+shell cat more.pt >> live.pt
+check
+dump pause1.txt
+G
+S
+like "$(cat pause1.txt)" '#2/5 .*paused, 2 new' "scrolled away: the view holds and counts what arrived"
+like "$SCREEN" '#5/5 .*FOLLOW' "G resumes following"
+
+spec 1 3 | "$TBIN/ptwrite" live.pt
+scenario trunc -f live.pt <<'S'
+Tab
+shell : > live.pt && cat more.pt >> live.pt
+check
+S
+like "$SCREEN" 'truncated: its 3 events are gone' "truncation is noticed, with a message"
+like "$SCREEN" '#2/2' "and the file is read again from its start"
+
+spec 1 3 | "$TBIN/ptwrite" live.pt
+scenario rotate -f live.pt <<'S'
+Tab
+shell mv live.pt live.pt.1 && cp more.pt live.pt
+check
+S
+like "$SCREEN" 'replaced by a new file' "rotation (a new file at the path) is noticed"
+like "$SCREEN" '#5/5' "old and new events are both there"
+
+spec 1 3 | "$TBIN/ptwrite" live.pt
+scenario delete -f live.pt <<'S'
+Tab
+shell rm live.pt
+check
+S
+like "$SCREEN" 'renamed or deleted: its events stay' "deletion is noticed"
+like "$SCREEN" '#3/3' "and nothing read is lost"
+
+# F starts following in the viewer
+spec 1 3 | "$TBIN/ptwrite" live.pt
+scenario keyF live.pt <<'S'
+Tab
+F
+shell cat more.pt >> live.pt
+check
+S
+like "$SCREEN" '#5/5 .*FOLLOW' "F follows the file"
+
+# a pipe: events arrive while the viewer runs; the end of the pipe is final
+spec 1 3 | "$TBIN/ptwrite" p1.pt
+mkfifo fifo
+printf 'Tab\ndump pipe0.txt\nawait\nawait\ndump pipe.txt\n' >pipe.script
+( cat p1.pt; sleep 1; cat more.pt torn1 ) >fifo &
+TTV_SCRIPT=$PWD/pipe.script TTV_SIZE=100x12 "$TTV" -f - <fifo >pipe.out 2>pipe.err
+wait
+SCREEN=$(cat pipe.txt)
+like "$(cat pipe0.txt)" '#3/3' "a pipe: what has arrived is shown"
+like "$SCREEN" '#5/5' "and more as it arrives"
+like "$(cat pipe.err)" 'truncated: frame claims 344 bytes, only 196 present' "a torn record at the end of a pipe is damage"
+
+done_testing
