@@ -2,7 +2,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <netdb.h>
 #include <poll.h>
+#include <sys/socket.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -85,12 +87,68 @@ static bool map_file(struct input *in, uint64_t size)
 	return true;
 }
 
+/* Connect to tcp:HOST:PORT (waiting at most timeout_ms); -1 and *err on failure. */
+static int tcp_connect(const char *spec, int timeout_ms, char **err)
+{
+	const char *hp = spec + 4, *colon = strrchr(hp, ':');
+	if (!colon || colon == hp || !colon[1]) {
+		*err = msg("want tcp:HOST:PORT");
+		return -1;
+	}
+	char host[256];
+	snprintf(host, sizeof host, "%.*s", (int)MIN((size_t)(colon - hp), sizeof host - 1), hp);
+	if (host[0] == '[' && host[strlen(host) - 1] == ']') { /* [::1] */
+		memmove(host, host + 1, strlen(host));
+		host[strlen(host) - 1] = 0;
+	}
+	struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *res = NULL;
+	int e = getaddrinfo(host, colon + 1, &hints, &res);
+	if (e) {
+		*err = msg("cannot resolve %s: %s", spec + 4, gai_strerror(e));
+		return -1;
+	}
+	int fd = -1, why = 0;
+	for (struct addrinfo *ai = res; ai && fd < 0; ai = ai->ai_next) {
+		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, ai->ai_protocol);
+		if (fd < 0)
+			continue;
+		if (connect(fd, ai->ai_addr, ai->ai_addrlen) != 0 && errno == EINPROGRESS) {
+			struct pollfd p = {fd, POLLOUT, 0};
+			socklen_t len = sizeof why;
+			if (poll(&p, 1, timeout_ms) == 1 && getsockopt(fd, SOL_SOCKET, SO_ERROR, &why, &len) == 0 && !why)
+				break;
+			why = why ? why : ETIMEDOUT;
+		} else if (errno != EINPROGRESS && errno) {
+			why = errno;
+		} else {
+			break;
+		}
+		close(fd);
+		fd = -1;
+	}
+	freeaddrinfo(res);
+	if (fd < 0)
+		*err = msg("cannot connect to %s: %s", spec + 4, strerror(why ? why : ECONNREFUSED));
+	return fd;
+}
+
 struct input *input_open(const char *path, char **err)
 {
 	struct input *in = xcalloc(1, sizeof *in);
 	in->path = xstrdup(path);
 	in->spool = -1;
 	in->wd = -1;
+	if (!strncmp(path, "tcp:", 4)) {
+		in->fd = tcp_connect(path, 2000, err);
+		if (in->fd < 0)
+			goto fail;
+		in->spool = spool_create();
+		if (in->spool < 0 || !spool_reserve(in, SPOOL_MIN)) {
+			*err = msg("cannot create a temporary file in $TMPDIR: %s", strerror(errno));
+			goto fail;
+		}
+		return in;
+	}
 	if (!strcmp(path, "-")) {
 		in->is_stdin = true;
 		in->fd = dup(0);

@@ -55,7 +55,8 @@ struct input {
 	bool done;         /* the decoder stopped, or consumed everything of a final input */
 };
 
-/* Open a path ("-" = standard input).  On failure returns NULL and sets
+/* Open a path ("-" = standard input, "tcp:HOST:PORT" = a stream served on
+ * a TCP port, as HawkTracer programs do).  On failure returns NULL and sets
  * *err to a message (caller frees). */
 struct input *input_open(const char *path, char **err);
 void input_close(struct input *in);

@@ -161,6 +161,7 @@ struct source *trace_open(struct trace *t, const char *path)
 		return src;
 	}
 	add_input(src, in);
+	src->live = !strncmp(path, "tcp:", 4);
 	if (forced) {
 		if (!forced->open) {
 			source_fail(src, "format %s reads directories, not single files", forced->name);
@@ -479,10 +480,45 @@ static bool check_input(struct trace *t, struct input *in)
 	return false;
 }
 
+#define RECONNECT_NS 1000000000ull
+
+/* A tcp: source whose program went away: connect again when it is back
+ * (each connection is a new stream, read as a new input). */
+static bool reconnect(struct trace *t, struct source *s, uint64_t now)
+{
+	if (strncmp(s->path, "tcp:", 4))
+		return false;
+	if (s->live) {
+		struct input *last = s->ninputs ? s->inputs[s->ninputs - 1] : NULL;
+		if (last && !last->done)
+			return false;
+		s->live = false;
+		s->retry_at = now + RECONNECT_NS;
+		trace_notice(t, "%s closed the connection: connecting again when it is back", s->path);
+		return true;
+	}
+	if (now < s->retry_at)
+		return false;
+	s->retry_at = now + RECONNECT_NS;
+	char *err = NULL;
+	struct input *in = input_open(s->path, &err);
+	free(err);
+	if (!in)
+		return false;
+	add_input(s, in);
+	free(s->error);
+	s->error = NULL;
+	s->live = true;
+	trace_notice(t, "%s: connected (a new stream: labels sent before it are not repeated)", s->path);
+	return true;
+}
+
 bool trace_check(struct trace *t, bool woken)
 {
 	bool changed = false, all = false;
 	uint64_t now = now_ns();
+	for (size_t i = 0; i < t->nsrc; i++)
+		changed |= reconnect(t, t->src[i], now);
 	if (woken && t->watch >= 0) {
 		char ev[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
 		ssize_t n;

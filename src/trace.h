@@ -34,6 +34,8 @@ struct source {
 	size_t ndmg, capdmg;
 	uint64_t dmg_dropped; /* damage beyond what is kept (hostile input can make millions) */
 	char *error; /* set when nothing of it could be read */
+	uint64_t retry_at; /* tcp: when to try to connect again (following) */
+	bool live;         /* tcp: a connection is open */
 };
 
 struct trace {

@@ -106,4 +106,23 @@ like "$(cat pipe0.txt)" '#3/3' "a pipe: what has arrived is shown"
 like "$SCREEN" '#5/5' "and more as it arrives"
 like "$(cat pipe.err)" 'truncated: frame claims 344 bytes, only 196 present' "a torn record at the end of a pipe is damage"
 
+# a program serving its trace on TCP (as HawkTracer does): read as it
+# arrives; when the program restarts, connect again
+"$TBIN/tcpserve" port p1.pt more.pt &
+i=0; while [ ! -s port ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+printf 'Tab\nawait\nawait\nawait\nawait\ndump tcp.txt\n' >tcp.script
+TTV_SCRIPT=$PWD/tcp.script TTV_SIZE=100x12 "$TTV" -f "tcp:127.0.0.1:$(cat port)" >tcp.out 2>tcp.err
+wait
+SCREEN=$(cat tcp.txt)
+like "$SCREEN" '#5/5' "tcp: both connections' events are shown"
+like "$SCREEN" 'closed the connection' "tcp: a lost connection is told"
+"$TBIN/tcpserve" port2 p1.pt &
+i=0; while [ ! -s port2 ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+run --dump "tcp:127.0.0.1:$(cat port2)"
+wait
+is "$(printf '%s\n' "$OUT" | wc -l | tr -d ' ')" 3 "tcp: --dump reads until the program closes the connection"
+run --dump tcp:127.0.0.1:1
+is "$RC" 1 "tcp: nothing listening: exit 1"
+like "$ERR" 'cannot connect to 127.0.0.1:1' "tcp: says why"
+
 done_testing

@@ -519,10 +519,17 @@ static bool script_step(struct app *a, char *line)
 		}
 		if (paste)
 			a->prompt.pasting = false;
-	} else if (!strcmp(line, "check") || !strcmp(line, "await")) {
-		/* look at the files as the loop does when woken; `await` first
-		 * waits (up to 5 s) for something to change */
-		if (line[0] == 'a') {
+	} else if (!strcmp(line, "check")) {
+		/* look at the files now, as the loop does when woken */
+		a->t->last_check = 0;
+		trace_check(a->t, true);
+		a->loading = true;
+		while (a->loading)
+			load_step(a, false);
+	} else if (!strcmp(line, "await")) {
+		/* run the follow loop until new events arrive (at most 5 s) */
+		uint64_t before = model_count(a->m), until = now_ns() + 5000000000ull;
+		while (model_count(a->m) == before && now_ns() < until) {
 			struct pollfd p[17];
 			int fds[16];
 			nfds_t np = 0;
@@ -531,13 +538,12 @@ static bool script_step(struct app *a, char *line)
 			size_t ns = trace_poll_fds(a->t, fds, ARRAY_LEN(fds));
 			for (size_t i = 0; i < ns; i++)
 				p[np++] = (struct pollfd){fds[i], POLLIN, 0};
-			poll(p, np, 5000);
+			poll(p, np, 100);
+			trace_check(a->t, true);
+			a->loading = true;
+			while (a->loading)
+				load_step(a, false);
 		}
-		a->t->last_check = 0; /* every file, now */
-		trace_check(a->t, true);
-		a->loading = true;
-		while (a->loading)
-			load_step(a, false);
 	} else if (!strncmp(line, "shell ", 6)) {
 		if (system(line + 6) != 0)
 			fprintf(stderr, "%s: script: '%s' failed\n", progname, line + 6);

@@ -14,8 +14,8 @@
  * per line: a key in keymap notation (j, C-o, Enter, Space), `type TEXT`,
  * `paste TEXT`, `click LINE COL`, `wheel up|down LINE COL`, `resize COLSxLINES`,
  * `shell CMD` (run a command, e.g. to append to the trace), `check` (look at
- * the files now, as the loop does when woken), `await` (wait up to 5 s for a
- * file or stream to change, then check),
+ * the files now, as the loop does when woken), `await` (run the follow loop
+ * until new events arrive, at most 5 s),
  * `dump FILE` (write the screen as text), `dumpattr FILE` (mark highlighted
  * cells: m match, s selection), `partial` (from here on, filters advance one
  * slice per step instead of finishing) or `# comment`. */
