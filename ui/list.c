@@ -118,7 +118,9 @@ void list_draw(struct app *a)
 	draw_str(0, tmw + 1, lw, "LANE");
 	draw_str(0, tmw + 2 + lw, tw, "TYPE");
 	draw_str(0, tmw + 3 + lw + tw, a->cols - tmw - 3 - lw - tw, "SUMMARY");
-	uint64_t p = a->list_top == NO_POS ? vis_first(a) : a->list_top;
+	uint64_t p = a->list_top;
+	if (p == NO_POS || !vis_is(a, p))
+		p = vis_first(a);
 	for (int y = 1; y <= rows(a) && p != NO_POS; y++, p = vis_next(a, p))
 		draw_row(a, y, p, tmw, lw, tw);
 	if (!model_count(a->m)) {
@@ -176,7 +178,7 @@ void list_click(struct app *a, int line, int col)
 	(void)col;
 	if (line < 1 || line > rows(a))
 		return;
-	uint64_t p = a->list_top == NO_POS ? vis_first(a) : a->list_top;
+	uint64_t p = a->list_top == NO_POS || !vis_is(a, a->list_top) ? vis_first(a) : a->list_top;
 	for (int y = 1; y < line && p != NO_POS; y++)
 		p = vis_next(a, p);
 	if (p != NO_POS)

@@ -680,7 +680,7 @@ static void loop(struct app *a)
 int ui_run(struct trace *t, struct filterset *fs, const struct cli *c)
 {
 	setlocale(LC_ALL, "");
-	struct app app = {.t = t, .m = t->m, .fs = fs, .base = V_LANES, .sel = NO_POS, .loading = true};
+	struct app app = {.t = t, .m = t->m, .fs = fs, .base = V_LANES, .sel = NO_POS, .list_top = NO_POS, .loading = true};
 	struct app *a = &app;
 	const char *script = getenv("TTV_SCRIPT");
 	a->scripted = script && *script;
