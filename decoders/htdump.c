@@ -258,7 +258,10 @@ static size_t fields_at(const struct kdesc *k, uint64_t P)
 
 /* The stream's DataType numbering at P: the spec's 0..6 only when a
  * description used 0 and none used 99 (real files always use 1..6, 99). */
-static bool spec_numbering(const struct hstream *s, uint64_t P) { return s->first0 <= P && !(s->first99 <= P); }
+static bool spec_numbering(const struct hstream *s, uint64_t P)
+{
+	return s->first0 != UINT64_MAX && s->first0 <= P && (s->first99 == UINT64_MAX || s->first99 > P);
+}
 
 static enum dtype dt_of(uint8_t code, bool spec)
 {
@@ -406,8 +409,8 @@ static bool flatten(struct flat *fl, uint32_t k)
 			}
 			for (unsigned j = 0; j <= fl->depth; j++)
 				if (fl->chain[j] == (uint32_t)b) {
-					snprintf(L->err, sizeof L->err, "class %s: base %s is its own ancestor",
-						 sname(h, d->name), sname(h, f->type));
+					snprintf(L->err, sizeof L->err, "class %s: its base classes form a cycle through %s",
+						 sname(h, h->kd[fl->chain[0]].name), sname(h, f->type));
 					return false;
 				}
 			fl->depth++;
@@ -894,21 +897,42 @@ static void truncated(struct ht *h, uint64_t P, size_t avail)
 
 static void unknown_klass(struct ht *h, uint64_t P, uint32_t k, size_t avail)
 {
+	/* Say what may have led here: an event before it with a string field that
+	 * the library wrote from a NULL pointer (no bytes, not even the NUL). */
 	struct buf b = {0};
-	uint64_t avail_prev;
-	const uint8_t *pq = h->have_prev ? input_bytes(h->in, h->prev_off, &avail_prev) : NULL;
-	if (pq && avail_prev >= HDR) {
+	uint64_t pn;
+	const uint8_t *pq = h->have_prev ? input_bytes(h->in, h->prev_off, &pn) : NULL;
+	if (pq && pn >= HDR) {
 		struct hdr ph;
 		rd_hdr(pq, &h->st[stream_at(h, h->prev_off)], &ph);
-		buf_printf(&b, " (the event before it, klass %u at offset %llu, may hold a NULL string the writer "
-			       "wrote without its NUL, or the class was registered after the stream began)",
-			   ph.k, (unsigned long long)h->prev_off);
+		bool strings = ph.k == K_KLASS_INFO || ph.k == K_FIELD_INFO;
+		if (ph.k >= K_HARD) {
+			const struct layout *L = layout_at(h, ph.k, h->prev_off);
+			strings = L->kd && L->nruns > 1;
+		}
+		if (strings)
+			buf_printf(&b, "; if a string of the event before it (klass %u at offset %llu) was written from a "
+				       "NULL pointer, it lacks its NUL and everything after it is misread",
+				   ph.k, (unsigned long long)h->prev_off);
 	}
 	dec_fatal(h->in, P,
-		  "unknown klass %u at offset %llu; the rest of the stream (%zu bytes) cannot be decoded: "
-		  "the format has no lengths to skip an event by%s",
+		  "unknown klass %u at offset %llu: a klass registered after the stream began, or misread bytes; "
+		  "the format has no lengths, so the rest of the stream (%zu bytes) cannot be decoded%s",
 		  k, (unsigned long long)P, avail, buf_str(&b));
 	buf_free(&b);
+}
+
+/* The library version in a system-info event. */
+static void version_of(const struct layout *L, const uint8_t *body, uint64_t n, bool be, uint8_t v[3])
+{
+	static const char *const names[3] = {"version_major", "version_minor", "version_patch"};
+	struct walk w = {body, n, 0};
+	uint64_t st, len;
+	v[0] = v[1] = v[2] = 0;
+	for (size_t i = 0; i < L->nops && op_next(&L->ops[i], &w, &st, &len); i++)
+		for (int j = 0; j < 3; j++)
+			if (L->ops[i].kind == OP_UINT && !strcmp(L->ops[i].name, names[j]))
+				v[j] = (uint8_t)rd_uint(body + st, L->ops[i].size, be);
 }
 
 /* Mappings and the library version: what the decoder keeps from events. */
@@ -920,15 +944,8 @@ static void remember(struct ht *h, const struct layout *L, const uint8_t *body, 
 		add_mapping(h, rd_uint(body + sp[SP_IDENT], L->spsize[SP_IDENT], be), v, strlen((const char *)v));
 	}
 	if (L->sysinfo && !h->have_version) {
-		static const char *const names[3] = {"version_major", "version_minor", "version_patch"};
-		struct walk w = {body, blen, 0};
-		uint64_t st, ln;
-		for (size_t i = 0; i < L->nops && op_next(&L->ops[i], &w, &st, &ln); i++)
-			for (int j = 0; j < 3; j++)
-				if (L->ops[i].kind == OP_UINT && !strcmp(L->ops[i].name, names[j])) {
-					h->version[j] = (uint8_t)rd_uint(body + st, L->ops[i].size, be);
-					h->have_version = true;
-				}
+		version_of(L, body, blen, be, h->version);
+		h->have_version = true;
 	}
 }
 
@@ -1290,6 +1307,12 @@ static void ht_summary(void *vst, const struct event *e, struct buf *out)
 		fmt_dur(out, e->dur);
 		ls.need_space = true;
 		put_ops(h, L, b, n, s->be, true, &ls.s);
+		return;
+	}
+	if (L->sysinfo) {
+		uint8_t v[3];
+		version_of(L, b, n, s->be, v);
+		buf_printf(out, "HawkTracer %u.%u.%u", v[0], v[1], v[2]);
 		return;
 	}
 	put_ops(h, L, b, n, s->be, false, &ls.s);

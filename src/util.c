@@ -166,7 +166,7 @@ void fmt_bytes(struct buf *b, uint64_t n)
 }
 
 /* Shortest round-trip digits of v (prec: 17 for a double, 9 for a float),
- * written as JavaScript writes numbers: plain decimals for 1e-7 <= |v| <
+ * written as JavaScript writes numbers: plain decimals for 1e-6 <= |v| <
  * 1e21 ("2000", "0.001", "-0"), otherwise "d.ddde38" / "5e-324" (no '+', no
  * leading zeros in the exponent). */
 static void fmt_shortest(struct buf *b, double v, bool single)
@@ -200,7 +200,7 @@ static void fmt_shortest(struct buf *b, double v, bool single)
 	while (nd > 1 && dig[nd - 1] == '0')
 		nd--;
 	int e = atoi(p + 1);
-	if (e >= -7 && e < 21) {
+	if (e >= -6 && e < 21) {
 		if (e < 0) {
 			buf_adds(b, "0.");
 			for (int i = 0; i < -e - 1; i++)

@@ -66,6 +66,9 @@ row() {
 PT=$DIR/podtrace-5M.ptrace
 [ -s "$PT" ] || "$TBIN/ptwrite" --generate 5000000 --seed 1 "$PT"
 row podtrace "$PT"
+HT=$DIR/htdump-10M.htdump
+[ -s "$HT" ] || "$TBIN/htwrite" --generate 10000000 --seed 1 "$HT"
+row htdump "$HT"
 echo
 echo "decode: ttv --stats FILE (load, order, pair, count); vs cat: cat time / decode time;"
 echo "RSS: peak resident memory of ttv --stats; B/event: that RSS per event.  Traces in $DIR."

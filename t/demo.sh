@@ -8,6 +8,7 @@ DEMO=$ROOT/build/demo
 mkdir -p "$DEMO"
 
 "$TBIN/ptwrite" --generate 20000 --seed 7 "$DEMO/podtrace.ptrace"
+"$TBIN/htwrite" --generate 20000 --seed 7 "$DEMO/hawktracer.htdump"
 
 echo "Sample traces in $DEMO:"
 ls -l "$DEMO"

@@ -26,6 +26,7 @@
  *        no bytes at all, not even the NUL.
  *   cs ts= dur= tid= (label=STR | ilabel=NUM) [id=]   a scope (klass 6 or 5)
  *   map ts= ident= label=STR                          a string mapping (klass 7)
+ *   field klass=N type=T name=F size=S dt=C [ts=] [id=]   one field-info event, as given
  *   header klass=N [ts=] [id=]                        a bare 20-byte header
  *   raw HEX...                                        raw bytes
  */
@@ -331,6 +332,15 @@ static void from_spec(struct out *o)
 			header(o, 7, ts, id);
 			wb_uint(&o->w, spec_num(&s, "ident", 0), 8, o->be);
 			cstr(o, label ? label : "", label ? n : 0);
+		} else if (!strcmp(s.kind, "field")) {
+			size_t nt = 0, nn = 0;
+			const char *type = spec_str(&s, "type", &nt), *name = spec_str(&s, "name", &nn);
+			header(o, 3, ts, id);
+			wb_uint(&o->w, spec_num(&s, "klass", 0), 4, o->be);
+			cstr(o, type ? type : "", nt);
+			cstr(o, name ? name : "", nn);
+			wb_uint(&o->w, spec_num(&s, "size", 0), 8, o->be);
+			wb_u8(&o->w, (uint8_t)spec_num(&s, "dt", 0));
 		} else if (!strcmp(s.kind, "header")) {
 			header(o, (uint32_t)spec_num(&s, "klass", 0), ts, id);
 		} else if (!strcmp(s.kind, "raw")) {
