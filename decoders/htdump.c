@@ -737,8 +737,9 @@ static uint32_t fixed_lane(struct ht *h, uint32_t *slot, uint64_t key, const cha
 		*slot = dec_lane(h->in, key, name) + 1;
 	return *slot - 1;
 }
-#define PROC_LANE(h) fixed_lane(h, &(h)->proc_lane, 1ull << 32, "process")
-#define META_LANE(h) fixed_lane(h, &(h)->meta_lane, (1ull << 32) + 1, "metadata")
+/* Keys no thread id takes (thread ids are the library's u32 counter). */
+#define PROC_LANE(h) fixed_lane(h, &(h)->proc_lane, UINT64_MAX, "process")
+#define META_LANE(h) fixed_lane(h, &(h)->meta_lane, UINT64_MAX - 1, "metadata")
 
 /* ---- probing and feeding ---------------------------------------------------- */
 
@@ -895,7 +896,7 @@ static void truncated(struct ht *h, uint64_t P, size_t avail)
 	dec_fatal(h->in, P, "truncated: partial event at offset %llu (%zu bytes)", (unsigned long long)P, avail);
 }
 
-static void unknown_klass(struct ht *h, uint64_t P, uint32_t k, size_t avail)
+static void unknown_klass(struct ht *h, uint64_t P, uint32_t k)
 {
 	/* Say what may have led here: an event before it with a string field that
 	 * the library wrote from a NULL pointer (no bytes, not even the NUL). */
@@ -918,7 +919,7 @@ static void unknown_klass(struct ht *h, uint64_t P, uint32_t k, size_t avail)
 	dec_fatal(h->in, P,
 		  "unknown klass %u at offset %llu: a klass registered after the stream began, or misread bytes; "
 		  "the format has no lengths, so the rest of the stream (%zu bytes) cannot be decoded%s",
-		  k, (unsigned long long)P, avail, buf_str(&b));
+		  k, (unsigned long long)P, (size_t)(h->in->size - P), buf_str(&b));
 	buf_free(&b);
 }
 
@@ -957,7 +958,7 @@ static inline size_t data_event(struct ht *h, struct hstream *s, const uint8_t *
 {
 	struct layout *L = layout_now(h, hd->k, P);
 	if (UNLIKELY(!L->kd)) {
-		unknown_klass(h, P, hd->k, avail);
+		unknown_klass(h, P, hd->k);
 		return SIZE_MAX;
 	}
 	if (UNLIKELY(L->err[0])) {
