@@ -82,7 +82,7 @@ struct layout {
 	uint64_t *runs;  /* fixed bytes before each string, then after the last one */
 	size_t nruns, capruns;
 	int32_t sp[SP_N];   /* op index of the special fields, -1 when absent */
-	int64_t spat[SP_N]; /* their fixed offset, -1 when a string comes first */
+	uint64_t spat[SP_N]; /* their fixed offset, UINT64_MAX when a string comes first */
 	uint8_t spsize[SP_N];
 	int32_t walk_to;    /* ops to walk to find the specials without a fixed offset (0: none) */
 	uint32_t type;
@@ -128,6 +128,10 @@ struct ht {
 		const char *p; /* the interned copy */
 		uint32_t len, id;
 	} scache[256];
+	struct icache { /* recent int labels -> their names */
+		uint64_t v;
+		uint32_t name; /* 0: empty */
+	} icache[64];
 	struct hmap map;   /* mapping identifier -> interned label (the first one seen) */
 	struct hmap names; /* int label -> the name events get: the label, or the number until mapped */
 	uint64_t mappings, conflicts;
@@ -490,7 +494,7 @@ static void compile(struct ht *h, struct layout *L, uint32_t id, uint64_t P, uin
 	L->role = ROLE_INSTANT;
 	L->flags = 0;
 	for (int i = 0; i < SP_N; i++)
-		L->sp[i] = -1, L->spat[i] = -1;
+		L->sp[i] = -1, L->spat[i] = UINT64_MAX;
 	size_t stream = stream_at(h, P);
 	L->stream = (uint32_t)stream;
 	int64_t k = kd_at(h, &h->by_id, id, P, stream);
@@ -540,9 +544,9 @@ static void compile(struct ht *h, struct layout *L, uint32_t id, uint64_t P, uin
 	for (int i = 0; i < SP_N; i++) {
 		if (L->sp[i] < 0)
 			continue;
-		L->spat[i] = L->ops[L->sp[i]].at;
+		L->spat[i] = L->ops[L->sp[i]].at < 0 ? UINT64_MAX : (uint64_t)L->ops[L->sp[i]].at;
 		L->spsize[i] = (uint8_t)L->ops[L->sp[i]].size;
-		if (L->spat[i] < 0 && L->sp[i] + 1 > L->walk_to)
+		if (L->spat[i] == UINT64_MAX && L->sp[i] + 1 > L->walk_to)
 			L->walk_to = L->sp[i] + 1;
 	}
 	L->type = layout_type(h, L, d);
@@ -655,11 +659,11 @@ static void specials_walk(const struct layout *L, const uint8_t *body, uint64_t 
 				at[s] = start;
 }
 
-static inline void specials(const struct layout *L, const uint8_t *body, uint64_t n, uint64_t at[SP_N])
+static void specials(const struct layout *L, const uint8_t *body, uint64_t n, uint64_t at[SP_N])
 {
 	for (int i = 0; i < SP_N; i++)
-		at[i] = (uint64_t)L->spat[i];
-	if (UNLIKELY(L->walk_to))
+		at[i] = L->spat[i];
+	if (L->walk_to)
 		specials_walk(L, body, n, at);
 }
 
@@ -668,13 +672,19 @@ static inline void specials(const struct layout *L, const uint8_t *body, uint64_
 /* The name an int-labelled event gets: its mapping when known now, else the number. */
 static uint32_t int_label_name(struct ht *h, uint64_t v)
 {
+	struct icache *c = &h->icache[(v * 0x9e3779b97f4a7c15ull) >> 58];
+	if (c->name && c->v == v)
+		return c->name;
 	uint64_t s;
-	if (hmap_get(&h->names, v, &s))
+	if (hmap_get(&h->names, v, &s)) {
+		*c = (struct icache){v, (uint32_t)s};
 		return (uint32_t)s;
+	}
 	char num[24];
 	int n = snprintf(num, sizeof num, "%llu", (unsigned long long)v);
 	s = dec_str(h->in, num, (size_t)n);
 	hmap_put(&h->names, v, s);
+	*c = (struct icache){v, (uint32_t)s};
 	return (uint32_t)s;
 }
 
@@ -711,6 +721,9 @@ static void add_mapping(struct ht *h, uint64_t ident, const uint8_t *label, size
 	}
 	hmap_put(&h->map, ident, s);
 	hmap_put(&h->names, ident, s);
+	struct icache *c = &h->icache[(ident * 0x9e3779b97f4a7c15ull) >> 58];
+	if (c->v == ident)
+		c->name = s;
 }
 
 static uint32_t thread_lane(struct ht *h, uint64_t tid)
@@ -970,8 +983,13 @@ static inline size_t data_event(struct ht *h, struct hstream *s, const uint8_t *
 	if (blen == NOT_WHOLE)
 		return 0;
 	bool be = s->be;
-	uint64_t sp[SP_N];
-	specials(L, body, blen, sp);
+	/* where the fields the decoder reads start: fixed, unless a string comes before */
+	uint64_t walked[SP_N];
+	const uint64_t *sp = L->spat;
+	if (UNLIKELY(L->walk_to)) {
+		specials(L, body, blen, walked);
+		sp = walked;
+	}
 	struct event e = {.ts = (int64_t)hd->ts, .dur = TTV_NODUR, .type = L->type,
 			  .flags = (uint32_t)L->role | L->flags, .off = P};
 	if (L->sp[SP_TID] >= 0)

@@ -202,6 +202,8 @@ run --dump -e 'label:^late$' -e type:Int "$TMP/map.ht"
 is "$(printf '%s\n' "$OUT" | wc -l | tr -d ' ')" 2 "filter on a label mapped after its use"
 run --info "$TMP/map.ht"
 like "$OUT" "conflicting_mappings: 1" "info: conflicting mapping counted"
+run --stats --json "$TMP/map.ht"
+like "$OUT" '"name":"late","calls":1,' "stats: events after the mapping are grouped under its name"
 
 # ---- scopes written children first: nesting and self time ------------------------------
 "$W" "$TMP/nest.ht" <<'EOF'
@@ -236,6 +238,8 @@ is "$RC" 0 "two streams: exit 0"
 like "$OUT" '"type":"One",.*"fields":\{"klass_id":9,"timestamp":100,"id":[0-9]*,"a":1\}' "klass 9 as first described"
 like "$OUT" '"type":"OneAgain",.*"a":2,"s":"two"\}' "klass 9 redefined: the new layout from there on"
 like "$OUT" '"type":"Two",.*"s":"x","b":-5\}' "the second stream: big-endian, its own klass 9"
+run --stats "$TMP/s12.ht"
+is "$RC" 0 "stats of a file without spans"
 run --info "$TMP/s12.ht"
 like "$OUT" "streams: 2" "info: two streams"
 like "$OUT" "offset: $(stat -c %s "$TMP/s1.ht")
