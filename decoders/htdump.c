@@ -73,7 +73,7 @@ struct op {
 /* A class compiled for decoding: its fields flattened with the bases'. */
 struct layout {
 	bool used;
-	uint32_t id, seg, stream;
+	uint32_t id, seg;
 	uint32_t kd; /* kdesc index + 1; 0: the klass is unknown at this offset */
 	char err[200];
 	struct op *ops;
@@ -150,8 +150,6 @@ struct ht {
 
 	/* interned names the decoder looks for */
 	uint32_t s_event, s_csbase, s_mapping, s_sysinfo, s_duration, s_thread_id, s_label, s_name, s_identifier;
-	uint32_t s_label_field, s_name_field;
-	struct buf tmp;
 };
 
 extern const struct decoder htdump_decoder;
@@ -468,16 +466,14 @@ static uint32_t layout_type(struct ht *h, struct layout *L, const struct kdesc *
 {
 	struct model *m = dec_model(h->in);
 	const char *cat = L->callstack ? "callstack" : L->mapping ? "mapping" : L->sysinfo ? "metadata" : NULL;
-	uint32_t nf = 0;
-	if (L->sp[SP_LABEL] >= 0 && !L->label_int)
-		nf = L->ops[L->sp[SP_LABEL]].name == sname(h, h->s_label) ? h->s_label_field : h->s_name_field;
+	/* An event's name is its string label (or string `name`): filters on that
+	 * field match the interned name.  Int labels resolve through mappings that
+	 * may come later, so those types name no field: a filter reads it. */
+	uint32_t nf = L->sp[SP_LABEL] >= 0 && !L->label_int ? intern(h, L->ops[L->sp[SP_LABEL]].name) : 0;
 	return model_type(m, &(struct type){.name = d->name,
 					    .category = cat ? model_str(m, cat, strlen(cat)) : 0,
-					    /* Int labels resolve through mappings that may come later: no
-					     * interned fast path, the filter reads the field. */
 					    .name_field = nf,
 					    .role = L->role,
-					    .source = h->in->src->id,
 					    .owner = &htdump_decoder});
 }
 
@@ -496,7 +492,6 @@ static void compile(struct ht *h, struct layout *L, uint32_t id, uint64_t P, uin
 	for (int i = 0; i < SP_N; i++)
 		L->sp[i] = -1, L->spat[i] = UINT64_MAX;
 	size_t stream = stream_at(h, P);
-	L->stream = (uint32_t)stream;
 	int64_t k = kd_at(h, &h->by_id, id, P, stream);
 	L->kd = k < 0 ? 0 : (uint32_t)k + 1;
 	if (k < 0)
@@ -789,8 +784,6 @@ static void *ht_open(struct input *in)
 	h->s_label = intern(h, "label");
 	h->s_name = intern(h, "name");
 	h->s_identifier = intern(h, "identifier");
-	h->s_label_field = h->s_label;
-	h->s_name_field = h->s_name;
 	return h;
 }
 
@@ -823,7 +816,6 @@ static void ht_close(void *vst)
 	hmap_free(&h->map);
 	hmap_free(&h->names);
 	hmap_free(&h->tlanes);
-	buf_free(&h->tmp);
 	free(h);
 }
 
@@ -839,7 +831,6 @@ static bool emit_meta(struct ht *h, uint64_t P, const struct hdr *hd, uint32_t k
 	struct model *m = dec_model(h->in);
 	uint32_t type = model_type(m, &(struct type){.name = intern(h, hard_names[k]),
 						     .category = k == K_EVENT ? 0 : intern(h, "metadata"),
-						     .source = h->in->src->id,
 						     .owner = &htdump_decoder});
 	struct event e = {.ts = (int64_t)hd->ts,
 			  .dur = TTV_NODUR,
