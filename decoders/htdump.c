@@ -1376,30 +1376,33 @@ static void ht_info(struct source *src, struct fsink *out)
 	for (size_t i = 0; i < h->nkd; i++)
 		ncls += !h->kd[i].builtin;
 	f_uint(out, "classes", ncls);
+	/* One line per class: "9 SampleEvent: 13 fields, base HT_Event, 17 events". */
 	f_arr(out, "class_list");
+	struct buf line = {0};
 	for (size_t i = 0; i < h->nkd; i++) {
 		const struct kdesc *d = &h->kd[i];
 		if (d->builtin && !d->events)
 			continue;
-		f_obj(out, NULL);
-		f_uint(out, "id", d->id);
 		size_t nl;
 		const char *nm = model_strget(m, d->name, &nl);
-		f_str(out, "name", nm, nl);
-		f_uint(out, "fields", d->nf);
+		buf_reset(&line);
+		buf_printf(&line, "%u ", d->id);
+		buf_add(&line, nm, nl);
+		buf_printf(&line, ": %zu fields", d->nf);
 		if (d->nf != d->declared && !d->builtin)
-			f_put(out, &(struct field){.name = "declared_fields", .kind = FK_UINT, .v.u = d->declared,
-						   .meaning = "differs from the fields described"});
+			buf_printf(&line, " (field_count says %u)", d->declared);
 		if (d->nf && dt_of(d->f[0].dt, !d->f[0].canon && spec_numbering(&h->st[d->stream], UINT64_MAX)) ==
 				     DT_STRUCT) {
 			nm = model_strget(m, d->f[0].type, &nl);
-			f_str(out, "base", nm, nl);
+			buf_adds(&line, ", base ");
+			buf_add(&line, nm, nl);
 		}
 		if (d->builtin)
-			f_cstr(out, "described", "no (built-in layout)");
-		f_uint(out, "events", d->id < K_HARD ? h->hard_events[d->id] : d->events);
-		f_end(out);
+			buf_adds(&line, ", not described (built-in layout)");
+		buf_printf(&line, ", %llu events", (unsigned long long)(d->id < K_HARD ? h->hard_events[d->id] : d->events));
+		f_str(out, NULL, line.p, line.len);
 	}
+	buf_free(&line);
 	f_end(out);
 	/* Events per class name, in order of first description. */
 	f_obj(out, "events_per_class");
