@@ -2,11 +2,13 @@
  * weakly recognisable ones (podtrace has no magic) last. */
 #include "decoders/decoder.h"
 
+extern const struct decoder htdump_decoder;
 extern const struct decoder podtrace_decoder;
 extern const struct decoder syscall_decoder;
 
 const struct decoder *const decoders[] = {
 	&syscall_decoder,
+	&htdump_decoder,
 	&podtrace_decoder,
 	NULL,
 };

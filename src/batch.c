@@ -353,9 +353,17 @@ struct lane_stack {
 	size_t n, cap;
 };
 
+#define SLOT_CACHE 1024
+
 struct stats {
 	struct trace *t;
-	struct hmap lane_type;   /* lane << 16 | type -> count */
+	uint64_t *dense;         /* counts by lane * ntypes + type, when the table is small */
+	uint32_t ntypes;
+	struct hmap lane_type;   /* else lane << 16 | type -> count */
+	struct {
+		uint64_t key; /* type << 32 | name, + 1 (0: empty) */
+		uint32_t slot;
+	} slot_cache[SLOT_CACHE]; /* recent span_index lookups */
 	struct durstat *by_type; /* per type id */
 	struct hmap span_index;  /* type << 32 | name -> index into spans */
 	struct spanstat *spans;
@@ -367,12 +375,18 @@ struct stats {
 static uint32_t span_slot(struct stats *st, uint32_t type, uint32_t name)
 {
 	uint64_t key = (uint64_t)type << 32 | name, v;
-	if (hmap_get(&st->span_index, key, &v))
-		return (uint32_t)v;
-	xgrow(&st->spans, &st->capspans, st->nspans + 1, sizeof *st->spans);
-	st->spans[st->nspans] = (struct spanstat){.type = type, .name = name};
-	hmap_put(&st->span_index, key, st->nspans);
-	return (uint32_t)st->nspans++;
+	size_t c = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 54) % SLOT_CACHE;
+	if (st->slot_cache[c].key == key + 1)
+		return st->slot_cache[c].slot;
+	if (!hmap_get(&st->span_index, key, &v)) {
+		xgrow(&st->spans, &st->capspans, st->nspans + 1, sizeof *st->spans);
+		st->spans[st->nspans] = (struct spanstat){.type = type, .name = name};
+		hmap_put(&st->span_index, key, st->nspans);
+		v = st->nspans++;
+	}
+	st->slot_cache[c].key = key + 1;
+	st->slot_cache[c].slot = (uint32_t)v;
+	return (uint32_t)v;
 }
 
 /* A span on the stack ends: account it and charge its time to its parent. */
@@ -393,17 +407,30 @@ static void close_ended(struct stats *st, struct lane_stack *ls, int64_t t)
 		finish(st, ls, ls->s[ls->n - 1].end);
 }
 
+/* Open a span at stack position j (the top unless a child came first). */
+static void push_at(struct stats *st, struct lane_stack *ls, size_t j, const struct event *e, int64_t end)
+{
+	if (UNLIKELY(ls->n == ls->cap))
+		xgrow(&ls->s, &ls->cap, ls->n + 1, sizeof *ls->s);
+	if (j < ls->n)
+		memmove(ls->s + j + 1, ls->s + j, (ls->n - j) * sizeof *ls->s);
+	ls->n++;
+	ls->s[j] = (struct open_span){e->ts, end, e->type, e->name, 0, span_slot(st, e->type, e->name)};
+}
+
 static void push(struct stats *st, struct lane_stack *ls, const struct event *e, int64_t end)
 {
-	xgrow(&ls->s, &ls->cap, ls->n + 1, sizeof *ls->s);
-	ls->s[ls->n++] = (struct open_span){e->ts, end, e->type, e->name, 0, span_slot(st, e->type, e->name)};
+	push_at(st, ls, ls->n, e, end);
 }
 
 static void stats_event(struct stats *st, const struct event *e)
 {
 	struct model *m = st->t->m;
 	st->events++;
-	(*hmap_ref(&st->lane_type, (uint64_t)e->lane << 16 | e->type))++;
+	if (st->dense)
+		st->dense[(size_t)e->lane * st->ntypes + e->type]++;
+	else
+		(*hmap_ref(&st->lane_type, (uint64_t)e->lane << 16 | e->type))++;
 	struct lane_stack *ls = &st->stacks[e->lane];
 	enum ev_role r = ev_role(e);
 	if (e->flags & EVF_META)
@@ -412,9 +439,19 @@ static void stats_event(struct stats *st, const struct event *e)
 	if (r == ROLE_COMPLETE && e->dur != TTV_NODUR) {
 		durstat_add(&st->by_type[e->type], e->dur, 0);
 		int64_t end = e->ts + (int64_t)e->dur;
-		if (!ls->n || end <= ls->s[ls->n - 1].end)
+		if (!ls->n || end <= ls->s[ls->n - 1].end) {
 			push(st, ls, e, end); /* nested in what is open: its time counts against the parent */
-		else { /* overlaps without nesting (e.g. calls of several threads of one process) */
+			return;
+		}
+		/* Open spans that start when this one does and end within it are its
+		 * children that came first (writers that emit a scope when it ends
+		 * put children before parents): it goes beneath them. */
+		size_t j = ls->n;
+		while (j && ls->s[j - 1].start == e->ts && ls->s[j - 1].end <= end)
+			j--;
+		if (j < ls->n && (!j || end <= ls->s[j - 1].end)) {
+			push_at(st, ls, j, e, end);
+		} else { /* overlaps without nesting (e.g. calls of several threads of one process) */
 			uint32_t slot = span_slot(st, e->type, e->name);
 			durstat_add(&st->spans[slot].d, e->dur, e->dur);
 		}
@@ -484,6 +521,9 @@ void batch_stats(struct trace *t, struct filterset *fs, bool json, FILE *out)
 	struct model *m = t->m;
 	struct stats st = {.t = t};
 	st.by_type = xcalloc(model_ntypes(m) + 1, sizeof *st.by_type);
+	st.ntypes = model_ntypes(m);
+	if ((uint64_t)(model_nlanes(m) + 1) * st.ntypes <= (1u << 20))
+		st.dense = xcalloc((size_t)(model_nlanes(m) + 1) * st.ntypes, sizeof *st.dense);
 	st.stacks = xcalloc(model_nlanes(m) + 1, sizeof *st.stacks);
 	bool filtering = filterset_active(fs);
 	uint64_t n = model_count(m);
@@ -506,16 +546,25 @@ void batch_stats(struct trace *t, struct filterset *fs, bool json, FILE *out)
 		}
 		free(ls->s);
 	}
-	if (st.nspans)
+	if (st.nspans) /* spans is NULL when there are none */
 		qsort(st.spans, st.nspans, sizeof *st.spans, by_calls);
 	/* (lane, type) counts in key order, i.e. by lane then type */
 	size_t ncell = 0;
 	struct cell {
 		uint64_t key, count;
-	} *cell = xcalloc(st.lane_type.n + 1, sizeof *cell);
-	for (size_t i = 0; i < st.lane_type.cap; i++)
-		if (st.lane_type.used[i])
-			cell[ncell++] = (struct cell){st.lane_type.keys[i], st.lane_type.vals[i]};
+	} *cell;
+	if (st.dense) {
+		size_t nd = (size_t)(model_nlanes(m) + 1) * st.ntypes;
+		cell = xcalloc(nd + 1, sizeof *cell);
+		for (size_t i = 0; i < nd; i++)
+			if (st.dense[i])
+				cell[ncell++] = (struct cell){(uint64_t)(i / st.ntypes) << 16 | i % st.ntypes, st.dense[i]};
+	} else {
+		cell = xcalloc(st.lane_type.n + 1, sizeof *cell);
+		for (size_t i = 0; i < st.lane_type.cap; i++)
+			if (st.lane_type.used[i])
+				cell[ncell++] = (struct cell){st.lane_type.keys[i], st.lane_type.vals[i]};
+	}
 	qsort(cell, ncell, sizeof *cell, by_key);
 	uint64_t *per_type = xcalloc(model_ntypes(m) + 1, sizeof *per_type);
 	for (size_t i = 0; i < ncell; i++)
@@ -642,6 +691,7 @@ void batch_stats(struct trace *t, struct filterset *fs, bool json, FILE *out)
 	free(cell);
 	free(per_type);
 	hmap_free(&st.lane_type);
+	free(st.dense);
 	hmap_free(&st.span_index);
 	free(st.by_type);
 	free(st.spans);

@@ -59,6 +59,7 @@ struct snap {
 };
 
 #define SNAP_EVERY 65536
+#define SNAP_LAG 16384
 #define SNAP_MAX 32
 #define MATCH_DEPTH 64
 #define STACK_MAX (1u << 20)
@@ -339,7 +340,7 @@ void model_add(struct model *m, const struct event *e)
 	c->ts = e->ts;
 	c->loc = (uint64_t)(e->input & ((1u << IN_BITS) - 1)) << (OFF_BITS + TYPE_BITS) |
 		 (e->off & ((1ull << OFF_BITS) - 1)) << TYPE_BITS | type;
-	c->dur = dur_encode(m, e->dur);
+	c->dur = LIKELY(e->dur < DUR_LONG) ? (uint32_t)e->dur : dur_encode(m, e->dur);
 	c->name = e->name;
 	c->lanef = lane << 8 | (e->flags & 0xff);
 	if ((e->flags & EVF_ROLE) >= ROLE_BEGIN)
@@ -391,10 +392,13 @@ static void merge_runs(const struct cev *a, size_t na, const struct cev *b, size
 
 /* Decoders deliver events mostly in order (a few records a little late, as
  * from a ring buffer shared by CPUs).  Insertion sort handles that in one
- * pass; when it would move too much, a natural merge sort takes over. */
-static bool insertion_sort(struct cev *a, size_t n)
+ * pass.  When it would move too much (per-thread chunks interleaved,
+ * children written before their parents), pieces that fit in the cache are
+ * radix-sorted on the time and then merged, each merge touching only where
+ * the pieces overlap. */
+static bool insertion_sort(struct cev *a, size_t n, uint64_t per_event)
 {
-	uint64_t budget = 64 * (uint64_t)n;
+	uint64_t moves = 0;
 	for (size_t i = 1; i < n; i++) {
 		if (!cev_less(&a[i], &a[i - 1]))
 			continue;
@@ -405,39 +409,48 @@ static bool insertion_sort(struct cev *a, size_t n)
 			j--;
 		}
 		a[j] = x;
-		if ((budget -= MIN(budget, i - j)) == 0)
+		/* give up as soon as the disorder is clearly more than local */
+		moves += i - j;
+		if (moves > per_event * i + 4096)
 			return false;
 	}
 	return true;
 }
 
-static void sort_events(struct model *m, struct cev *a, size_t n)
+#define RADIX_BITS 11
+#define SORT_PIECE 16384 /* events radix-sorted at a time: 448 KB, about the L2 cache */
+
+/* Stable LSD radix sort on the time, over the bits in which the times
+ * differ, at most 11 bits per pass. */
+static void radix_sort(struct model *m, struct cev *a, size_t n)
 {
-	if (insertion_sort(a, n))
-		return;
-	struct cev *tmp = scratch(m, n);
-	struct cev *src = a, *dst = tmp;
-	for (;;) {
-		size_t runs = 0, p = 0;
-		while (p < n) {
-			size_t e1 = p + 1;
-			while (e1 < n && !cev_less(&src[e1], &src[e1 - 1]))
-				e1++;
-			size_t e2 = e1;
-			if (e2 < n) {
-				e2++;
-				while (e2 < n && !cev_less(&src[e2], &src[e2 - 1]))
-					e2++;
-			}
-			merge_runs(src + p, e1 - p, src + e1, e2 - e1, dst + p);
-			runs++;
-			p = e2;
+	int64_t lo = a[0].ts, hi = a[0].ts;
+	for (size_t i = 1; i < n; i++) {
+		lo = MIN(lo, a[i].ts);
+		hi = MAX(hi, a[i].ts);
+	}
+	uint64_t range = (uint64_t)hi - (uint64_t)lo;
+	unsigned bits = range ? 64 - (unsigned)__builtin_clzll(range) : 0;
+	unsigned passes = (bits + RADIX_BITS - 1) / RADIX_BITS, width = passes ? (bits + passes - 1) / passes : 0;
+	struct cev *src = a, *dst = scratch(m, n);
+	size_t count[1u << RADIX_BITS];
+	for (unsigned pass = 0; pass < passes; pass++) {
+		unsigned shift = pass * width;
+		uint64_t mask = (1u << width) - 1;
+		memset(count, 0, sizeof count);
+		for (size_t i = 0; i < n; i++)
+			count[((uint64_t)src[i].ts - (uint64_t)lo) >> shift & mask]++;
+		size_t sum = 0;
+		for (size_t d = 0; d <= mask; d++) {
+			size_t c = count[d];
+			count[d] = sum;
+			sum += c;
 		}
+		for (size_t i = 0; i < n; i++)
+			dst[count[((uint64_t)src[i].ts - (uint64_t)lo) >> shift & mask]++] = src[i];
 		struct cev *t = src;
 		src = dst;
 		dst = t;
-		if (runs <= 1)
-			break;
 	}
 	if (src != a)
 		memcpy(a, src, n * sizeof *a);
@@ -456,6 +469,57 @@ static size_t upper_bound_cev(const struct cev *a, size_t n, const struct cev *k
 	return lo;
 }
 
+static size_t lower_bound_cev(const struct cev *a, size_t n, const struct cev *key)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (cev_less(&a[mid], key))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Merge the sorted runs a[0..na) and a[na..na+nb) in place, touching only
+ * where they overlap. */
+static void merge_adjacent(struct model *m, struct cev *a, size_t na, size_t nb)
+{
+	struct cev *b = a + na;
+	if (!na || !nb || !cev_less(&b[0], &a[na - 1]))
+		return;
+	size_t p = upper_bound_cev(a, na, &b[0]);     /* a[0..p) stay */
+	size_t q = lower_bound_cev(b, nb, &a[na - 1]); /* b[q..nb) stay */
+	struct cev *t = scratch(m, na - p);
+	memcpy(t, a + p, (na - p) * sizeof *t);
+	merge_runs(t, na - p, b, q, a + p);
+}
+
+/* Natural merge sort: for what the radix sort leaves out of order (many
+ * events of one time, from several inputs). */
+static void merge_sort(struct model *m, struct cev *a, size_t n)
+{
+	for (size_t w = 1; w < n; w *= 2)
+		for (size_t c = 0; c + w < n; c += 2 * w)
+			merge_adjacent(m, a + c, w, MIN(w, n - c - w));
+}
+
+static void sort_events(struct model *m, struct cev *a, size_t n)
+{
+	if (insertion_sort(a, n, 8))
+		return;
+	for (size_t c = 0; c < n; c += SORT_PIECE) {
+		size_t k = MIN(SORT_PIECE, n - c);
+		radix_sort(m, a + c, k);
+		if (!insertion_sort(a + c, k, 8)) /* equal times into file order */
+			merge_sort(m, a + c, k);
+	}
+	for (size_t w = SORT_PIECE; w < n; w *= 2)
+		for (size_t c = 0; c + w < n; c += 2 * w)
+			merge_adjacent(m, a + c, w, MIN(w, n - c - w));
+}
+
 /* ---- span pairing --------------------------------------------------------- */
 
 static bool compatible(const struct model *m, const struct cev *b, const struct cev *e)
@@ -468,11 +532,42 @@ static bool compatible(const struct model *m, const struct cev *b, const struct 
 
 static void set_dur(struct model *m, struct cev *c, uint64_t d) { c->dur = dur_encode(m, d); }
 
+/* Save the pairing state before event `pos` (every lane's open begins). */
+static void snap_take(struct model *m, size_t pos)
+{
+	uint64_t last = m->nsnaps ? m->snaps[m->nsnaps - 1].pos : 0;
+	if (pos < last + SNAP_EVERY)
+		return;
+	if (m->nsnaps == SNAP_MAX) {
+		free(m->snaps[0].data);
+		memmove(m->snaps, m->snaps + 1, (SNAP_MAX - 1) * sizeof *m->snaps);
+		m->nsnaps--;
+	}
+	struct snap *s = &m->snaps[m->nsnaps++];
+	*s = (struct snap){.pos = pos};
+	size_t cap = 0;
+	for (size_t li = 0; li < m->nlanes; li++) {
+		const struct lane *l = &m->lanes[li];
+		if (!l->depth)
+			continue;
+		xgrow(&s->data, &cap, s->n + 2 + l->depth, sizeof *s->data);
+		s->data[s->n++] = li;
+		s->data[s->n++] = l->depth;
+		memcpy(s->data + s->n, l->stk, l->depth * sizeof *l->stk);
+		s->n += l->depth;
+	}
+}
+
 static void pair_range(struct model *m, size_t from)
 {
 	if (!m->has_pairs)
 		return; /* nothing to pair: skip the scan */
+	/* Snapshot a little behind the end: the late events of the next commit
+	 * usually land after it, so re-pairing starts there, not at 0. */
+	size_t snap_at = m->nev > from + SNAP_LAG ? m->nev - SNAP_LAG : from;
 	for (size_t i = from; i < m->nev; i++) {
+		if (i == snap_at)
+			snap_take(m, i);
 		struct cev *e = &m->ev[i];
 		enum ev_role r = cev_role(e);
 		if (r != ROLE_BEGIN && r != ROLE_END)
@@ -500,30 +595,6 @@ static void pair_range(struct model *m, size_t from)
 	}
 }
 
-static void snap_take(struct model *m)
-{
-	uint64_t last = m->nsnaps ? m->snaps[m->nsnaps - 1].pos : 0;
-	if (m->nev - last < SNAP_EVERY)
-		return;
-	if (m->nsnaps == SNAP_MAX) {
-		free(m->snaps[0].data);
-		memmove(m->snaps, m->snaps + 1, (SNAP_MAX - 1) * sizeof *m->snaps);
-		m->nsnaps--;
-	}
-	struct snap *s = &m->snaps[m->nsnaps++];
-	*s = (struct snap){.pos = m->nev};
-	size_t cap = 0;
-	for (size_t li = 0; li < m->nlanes; li++) {
-		const struct lane *l = &m->lanes[li];
-		if (!l->depth)
-			continue;
-		xgrow(&s->data, &cap, s->n + 2 + l->depth, sizeof *s->data);
-		s->data[s->n++] = li;
-		s->data[s->n++] = l->depth;
-		memcpy(s->data + s->n, l->stk, l->depth * sizeof *l->stk);
-		s->n += l->depth;
-	}
-}
 
 /* Late events landed at position p, before already paired events: re-pair
  * from the last snapshot at or before p. */
@@ -574,9 +645,8 @@ void model_commit(struct model *m)
 	m->nev = m->nadd;
 	if (p >= old)
 		pair_range(m, old);
-	else
+	else if (m->has_pairs)
 		repair_from(m, p);
-	snap_take(m);
 	m->cur[0].valid = m->cur[1].valid = false;
 }
 

@@ -218,9 +218,12 @@ void fmt_bytes(struct buf *b, uint64_t n)
 	buf_adds(b, unit[u]);
 }
 
-void fmt_double(struct buf *b, double v)
+/* Shortest round-trip digits of v (prec: 17 for a double, 9 for a float),
+ * written as JavaScript writes numbers: plain decimals for 1e-6 <= |v| <
+ * 1e21 ("2000", "0.001", "-0"), otherwise "d.ddde38" / "5e-324" (no '+', no
+ * leading zeros in the exponent). */
+static void fmt_shortest(struct buf *b, double v, bool single)
 {
-	char s[40];
 	if (isnan(v)) {
 		buf_adds(b, "nan");
 		return;
@@ -229,28 +232,54 @@ void fmt_double(struct buf *b, double v)
 		buf_adds(b, v < 0 ? "-inf" : "inf");
 		return;
 	}
-	for (int prec = 1; prec <= 17; prec++) {
-		snprintf(s, sizeof s, "%.*g", prec, v);
-		if (strtod(s, NULL) == v)
+	char s[48];
+	int max = single ? 9 : 17;
+	for (int prec = 1; prec <= max; prec++) {
+		snprintf(s, sizeof s, "%.*e", prec - 1, v);
+		if (single ? strtof(s, NULL) == (float)v : strtod(s, NULL) == v)
 			break;
 	}
-	buf_adds(b, s);
-}
-
-void fmt_float(struct buf *b, float v)
-{
-	char s[40];
-	if (isnan(v) || isinf(v)) {
-		fmt_double(b, v);
+	/* s is [-]d[.ddd]e(+|-)NN: split into sign, digits and exponent */
+	const char *p = s;
+	if (*p == '-') {
+		buf_addc(b, '-');
+		p++;
+	}
+	char dig[24];
+	int nd = 0;
+	for (; *p && *p != 'e'; p++)
+		if (*p != '.')
+			dig[nd++] = *p;
+	while (nd > 1 && dig[nd - 1] == '0')
+		nd--;
+	int e = atoi(p + 1);
+	if (e >= -6 && e < 21) {
+		if (e < 0) {
+			buf_adds(b, "0.");
+			for (int i = 0; i < -e - 1; i++)
+				buf_addc(b, '0');
+			buf_add(b, dig, (size_t)nd);
+		} else if (e + 1 >= nd) {
+			buf_add(b, dig, (size_t)nd);
+			for (int i = nd; i <= e; i++)
+				buf_addc(b, '0');
+		} else {
+			buf_add(b, dig, (size_t)e + 1);
+			buf_addc(b, '.');
+			buf_add(b, dig + e + 1, (size_t)(nd - e - 1));
+		}
 		return;
 	}
-	for (int prec = 1; prec <= 9; prec++) {
-		snprintf(s, sizeof s, "%.*g", prec, (double)v);
-		if (strtof(s, NULL) == v)
-			break;
+	buf_addc(b, dig[0]);
+	if (nd > 1) {
+		buf_addc(b, '.');
+		buf_add(b, dig + 1, (size_t)nd - 1);
 	}
-	buf_adds(b, s);
+	buf_printf(b, "e%d", e);
 }
+
+void fmt_double(struct buf *b, double v) { fmt_shortest(b, v, false); }
+void fmt_float(struct buf *b, float v) { fmt_shortest(b, v, true); }
 
 uint64_t now_ns(void)
 {

@@ -89,7 +89,8 @@ void fmt_reltime(struct buf *b, int64_t ns);
 void fmt_count(struct buf *b, uint64_t n);
 /* Bytes with a binary unit: "678.58 KB". */
 void fmt_bytes(struct buf *b, uint64_t n);
-/* Shortest decimal text that reads back as the same double / float. */
+/* Shortest decimal text that reads back as the same double / float, in
+ * JavaScript's notation: "2000", "0.125", "-0", "3.4028235e38", "5e-324". */
 void fmt_double(struct buf *b, double v);
 void fmt_float(struct buf *b, float v);
 

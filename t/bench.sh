@@ -89,6 +89,9 @@ row podtrace "$PT"
 SC=$DIR/syscall-5M.sc
 [ -s "$SC" ] || "$TBIN/scwrite" --generate 5000000 --seed 1 "$SC"
 row syscall "$SC"
+HT=$DIR/htdump-10M.htdump
+[ -s "$HT" ] || "$TBIN/htwrite" --generate 10000000 --seed 1 "$HT"
+row htdump "$HT"
 echo
 keys "viewer, podtrace 5M" "$PT"
 echo

@@ -118,6 +118,76 @@ static void test_big_sort(void)
 	is_int((long long)model_count(m), 250000, "nothing lost");
 }
 
+/* Far from ordered: per-lane chunks of scopes written when they end
+ * (children before parents), interleaved across lanes, committed in
+ * batches that overlap in time; and equal times from two inputs. */
+static void test_scattered(void)
+{
+	setup();
+	uint64_t rng = 7, n = 0;
+	int64_t clock[8] = {0};
+	for (int batch = 0; batch < 3; batch++) {
+		for (int c = 0; c < 20000; c++) { /* 60000 events: several pieces to sort and merge */
+			int lane = (int)(rng_next_test(&rng) % 8);
+			int64_t t = clock[lane];
+			/* a parent [t, t+100] with children written first, one at its start time */
+			add(lane % 2 ? lane_a : lane_b, t_complete, t, ROLE_COMPLETE, 40, 0);
+			add(lane % 2 ? lane_a : lane_b, t_complete, t + 50, ROLE_COMPLETE, 30, 0);
+			add(lane % 2 ? lane_a : lane_b, t_complete, t, ROLE_COMPLETE, 100, 0);
+			clock[lane] += 101 + (int64_t)(rng_next_test(&rng) % 50);
+			n += 3;
+		}
+		model_commit(m);
+	}
+	ok(sorted(), "scopes written children first, chunks interleaved, batches overlapping: in order");
+	is_int((long long)model_count(m), (long long)n, "nothing lost");
+	/* equal times whose file order is not their arrival order (two inputs) */
+	setup();
+	for (int i = 0; i < 40000; i++) {
+		struct event e = {.ts = (i * 7919) % 1000, .dur = TTV_NODUR, .lane = lane_a, .type = t_inst,
+				  .input = (uint32_t)(i % 2 ? 0 : 1), .off = (uint64_t)i};
+		model_add(m, &e);
+	}
+	model_commit(m);
+	bool order = true;
+	struct event a, b;
+	for (uint64_t i = 1; i < model_count(m); i++) {
+		model_get(m, i - 1, &a);
+		model_get(m, i, &b);
+		if (a.ts > b.ts || (a.ts == b.ts && (a.input > b.input || (a.input == b.input && a.off > b.off))))
+			order = false;
+	}
+	ok(order, "equal times from two inputs: by input, then offset");
+}
+
+/* Begin/end pairs over many commits, each bringing events that land a little
+ * before what was committed: every pair is found. */
+static void test_late_pairs(void)
+{
+	setup();
+	uint64_t rng = 9;
+	int64_t t = 0;
+	for (int batch = 0; batch < 40; batch++) {
+		for (int i = 0; i < 5000; i++, t += 10) {
+			add(lane_a, t_begin, t, ROLE_BEGIN, TTV_NODUR, 0);
+			add(lane_a, t_end, t + 5, ROLE_END, TTV_NODUR, 0);
+		}
+		/* a late pair behind the last commit */
+		int64_t late = t - 10 * 5000 - 7 - (int64_t)(rng_next_test(&rng) % 3);
+		add(lane_b, t_begin, late, ROLE_BEGIN, TTV_NODUR, 0);
+		add(lane_b, t_end, late + 1, ROLE_END, TTV_NODUR, 0);
+		model_commit(m);
+	}
+	uint64_t unpaired = 0;
+	struct event e;
+	for (uint64_t i = 0; i < model_count(m); i++) {
+		model_get(m, i, &e);
+		if (e.dur == TTV_NODUR)
+			unpaired++;
+	}
+	is_int((long long)unpaired, 0, "late begin/end pairs over 40 commits all pair");
+}
+
 static void test_pairs(void)
 {
 	setup();
@@ -295,6 +365,8 @@ int main(void)
 {
 	test_order();
 	test_big_sort();
+	test_scattered();
+	test_late_pairs();
 	test_pairs();
 	test_long_and_meta();
 	test_sequences();

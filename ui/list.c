@@ -45,7 +45,9 @@ static void scroll_to_sel(struct app *a)
 {
 	if (a->sel == NO_POS)
 		return;
-	if (a->list_top == NO_POS || a->list_top > a->sel || !vis_is(a, a->list_top))
+	if (a->list_top == NO_POS || !vis_is(a, a->list_top))
+		a->list_top = vis_first(a);
+	if (a->list_top > a->sel)
 		a->list_top = a->sel;
 	uint64_t r = vis_rank(a, a->sel), t = vis_rank(a, a->list_top);
 	if (r - t >= (uint64_t)rows(a)) {
