@@ -2,9 +2,11 @@
  * weakly recognisable ones (podtrace has no magic) last. */
 #include "decoders/decoder.h"
 
+extern const struct decoder atf_decoder;
 extern const struct decoder podtrace_decoder;
 
 const struct decoder *const decoders[] = {
+	&atf_decoder,
 	&podtrace_decoder,
 	NULL,
 };

@@ -133,6 +133,10 @@ void model_get(struct model *m, uint64_t pos, struct event *e);
 int64_t model_ts(struct model *m, uint64_t pos);
 /* First position whose time is >= t (count when none). */
 uint64_t model_seek(struct model *m, int64_t t);
+/* Global position of record j (in the sequence's own time order) of
+ * sequence seq: how a decoder's link (ATF detail -> index) becomes a place
+ * in the timeline. */
+uint64_t model_seq_pos(struct model *m, uint32_t seq, uint64_t j);
 /* Position of the other end of a span (begin <-> end). */
 bool model_partner(struct model *m, uint64_t pos, uint64_t *other);
 /* Time span of the timeline events (metadata excluded); false when empty. */
