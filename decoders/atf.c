@@ -73,6 +73,14 @@ struct perm {
 	uint32_t *p; /* sorted position -> record offset in the chunk */
 };
 
+#define PCACHE 1024
+
+struct pcache {
+	uint64_t rec, other;
+	uint32_t gen;
+	bool paired;
+};
+
 struct frame {
 	uint64_t rec;
 	int64_t ts;
@@ -108,12 +116,17 @@ struct idx {
 	size_t nch, capch, hint;
 	struct perm cache[PERM_CACHE];
 	uint64_t tick;
+	/* the chunk rec_at() used last: [cur_start, cur_end), its order (NULL: sorted) */
+	uint64_t cur_start, cur_end;
+	const uint32_t *cur_perm;
 	/* pairing */
 	bool drain; /* time steps back: linked records are detail-lane copies */
 	struct frame *stk;
 	size_t nstk, capstk;
 	uint64_t stk_full;
 	struct hmap far; /* record -> partner record, for pairs more than PAIR_NEAR apart */
+	struct pcache *pc; /* recent answers of partner_rec() (a call's return is asked for soon after it) */
+	uint32_t pc_gen;   /* bumped when records are added: older answers are void */
 };
 
 struct det {
@@ -520,6 +533,8 @@ static const uint32_t *chunk_perm(struct idx *x, size_t c)
 		if (!victim || (victim->p && (!p->p || p->used < victim->used)))
 			victim = p;
 	}
+	if (victim->p && victim->p == x->cur_perm)
+		x->cur_start = x->cur_end = 0; /* rec_at()'s shortcut goes with it */
 	free(victim->p);
 	victim->p = xmalloc(n * sizeof *victim->p);
 	victim->start = start;
@@ -529,13 +544,17 @@ static const uint32_t *chunk_perm(struct idx *x, size_t c)
 	return victim->p;
 }
 
-/* Record number (file order) of time-order position i. */
+/* Record number (file order) of time-order position i.  Walks go chunk by
+ * chunk: the last chunk used is kept at hand. */
 static uint64_t rec_at(struct idx *x, uint64_t i)
 {
-	size_t c = chunk_of(x, i);
-	if (x->ch[c].sorted)
-		return i;
-	return x->ch[c].start + chunk_perm(x, c)[i - x->ch[c].start];
+	if (i < x->cur_start || i >= x->cur_end) {
+		size_t c = chunk_of(x, i);
+		x->cur_start = x->ch[c].start;
+		x->cur_end = chunk_end(x, c);
+		x->cur_perm = x->ch[c].sorted ? NULL : chunk_perm(x, c);
+	}
+	return x->cur_perm ? x->cur_start + x->cur_perm[i - x->cur_start] : i;
 }
 
 /* Time-order position of record r. */
@@ -593,7 +612,7 @@ static inline bool in_stream(const struct idx *x, uint32_t kind, uint32_t link)
 }
 
 /* One step of the pairing pass over record r: close what it ends, keep far
- * pairs, open a call.  Matches partner_rec() exactly. */
+ * pairs, open a call.  Gives exactly the pairs partner_scan() finds. */
 static void pair_step(struct idx *x, uint64_t r, uint32_t kind, uint32_t depth, int64_t ts)
 {
 	while (x->nstk && x->stk[x->nstk - 1].depth >= depth) {
@@ -618,6 +637,7 @@ static void pair_step(struct idx *x, uint64_t r, uint32_t kind, uint32_t depth, 
 static void become_drain(struct idx *x, uint64_t upto)
 {
 	x->drain = true;
+	x->pc_gen++;
 	if (!x->linked)
 		return; /* no linked record yet: the pairs stay the same */
 	hmap_clear(&x->far);
@@ -634,7 +654,7 @@ static void become_drain(struct idx *x, uint64_t upto)
  * call) or earlier (for a return) record of the stream at a depth not
  * deeper decides; it pairs when it is the opposite kind at the same depth,
  * in time order. */
-static bool partner_rec(struct idx *x, uint64_t r, uint64_t *out)
+static bool partner_scan(struct idx *x, uint64_t r, uint64_t *out)
 {
 	const uint8_t *q = irec(x, r);
 	uint32_t kind = ld32le(q + 20), depth = ld32le(q + 24);
@@ -663,6 +683,22 @@ static bool partner_rec(struct idx *x, uint64_t r, uint64_t *out)
 		return false;
 	*out = v;
 	return true;
+}
+
+static bool partner_rec(struct idx *x, uint64_t r, uint64_t *out)
+{
+	if (!x->pc)
+		x->pc = xcalloc(PCACHE, sizeof *x->pc);
+	struct pcache *c = &x->pc[r % PCACHE];
+	if (c->gen == x->pc_gen + 1 && c->rec == r) {
+		*out = c->other;
+		return c->paired;
+	}
+	bool paired = partner_scan(x, r, out);
+	*c = (struct pcache){r, paired ? *out : 0, x->pc_gen + 1, paired};
+	if (paired) /* the other end will be asked for too */
+		x->pc[*out % PCACHE] = (struct pcache){*out, r, x->pc_gen + 1, true};
+	return paired;
 }
 
 /* ---- detail records ------------------------------------------------------- */
@@ -713,8 +749,8 @@ static void index_event(struct thread *th, uint64_t r, struct event *e)
 		flags |= kind == K_CALL ? ROLE_BEGIN : ROLE_END;
 		uint64_t p;
 		if (partner_rec(x, r, &p)) {
-			int64_t pts = irec_ts(x, p);
-			e->dur = (uint64_t)(kind == K_CALL ? pts - ts : ts - pts);
+			uint64_t pts = (uint64_t)irec_ts(x, p); /* unsigned: no overflow on hostile times */
+			e->dur = kind == K_CALL ? pts - (uint64_t)ts : (uint64_t)ts - pts;
 		}
 	}
 	e->flags = flags;
@@ -1260,6 +1296,11 @@ static void check_back(struct thread *th, uint64_t upto)
 	bool have_ix = x->in != NULL;
 	for (uint64_t k = d->checked; k < upto; k++) {
 		uint64_t off = det_off(d, k);
+		if ((k & 0x3fff) == 0x3fff) { /* a long pass: let the pages go behind it */
+			input_release(d->in, d->S, off - d->S);
+			if (have_ix)
+				input_release(x->in, 0, x->in->size);
+		}
 		const uint8_t *q = d->in->map + off;
 		uint32_t i = ld32le(q + 8);
 		if (have_ix && i < x->n && ld32le(irec(x, i) + 28) == k) {
@@ -1278,8 +1319,6 @@ static void check_back(struct thread *th, uint64_t upto)
 				  .flags = ROLE_INSTANT | (check ? EVF_DAMAGED : 0), .off = off};
 		if (!dec_emit(d->in, &e))
 			break;
-		if ((k & 0x3fff) == 0x3fff) /* a long pass: let the pages go behind it */
-			input_release(d->in, d->S, off - d->S);
 	}
 	d->checked = upto;
 }
@@ -1485,6 +1524,8 @@ static void idx_records(struct idx *x, const uint8_t *p, uint64_t upto)
 	}
 	if (upto > from) {
 		model_lane_count(ss->m, x->th->lane, upto - from, bmin, bmax);
+		x->cur_start = x->cur_end = 0; /* chunks changed */
+		x->pc_gen++;                    /* calls may have found their returns */
 		model_seq_changed(ss->m);
 	}
 }
@@ -2375,6 +2416,7 @@ static void thread_free(struct thread *th)
 	for (int k = 0; k < PERM_CACHE; k++)
 		free(x->cache[k].p);
 	free(x->stk);
+	free(x->pc);
 	hmap_free(&x->far);
 	free(th->dt.offs);
 	free(th);

@@ -59,7 +59,6 @@ static bool scan_string(struct parser *ps, uint32_t *off, uint32_t *len)
 		} else if (e && strchr("\"\\/bfnrt", e)) {
 			ps->at += 2;
 		} else {
-			ps->at++;
 			return fail(ps, "bad escape in a string");
 		}
 	}

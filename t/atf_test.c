@@ -14,6 +14,7 @@
 
 #include "decoders/atf.h"
 #include "decoders/decoder.h"
+#include "src/batch.h"
 #include "t/tap.h"
 #include "t/writer.h"
 
@@ -399,10 +400,200 @@ static void test_order_and_pairs(void)
 		perror("rm");
 }
 
+/* ---- reading a file whole --------------------------------------------------- */
+
+static struct buf read_all(const char *path)
+{
+	struct buf b = {0};
+	FILE *f = fopen(path, "rb");
+	char chunk[65536];
+	size_t got;
+	while (f && (got = fread(chunk, 1, sizeof chunk, f)) > 0)
+		buf_add(&b, chunk, got);
+	if (f)
+		fclose(f);
+	return b;
+}
+
+/* ---- a file that grows while it is read (what follow mode will see) -------- */
+
+static void test_growth(void)
+{
+	if (!mkdtemp(tmpdir)) {
+		perror("mkdtemp");
+		exit(1);
+	}
+	char p[4096];
+	snprintf(p, sizeof p, "%s/pid_1", tmpdir);
+	mkdir(p, 0755);
+	thread_path(p, sizeof p, 0);
+	/* the finished file, written in 3 steps as the writer's stdio buffer does */
+	enum { N = 3000 };
+	static struct rec r[N];
+	uint64_t rng = 5;
+	size_t n = 0;
+	int64_t ts = 100;
+	uint32_t depth = 0;
+	while (n < N) {
+		/* calls and returns, every call closed by the end */
+		uint32_t kind = N - n <= depth ? 2 : depth == 0 || (depth < 9 && rng_next(&rng) % 2) ? 1 : 2;
+		depth += kind == 1;
+		r[n++] = (struct rec){ts += 10, 0x100000001ull, kind, depth, NO_LINK_T};
+		depth -= kind == 2;
+	}
+	write_index(p, r, N, 0);
+	struct buf full = read_all(p);
+	struct buf head = {0};
+	buf_add(&head, full.p, full.len);
+	memset(head.p + 28, 0, 4);         /* placeholder header: count 0 */
+	memcpy(head.p + 40, "\x40\0\0\0\0\0\0\0", 8); /* footer_offset 64 */
+	size_t cuts[] = {4096, 4096 * 12, full.len};
+	size_t counts[3];
+	FILE *f = fopen(p, "wb");
+	fclose(f);
+	struct trace *t = xcalloc(1, sizeof *t);
+	trace_init(t);
+	t->follow = true;
+	trace_open(t, tmpdir);
+	size_t written = 0;
+	for (int step = 0; step < 3; step++) {
+		f = fopen(p, "r+b");
+		fseek(f, (long)written, SEEK_SET);
+		const char *src = step == 2 ? full.p : head.p;
+		fwrite(src + written, 1, cuts[step] - written, f);
+		if (step == 2) { /* finalize: the header is rewritten last */
+			fseek(f, 0, SEEK_SET);
+			fwrite(full.p, 1, 64, f);
+		}
+		fclose(f);
+		written = cuts[step];
+		for (int k = 0; k < 4; k++)
+			trace_step(t, 10000000, false);
+		counts[step] = (size_t)model_count(t->m);
+	}
+	is_int((long long)counts[0], (4096 - 64 - 68) / 32, "growing: 4096 bytes, a possible footer left unread");
+	is_int((long long)counts[1], (4096 * 12 - 64 - 68) / 32, "growing: more records as the file grows");
+	is_int((long long)counts[2], N, "growing: once finalized, every record and not the footer");
+	struct event e;
+	bool sorted = true, paired = true;
+	int64_t prev = 0;
+	for (uint64_t q = 0; q < counts[2]; q++) {
+		model_get(t->m, q, &e);
+		if (e.ts <= prev && sorted) {
+			printf("# out of order at position %llu\n", (unsigned long long)q);
+			sorted = false;
+		}
+		prev = e.ts;
+		if (ev_role(&e) == ROLE_BEGIN && e.dur == TTV_NODUR) {
+			if (paired)
+				printf("# unpaired call at position %llu\n", (unsigned long long)q);
+			paired = false;
+		}
+	}
+	ok(sorted && paired, "growing: in order, and calls that were open pair once their returns arrive (all of them)");
+	ok(!trace_damaged(t), "growing: no damage reported while the file grows");
+	trace_free(t);
+	free(t);
+	buf_free(&full);
+	buf_free(&head);
+	char cmd[4200];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+	if (system(cmd))
+		perror("rm");
+}
+
+/* ---- hostile bytes: mutated copies of the samples --------------------------- */
+
+/* Every event's fields and summary, as --dump --json does. */
+static void walk(struct trace *t)
+{
+	uint64_t n = model_count(t->m);
+	struct buf b = {0};
+	struct event e;
+	for (uint64_t p = 0; p < n; p++) {
+		model_get(t->m, p, &e);
+		buf_reset(&b);
+		dump_json(t, &e, &b);
+		uint64_t q;
+		model_partner(t->m, p, &q);
+	}
+	buf_reset(&b);
+	info_json(t, &b);
+	buf_free(&b);
+}
+
+static void test_fuzz(void)
+{
+	static const char *const files[] = {"manifest.json", "thread_0/index.atf", "thread_0/detail.atf",
+					    "thread_1/index.atf", "thread_1/detail.atf"};
+	char src[4096], dst[4096];
+	struct buf orig[5];
+	for (int f = 0; f < 5; f++) {
+		snprintf(src, sizeof src, "%s/atf/small_finalized/trace/session_20260101_120000/pid_4242/%s", samples, files[f]);
+		orig[f] = read_all(src);
+	}
+	if (!mkdtemp(tmpdir)) {
+		perror("mkdtemp");
+		exit(1);
+	}
+	snprintf(dst, sizeof dst, "%s/pid_9", tmpdir);
+	mkdir(dst, 0755);
+	snprintf(dst, sizeof dst, "%s/pid_9/thread_0", tmpdir);
+	mkdir(dst, 0755);
+	snprintf(dst, sizeof dst, "%s/pid_9/thread_1", tmpdir);
+	mkdir(dst, 0755);
+	/* ATF_FUZZ_RUNS and ATF_FUZZ_SEED make a longer run by hand */
+	const char *er = getenv("ATF_FUZZ_RUNS"), *es = getenv("ATF_FUZZ_SEED");
+	uint64_t rng = es ? strtoull(es, NULL, 0) : 99, runs = er ? strtoull(er, NULL, 0) : 300, events = 0;
+	for (uint64_t r = 0; r < runs; r++) {
+		for (int f = 0; f < 5; f++) {
+			struct wbuf w = {0};
+			wb_add(&w, orig[f].p, orig[f].len);
+			/* a few bytes changed, biased to headers, footers and record heads */
+			int k = 1 + (int)(rng_next(&rng) % 8);
+			for (int m = 0; m < k && w.len; m++) {
+				uint64_t x = rng_next(&rng), at;
+				switch (x % 4) {
+				case 0: at = x / 4 % (w.len < 64 ? w.len : 64); break;
+				case 1: at = w.len - 1 - x / 4 % (w.len < 64 ? w.len : 64); break;
+				default: at = x / 4 % w.len; break;
+				}
+				w.p[at] = (uint8_t)(x >> 32 & 3 ? x >> 40 : 0xff);
+			}
+			if (rng_next(&rng) % 4 == 0)
+				w.len = (size_t)(rng_next(&rng) % (w.len + 1));
+			snprintf(dst, sizeof dst, "%s/pid_9/%s", tmpdir, files[f]);
+			FILE *o = fopen(dst, "wb");
+			if (!o || (w.len && fwrite(w.p, 1, w.len, o) != w.len) || fclose(o)) {
+				perror(dst);
+				exit(1);
+			}
+			free(w.p);
+		}
+		snprintf(dst, sizeof dst, "%s/pid_9", tmpdir);
+		struct trace *t = open_path(dst, r % 3 ? 0 : 777);
+		events += model_count(t->m);
+		walk(t);
+		close_trace(t);
+	}
+	ok(1, "%llu sessions with mutated headers, records, footers and manifests decode (%llu events)",
+	   (unsigned long long)runs, (unsigned long long)events);
+	for (int f = 0; f < 5; f++)
+		buf_free(&orig[f]);
+	char cmd[4200];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+	if (system(cmd))
+		perror("rm");
+}
+
 int main(int argc, char **argv)
 {
 	samples = argc > 1 ? argv[1] : "t/samples";
 	test_links();
 	test_order_and_pairs();
+	memcpy(tmpdir + strlen(tmpdir) - 6, "XXXXXX", 6);
+	test_growth();
+	memcpy(tmpdir + strlen(tmpdir) - 6, "XXXXXX", 6);
+	test_fuzz();
 	return done_testing();
 }

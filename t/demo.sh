@@ -8,6 +8,7 @@ DEMO=$ROOT/build/demo
 mkdir -p "$DEMO"
 
 "$TBIN/ptwrite" --generate 20000 --seed 7 "$DEMO/podtrace.ptrace"
+"$TBIN/atfwrite" --generate 8 --seed 7 "$DEMO/atf-session"
 
 echo "Sample traces in $DEMO:"
 ls -l "$DEMO"
