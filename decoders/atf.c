@@ -2218,10 +2218,11 @@ static void info_index(struct idx *x, struct fsink *out)
 		f_uint(out, "unknown_kinds", x->unknown);
 		f_uint(out, "with_detail_seq", x->linked);
 		if (x->n) {
-			f_unit(out, "first_ts", (uint64_t)x->first, "ns");
-			f_unit(out, "last_ts", (uint64_t)x->last, "ns");
-			f_unit(out, "min_ts", (uint64_t)x->min, "ns");
-			f_unit(out, "max_ts", (uint64_t)x->max, "ns");
+			/* times in ns, without the unit: not durations to be rendered as such */
+			f_int(out, "first_ts", x->first);
+			f_int(out, "last_ts", x->last);
+			f_int(out, "min_ts", x->min);
+			f_int(out, "max_ts", x->max);
 		}
 		f_bool(out, "time_sorted", !x->backsteps);
 		f_uint(out, "time_steps_back", x->backsteps);
@@ -2265,8 +2266,8 @@ static void info_detail(struct det *d, struct fsink *out)
 		if (d->n) {
 			f_uint(out, "index_seq_min", d->seq_min);
 			f_uint(out, "index_seq_max", d->seq_max);
-			f_unit(out, "min_ts", (uint64_t)d->tmin, "ns");
-			f_unit(out, "max_ts", (uint64_t)d->tmax, "ns");
+			f_int(out, "min_ts", d->tmin);
+			f_int(out, "max_ts", d->tmax);
 		}
 		f_uint(out, "calls", d->calls);
 		f_uint(out, "returns", d->returns);
