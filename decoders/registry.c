@@ -3,12 +3,14 @@
 #include "decoders/decoder.h"
 
 extern const struct decoder htdump_decoder;
+extern const struct decoder atf_decoder;
 extern const struct decoder podtrace_decoder;
 extern const struct decoder syscall_decoder;
 
 const struct decoder *const decoders[] = {
 	&syscall_decoder,
 	&htdump_decoder,
+	&atf_decoder,
 	&podtrace_decoder,
 	NULL,
 };

@@ -529,6 +529,10 @@ void batch_stats(struct trace *t, struct filterset *fs, bool json, FILE *out)
 	uint64_t n = model_count(m);
 	struct event e;
 	for (uint64_t pos = 0; pos < n; pos++) {
+		/* Sequences read their records from the mapped files: let the
+		 * pages go as the scan moves on, as --dump does. */
+		if ((pos & 0xffff) == 0xffff)
+			trace_release(t);
 		model_get(m, pos, &e);
 		if (filtering && !filterset_match(fs, t, &e))
 			continue;

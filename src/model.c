@@ -906,6 +906,11 @@ static uint64_t pos_of(struct model *m, size_t s, uint64_t j)
 	return p;
 }
 
+uint64_t model_seq_pos(struct model *m, uint32_t seq, uint64_t j)
+{
+	return m->nseqs == 1 ? j : pos_of(m, seq, j);
+}
+
 static bool compact_partner(struct model *m, uint64_t i, uint64_t *j)
 {
 	const struct cev *e = &m->ev[i];

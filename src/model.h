@@ -154,6 +154,10 @@ uint64_t model_seek(struct model *m, int64_t t);
 /* Position of the event with this time whose bytes are (input, off): how
  * views find an event again after late events moved it. */
 bool model_find(struct model *m, int64_t ts, uint32_t input, uint64_t off, uint64_t *pos);
+/* Global position of record j (in the sequence's own time order) of
+ * sequence seq: how a decoder's link (ATF detail -> index) becomes a place
+ * in the timeline. */
+uint64_t model_seq_pos(struct model *m, uint32_t seq, uint64_t j);
 /* Position of the other end of a span (begin <-> end). */
 bool model_partner(struct model *m, uint64_t pos, uint64_t *other);
 /* The longest spans of a lane (at most LONG_SPANS, longest first) and, in

@@ -39,19 +39,23 @@ trap 'rm -f "$TMP_T" "$TMP_E" "$TMP_R" "$TMP_C"' EXIT
 printf '%-22s %9s %11s %16s %12s %9s %14s %7s %9s %8s\n' \
 	format MB events "decode s (range)" "events/s" "MB/s" "cat s (range)" "vs cat" "RSS MB" "B/event"
 
+# A trace is a file or a directory (ATF sessions): its bytes, and cat of all of it.
+bytes_of() { if [ -d "$1" ]; then du -sb "$1" | cut -f1; else stat -c %s "$1"; fi; }
+cat_all() { find "$1" -type f -exec cat {} + >/dev/null; }
+
 # row NAME FILE: decode FILE with `ttv --stats`, RUNS times, beside cat.
 row() {
 	name=$1 file=$2
 	: >"$TMP_R"; : >"$TMP_C"
-	cat "$file" >/dev/null # warm the page cache, as for cat
+	cat_all "$file" # warm the page cache, as for cat
 	i=0
 	while [ $i -lt "$RUNS" ]; do
 		time_cmd "$TMP_R" "$TTV" --stats "$file"
-		time_cmd "$TMP_C" sh -c 'cat "$1" >/dev/null' sh "$file"
+		time_cmd "$TMP_C" sh -c 'find "$1" -type f -exec cat {} + >/dev/null' sh "$file"
 		i=$((i + 1))
 	done
 	events=$("$TTV" --info --json "$file" | grep -o "\],\"events\":[0-9]*" | tr -dc 0-9)
-	bytes=$(stat -c %s "$file")
+	bytes=$(bytes_of "$file")
 	set -- $(cut -d' ' -f1 "$TMP_R" | stats3); d=$1 dmin=$2 dmax=$3
 	set -- $(cut -d' ' -f1 "$TMP_C" | stats3); c=$1 cmin=$2 cmax=$3
 	set -- $(cut -d' ' -f2 "$TMP_R" | stats3); rss=$1
@@ -83,6 +87,24 @@ keys() {
 	rm -f "$script" "$times" "$all"
 }
 
+# first_row NAME FILE: time until `ttv --dump FILE` has written its first line
+# (the whole load, then the first block of output; ttv then dies of SIGPIPE).
+first_row() {
+	name=$1 file=$2
+	: >"$TMP_R"
+	cat_all "$file"
+	i=0
+	while [ $i -lt "$RUNS" ]; do
+		/usr/bin/time -f '%e %M' -o "$TMP_T" "$TTV" --dump "$file" 2>"$TMP_E" | head -1 >/dev/null
+		tail -1 "$TMP_T" >>"$TMP_R"
+		i=$((i + 1))
+	done
+	set -- $(cut -d' ' -f1 "$TMP_R" | stats3); d=$1 dmin=$2 dmax=$3
+	set -- $(cut -d' ' -f2 "$TMP_R" | stats3); rss=$1
+	printf '%-22s %9.1f %11s %16s %12s %9s %14s %7s %9.1f\n' "$name" "$(bytes_of "$file" | awk '{print $1 / 1e6}')" \
+		"" "$(printf '%.2f (%.2f-%.2f)' "$d" "$dmin" "$dmax")" "" "" "" "" "$(echo "$rss" | awk '{print $1 / 1024}')"
+}
+
 PT=$DIR/podtrace-5M.ptrace
 [ -s "$PT" ] || "$TBIN/ptwrite" --generate 5000000 --seed 1 "$PT"
 row podtrace "$PT"
@@ -92,9 +114,17 @@ row syscall "$SC"
 HT=$DIR/htdump-10M.htdump
 [ -s "$HT" ] || "$TBIN/htwrite" --generate 10000000 --seed 1 "$HT"
 row htdump "$HT"
+
+# ATF: a generated session directory (the manifest is written last)
+ATF=$DIR/atf-1024mb
+[ -s "$ATF/manifest.json" ] || "$TBIN/atfwrite" --generate 1024 --seed 1 "$ATF"
+row "atf session" "$ATF"
+first_row "atf first --dump line" "$ATF"
 echo
 keys "viewer, podtrace 5M" "$PT"
 echo
 echo "decode: ttv --stats FILE (load, order, pair, count); vs cat: cat time / decode time;"
 echo "RSS: peak resident memory of ttv --stats; B/event: that RSS per event.  Traces in $DIR."
+echo "first --dump line: time until ttv --dump has written its first line (everything"
+echo "loaded), and its peak RSS."
 echo "keystroke to screen: TTV_SCRIPT session, each key handled and the screen drawn."

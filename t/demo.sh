@@ -12,6 +12,7 @@ mkdir -p "$DEMO"
 "$TBIN/ptwrite" --generate 20000 --seed 7 "$DEMO/podtrace.ptrace"
 "$TBIN/scwrite" --generate 60000 --seed 7 "$DEMO/syscall.sc"
 "$TBIN/htwrite" --generate 20000 --seed 7 "$DEMO/hawktracer.htdump"
+"$TBIN/atfwrite" --generate 8 --seed 7 "$DEMO/atf-session"
 
 echo "Sample traces in $DEMO:"
 ls -l "$DEMO"
