@@ -2,9 +2,11 @@
  * weakly recognisable ones (podtrace has no magic) last. */
 #include "decoders/decoder.h"
 
+extern const struct decoder dial9_decoder;
 extern const struct decoder podtrace_decoder;
 
 const struct decoder *const decoders[] = {
+	&dial9_decoder,
 	&podtrace_decoder,
 	NULL,
 };

@@ -85,7 +85,8 @@ struct model {
 
 	bool have_span;
 	int64_t first, last;
-	bool has_pairs; /* some event is a begin or an end */
+	bool has_pairs;  /* some event is a begin or an end */
+	bool tail_pairs; /* ... among those added since the last commit */
 
 	struct snap snaps[SNAP_MAX];
 	size_t nsnaps;
@@ -294,7 +295,7 @@ void model_add(struct model *m, const struct event *e)
 	c->name = e->name;
 	c->lanef = lane << 8 | (e->flags & 0xff);
 	if ((e->flags & EVF_ROLE) >= ROLE_BEGIN)
-		m->has_pairs = true;
+		m->has_pairs = m->tail_pairs = true;
 	struct lane *l = m->nlanes ? &m->lanes[lane] : NULL;
 	if (l)
 		l->count++;
@@ -319,8 +320,9 @@ static struct cev *scratch(struct model *m, size_t n)
 
 static void release_scratch(struct model *m)
 {
-	/* Keep a small scratch for the next commit; give big ones back. */
-	if (m->capscratch * sizeof *m->scratch > (16u << 20)) {
+	/* Keep a scratch the next commit will want again (a fresh one costs
+	 * page faults); give back one that is big beside the events. */
+	if (m->capscratch * sizeof *m->scratch > (16u << 20) && m->capscratch > m->capev / 4) {
 		free(m->scratch);
 		m->scratch = NULL;
 		m->capscratch = 0;
@@ -331,8 +333,13 @@ static void release_scratch(struct model *m)
 static void merge_runs(const struct cev *a, size_t na, const struct cev *b, size_t nb, struct cev *out)
 {
 	size_t i = 0, j = 0, k = 0;
-	while (i < na && j < nb)
-		out[k++] = cev_less(&b[j], &a[i]) ? b[j++] : a[i++];
+	/* without branches: runs of overlapping batches interleave finely */
+	while (i < na && j < nb) {
+		bool t = (b[j].ts < a[i].ts) | ((b[j].ts == a[i].ts) & (b[j].loc < a[i].loc));
+		out[k++] = *(t ? &b[j] : &a[i]);
+		j += t;
+		i += !t;
+	}
 	memmove(out + k, a + i, (na - i) * sizeof *a);
 	k += na - i;
 	memmove(out + k, b + j, (nb - j) * sizeof *b);
@@ -340,54 +347,60 @@ static void merge_runs(const struct cev *a, size_t na, const struct cev *b, size
 
 /* Decoders deliver events mostly in order (a few records a little late, as
  * from a ring buffer shared by CPUs).  Insertion sort handles that in one
- * pass; when it would move too much, a natural merge sort takes over. */
+ * pass.  Records that belong far back (batches that overlap in time, as
+ * dial9 writes them) are left where they are, so that what insertion sort
+ * leaves is a few long runs; a natural merge sort then merges them. */
+#define INSERTION_REACH 256
 static bool insertion_sort(struct cev *a, size_t n)
 {
-	uint64_t budget = 64 * (uint64_t)n;
+	size_t run = 0; /* where the current run starts */
 	for (size_t i = 1; i < n; i++) {
 		if (!cev_less(&a[i], &a[i - 1]))
 			continue;
 		struct cev x = a[i];
+		size_t lo = i > run + INSERTION_REACH ? i - INSERTION_REACH : run;
+		if (cev_less(&x, &a[lo])) {
+			run = i; /* far back: leave it, it starts a run for the merge sort */
+			continue;
+		}
 		size_t j = i;
-		while (j > 0 && cev_less(&x, &a[j - 1])) {
+		while (j > lo && cev_less(&x, &a[j - 1])) {
 			a[j] = a[j - 1];
 			j--;
 		}
 		a[j] = x;
-		if ((budget -= MIN(budget, i - j)) == 0)
-			return false;
 	}
-	return true;
+	return run == 0;
 }
 
 static void sort_events(struct model *m, struct cev *a, size_t n)
 {
 	if (insertion_sort(a, n))
 		return;
+	/* the runs' starts, found once; then merge neighbours pass after pass */
+	size_t *run = NULL, nrun = 0, caprun = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!i || cev_less(&a[i], &a[i - 1])) {
+			xgrow(&run, &caprun, nrun + 2, sizeof *run);
+			run[nrun++] = i;
+		}
+	run[nrun] = n;
 	struct cev *tmp = scratch(m, n);
 	struct cev *src = a, *dst = tmp;
-	for (;;) {
-		size_t runs = 0, p = 0;
-		while (p < n) {
-			size_t e1 = p + 1;
-			while (e1 < n && !cev_less(&src[e1], &src[e1 - 1]))
-				e1++;
-			size_t e2 = e1;
-			if (e2 < n) {
-				e2++;
-				while (e2 < n && !cev_less(&src[e2], &src[e2 - 1]))
-					e2++;
-			}
-			merge_runs(src + p, e1 - p, src + e1, e2 - e1, dst + p);
-			runs++;
-			p = e2;
+	while (nrun > 1) {
+		size_t k = 0;
+		for (size_t r = 0; r < nrun; r += 2) {
+			size_t s = run[r], mid = run[MIN(r + 1, nrun)], e = run[MIN(r + 2, nrun)];
+			merge_runs(src + s, mid - s, src + mid, e - mid, dst + s);
+			run[k++] = s;
 		}
+		run[k] = n;
+		nrun = k;
 		struct cev *t = src;
 		src = dst;
 		dst = t;
-		if (runs <= 1)
-			break;
 	}
+	free(run);
 	if (src != a)
 		memcpy(a, src, n * sizeof *a);
 }
@@ -417,11 +430,18 @@ static bool compatible(const struct model *m, const struct cev *b, const struct 
 
 static void set_dur(struct model *m, struct cev *c, uint64_t d) { c->dur = dur_encode(m, d); }
 
+static void snap_take(struct model *m, uint64_t pos);
+
 static void pair_range(struct model *m, size_t from)
 {
 	if (!m->has_pairs)
 		return; /* nothing to pair: skip the scan */
+	uint64_t next = (m->nsnaps ? m->snaps[m->nsnaps - 1].pos : 0) + SNAP_EVERY;
 	for (size_t i = from; i < m->nev; i++) {
+		if (UNLIKELY(i >= next)) { /* snapshots as we go: late events re-pair from near them */
+			snap_take(m, i);
+			next = m->snaps[m->nsnaps - 1].pos + SNAP_EVERY;
+		}
 		struct cev *e = &m->ev[i];
 		enum ev_role r = cev_role(e);
 		if (r != ROLE_BEGIN && r != ROLE_END)
@@ -448,18 +468,27 @@ static void pair_range(struct model *m, size_t from)
 	}
 }
 
-static void snap_take(struct model *m)
+/* Save the stacks as the state before position pos.  When the table is
+ * full, the older half is thinned: snapshots stay dense near the end (where
+ * late events usually land) and sparse further back. */
+static void snap_take(struct model *m, uint64_t pos)
 {
 	uint64_t last = m->nsnaps ? m->snaps[m->nsnaps - 1].pos : 0;
-	if (m->nev - last < SNAP_EVERY)
+	if (pos - last < SNAP_EVERY)
 		return;
 	if (m->nsnaps == SNAP_MAX) {
-		free(m->snaps[0].data);
-		memmove(m->snaps, m->snaps + 1, (SNAP_MAX - 1) * sizeof *m->snaps);
-		m->nsnaps--;
+		size_t k = 0;
+		for (size_t i = 0; i < SNAP_MAX; i++) {
+			if (i < SNAP_MAX / 2 && i % 2) {
+				free(m->snaps[i].data);
+				continue;
+			}
+			m->snaps[k++] = m->snaps[i];
+		}
+		m->nsnaps = k;
 	}
 	struct snap *s = &m->snaps[m->nsnaps++];
-	*s = (struct snap){.pos = m->nev};
+	*s = (struct snap){.pos = pos};
 	size_t cap = 0;
 	for (size_t li = 0; li < m->nlanes; li++) {
 		const struct lane *l = &m->lanes[li];
@@ -503,28 +532,118 @@ static void repair_from(struct model *m, size_t p)
 	pair_range(m, from);
 }
 
+/* First position in [lo, hi) whose event is not before key. */
+static size_t lower_bound_cev(const struct cev *a, size_t lo, size_t hi, const struct cev *key)
+{
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (cev_less(&a[mid], key))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* A position in the pairing stacks or the snapshots that late events will
+ * move: the event it names, to find it again after the merge. */
+struct held {
+	uint64_t *where;
+	struct cev key;
+	bool after; /* the position just after key (a snapshot at the old end) */
+};
+
+static void hold(struct held **h, size_t *n, size_t *cap, const struct model *m, uint64_t *where, size_t old)
+{
+	xgrow(h, cap, *n + 1, sizeof **h);
+	(*h)[(*n)++] = (struct held){where, m->ev[*where < old ? *where : old - 1], *where >= old};
+}
+
+/* Late events will be merged in at p, moving the committed events at
+ * [p, old) up.  Hold every position at or after p that the stacks and the
+ * snapshots keep, so that they follow their events: then late events that
+ * neither begin nor end a span (a thread's samples, symbols at time 0)
+ * need no re-pairing. */
+static size_t hold_moved(struct model *m, size_t p, size_t old, struct held **h)
+{
+	size_t n = 0, cap = 0;
+	for (size_t li = 0; li < m->nlanes; li++) {
+		struct lane *l = &m->lanes[li];
+		for (uint32_t j = 0; j < l->depth; j++)
+			if (l->stk[j] >= p)
+				hold(h, &n, &cap, m, &l->stk[j], old);
+	}
+	for (size_t s = 0; s < m->nsnaps; s++) {
+		struct snap *sn = &m->snaps[s];
+		if (sn->pos < p)
+			continue;
+		hold(h, &n, &cap, m, &sn->pos, old); /* the state before an event stays before it */
+		for (size_t i = 0; i < sn->n;) {
+			uint64_t depth = sn->data[i + 1];
+			for (uint64_t k = 0; k < depth; k++)
+				if (sn->data[i + 2 + k] >= p)
+					hold(h, &n, &cap, m, &sn->data[i + 2 + k], old);
+			i += 2 + depth;
+		}
+	}
+	return n;
+}
+
 void model_commit(struct model *m)
 {
 	if (m->nadd == m->nev)
 		return;
 	size_t old = m->nev, nt = m->nadd - m->nev;
+	bool tail_pairs = m->tail_pairs;
+	m->tail_pairs = false;
 	struct cev *tail = m->ev + old;
 	sort_events(m, tail, nt);
 	size_t p = old;
 	if (old && cev_less(&tail[0], &m->ev[old - 1])) {
 		p = upper_bound_cev(m->ev, old, &tail[0]);
-		struct cev *a = scratch(m, old - p);
-		memcpy(a, m->ev + p, (old - p) * sizeof *a);
-		merge_runs(a, old - p, tail, nt, m->ev + p);
+		/* the first late begin or end: pairing changes from there on */
+		struct cev first_pair = {0};
+		bool late_pairs = false;
+		for (size_t i = 0; tail_pairs && i < nt && cev_less(&tail[i], &m->ev[old - 1]); i++)
+			if (cev_role(&tail[i]) >= ROLE_BEGIN) {
+				first_pair = tail[i];
+				late_pairs = true;
+				break;
+			}
+		size_t n = old - p;
+		struct cev last_old = m->ev[old - 1];
+		struct held *held = NULL;
+		size_t nheld = hold_moved(m, p, old, &held);
+		if (n <= nt) { /* copy them out, merge forwards */
+			struct cev *a = scratch(m, n);
+			memcpy(a, m->ev + p, n * sizeof *a);
+			merge_runs(a, n, tail, nt, m->ev + p);
+		} else { /* few late events (symbols at time 0): copy those out, merge backwards */
+			struct cev *t = scratch(m, nt);
+			memcpy(t, tail, nt * sizeof *t);
+			size_t i = old, j = nt, k = old + nt;
+			while (j > 0) {
+				if (i > p && cev_less(&t[j - 1], &m->ev[i - 1]))
+					m->ev[--k] = m->ev[--i];
+				else
+					m->ev[--k] = t[--j];
+			}
+		}
+		m->nev = m->nadd;
+		for (size_t i = 0; i < nheld; i++)
+			*held[i].where = lower_bound_cev(m->ev, p, m->nev, &held[i].key) + held[i].after;
+		free(held);
 		m->generation++;
+		if (late_pairs)
+			repair_from(m, lower_bound_cev(m->ev, p, m->nev, &first_pair));
+		else /* nothing late pairs: pair what is new after the last old event */
+			pair_range(m, lower_bound_cev(m->ev, p, m->nev, &last_old) + 1);
+	} else {
+		m->nev = m->nadd;
+		pair_range(m, old);
 	}
 	release_scratch(m);
-	m->nev = m->nadd;
-	if (p >= old)
-		pair_range(m, old);
-	else
-		repair_from(m, p);
-	snap_take(m);
+	snap_take(m, m->nev);
 	m->cur[0].valid = m->cur[1].valid = false;
 }
 
