@@ -238,7 +238,7 @@ struct d9dir {
 
 static inline uint32_t ld24le(const uint8_t *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16; }
 
-enum { V_OK = 0, V_TORN = 1, V_BAD = 2 };
+enum { V_OK = 0, V_TORN, V_BAD, V_BADTAG, V_DEEP }; /* V_BAD: a varint over 10 bytes or 2^64 */
 
 /* Unsigned LEB128: at most 10 bytes, value <= 2^64-1. */
 static inline int varint(const uint8_t **pp, const uint8_t *e, uint64_t *v)
@@ -472,7 +472,8 @@ static struct schema *schema_build(struct d9 *d, const uint8_t *key, uint32_t nk
 		s->f[i].tag = *p & 0x7f;
 		s->f[i].opt = (*p & FT_OPT) != 0;
 		p++;
-		if (ends_with(s->f[i].name, "_ns"))
+		/* durations by their names; points in time (realtime_ns, alloc_timestamp_ns) are not */
+		if (ends_with(s->f[i].name, "_ns") && !ends_with(s->f[i].name, "timestamp_ns") && strcmp(s->f[i].name, "realtime_ns"))
 			s->f[i].unit = "ns";
 		else if (ends_with(s->f[i].name, "_bytes"))
 			s->f[i].unit = "bytes";
@@ -929,8 +930,27 @@ static bool is_addr_name(const char *name)
 	return !strcmp(name, "addr") || !strcmp(name, "address") || ends_with(name, "_addr");
 }
 
-static const char *int_meaning(const struct schema *s, const char *name, uint64_t v)
+/* Unix epoch nanoseconds as "2026-06-22T16:36:15.256522678Z"; false when
+ * out of the years 0..9999. */
+static bool utc_text(uint64_t epoch_ns, char *out, size_t n)
 {
+	int64_t wall = (int64_t)epoch_ns, sec = wall / 1000000000, ns = wall % 1000000000;
+	if (ns < 0)
+		ns += 1000000000, sec--;
+	time_t t = (time_t)sec;
+	struct tm tm;
+	if (!gmtime_r(&t, &tm) || tm.tm_year + 1900 > 9999 || tm.tm_year + 1900 < 0)
+		return false;
+	snprintf(out, n, "%04d-%02d-%02dT%02d:%02d:%02d.%09lldZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+		 tm.tm_hour, tm.tm_min, tm.tm_sec, (long long)ns);
+	return true;
+}
+
+/* What a number means, for the fields a tokio user reads (tmp: room for text). */
+static const char *int_meaning(const struct schema *s, const char *name, uint64_t v, char *tmp, size_t n)
+{
+	if (!strcmp(name, "realtime_ns") && utc_text(v, tmp, n))
+		return tmp;
 	if (!strcmp(name, "worker_id") || (s->kind == K_WAKE && !strcmp(name, "target_worker")))
 		return v == WORKER_NONE ? (s->kind == K_WAKE ? "unknown" : "not a worker")
 		       : v == WORKER_BLOCKING ? "blocking pool" : NULL;
@@ -1079,8 +1099,11 @@ static bool walk_value(struct walk *w, const struct schema *s, const char *name,
 			v = n == 1 ? p[0] : n == 2 ? ld16le(p) : ld32le(p);
 			p += n;
 		}
-		f_put(o, &(struct field){.name = name, .kind = name && is_addr_name(name) ? FK_HEX : FK_UINT, .v.u = v, .unit = unit,
-					 .meaning = name && s ? int_meaning(s, name, v) : NULL});
+	{
+		char tmp[48];
+		f_put(o, &(struct field){.name = name, .kind = name && is_addr_name(name) ? FK_HEX : FK_UINT, .v.u = v,
+					 .unit = unit, .meaning = name && s ? int_meaning(s, name, v, tmp, sizeof tmp) : NULL});
+	}
 		break;
 	case FT_MAP: {
 		if (left(p, e) < 4)
@@ -1308,7 +1331,7 @@ static int skip_value(struct d9 *d, uint8_t tag, const uint8_t **pp, const uint8
 	}
 	case FT_DLIST:
 	case FT_DMAP: return skip_dyn(d, tag, pp, e, depth, v);
-	default: return V_BAD;
+	default: return V_BADTAG;
 	}
 	if (left(p, e) < n)
 		return V_TORN;
@@ -1321,7 +1344,7 @@ static int skip_dyn(struct d9 *d, uint8_t tag, const uint8_t **pp, const uint8_t
 {
 	const uint8_t *p = *pp;
 	if (depth >= MAX_NEST)
-		return V_BAD;
+		return V_DEEP;
 	if (left(p, e) < 4)
 		return V_TORN;
 	uint32_t n = ld32le(p);
@@ -1333,7 +1356,7 @@ static int skip_dyn(struct d9 *d, uint8_t tag, const uint8_t **pp, const uint8_t
 				return V_TORN;
 			uint8_t t = *p++;
 			if (!valid_tag(t))
-				return V_BAD;
+				return V_BADTAG;
 			int r = skip_value(d, t, &p, e, depth + 1, v);
 			if (r != V_OK)
 				return r;
@@ -1520,9 +1543,10 @@ static size_t event_frame(struct d9 *d, const uint8_t *f, const uint8_t *e, uint
 	if (UNLIKELY(r != V_OK)) {
 		if (r == V_TORN)
 			return FRAME_TORN;
-		bad(d, fo, "bad value in event %s (type_id %u): a varint longer than 10 bytes, a field type "
-			   "that does not exist, or nesting deeper than %d",
-		    s->name, id, MAX_NEST);
+		bad(d, fo, "bad %s in event %s (type_id %u)",
+		    r == V_BAD ? "varint (longer than 10 bytes, or above 2^64-1)"
+		    : r == V_BADTAG ? "element type in a dynamic list or map" : "nesting (dynamic values deeper than 32)",
+		    s->name, id);
 		return FRAME_BAD;
 	}
 
@@ -1714,7 +1738,7 @@ static size_t first_header(struct d9 *d, const uint8_t *p, size_t n, bool final)
 		return FRAME_BAD;
 	}
 	if (!maybe_trc && !maybe_legacy) {
-		dec_reject(d->in, "bad magic: not a dial9 trace (it does not start with TRC\\0)");
+		dec_reject(d->in, "bad magic: not a dial9 trace (it does not start with TRC and a zero byte)");
 		return FRAME_BAD;
 	}
 	if (n < HEADER_LEN || !maybe_trc) { /* a header (or the legacy magic) still arriving */
@@ -1768,7 +1792,7 @@ static size_t d9_feed(void *st, const uint8_t *p, size_t n, uint64_t off, bool f
 		case TAG_ANNOT: used = annot_frame(d, f, e, fo); break;
 		case TAG_HEADER:
 			if (memcmp(f, "TRC\0", MIN(left(f, e), 4))) {
-				bad(d, fo, "unknown frame tag 0x54 (not followed by the rest of a TRC\\0 header)");
+				bad(d, fo, "unknown frame tag 0x54 (not the start of a TRC header)");
 				used = FRAME_BAD;
 				break;
 			}
@@ -1793,7 +1817,7 @@ static size_t d9_feed(void *st, const uint8_t *p, size_t n, uint64_t off, bool f
 			break;
 		if (used == FRAME_TORN) {
 			if (final)
-				bad(d, fo, "truncated frame (the data ends inside a %s frame)",
+				bad(d, fo, "truncated frame: the data ends inside this %s frame",
 				    *f == TAG_EVENT ? "event" : *f == TAG_HEADER ? "header" : *f == TAG_SCHEMA ? "schema"
 				    : *f == TAG_STRPOOL ? "string pool" : *f == TAG_STKPOOL ? "stack pool"
 				    : *f == TAG_RESET ? "timestamp reset" : "schema annotations");
@@ -1846,16 +1870,10 @@ static bool wall_clock(struct d9 *d, int64_t ts, struct buf *b)
 		if (c < a)
 			best = &d->clocks[i];
 	}
-	int64_t wall = (int64_t)(best->realtime + (uint64_t)(ts - best->ts));
-	int64_t sec = wall / 1000000000, ns = wall % 1000000000;
-	if (ns < 0)
-		ns += 1000000000, sec--;
-	time_t t = (time_t)sec;
-	struct tm tm;
-	if (!gmtime_r(&t, &tm) || tm.tm_year + 1900 > 9999 || tm.tm_year + 1900 < 0)
+	char t[40];
+	if (!utc_text(best->realtime + (uint64_t)(ts - best->ts), t, sizeof t))
 		return false;
-	buf_printf(b, "%04d-%02d-%02dT%02d:%02d:%02d.%09lldZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
-		   tm.tm_min, tm.tm_sec, (long long)ns);
+	buf_adds(b, t);
 	return true;
 }
 
@@ -2011,12 +2029,17 @@ static int d9_probe(const uint8_t *p, size_t n, bool final)
 {
 	static const uint8_t magic[4] = {'T', 'R', 'C', 0};
 	static const uint8_t legacy[8] = "TOKIOTRC";
+	if (!n)
+		return final ? PROBE_NO : PROBE_MORE;
 	if (n >= 4 && !memcmp(p, magic, 4))
 		return PROBE_MAGIC;
 	if (n >= 8 && !memcmp(p, legacy, 8))
 		return PROBE_MAGIC; /* to name it and refuse it */
 	bool could = n < 4 ? !memcmp(p, magic, n) || !memcmp(p, legacy, n) : !memcmp(p, legacy, n < 8 ? n : 8);
-	return could && !final ? PROBE_MORE : PROBE_NO;
+	if (could && !final)
+		return PROBE_MORE;
+	/* "TRC" and nothing more: a dial9 file cut inside its header */
+	return final && n == 3 && !memcmp(p, magic, 3) ? PROBE_WEAK : PROBE_NO;
 }
 
 static void *d9_open(struct input *in)
