@@ -845,46 +845,44 @@ static const struct sym *sym_find(struct d9 *d, uint64_t addr, size_t *count)
 	return k > lo ? &d->syms[lo] : NULL;
 }
 
-/* One frame: "0xADDR innermost (file:line) inlined into mid, outermost". */
-static bool frame_text(struct d9 *d, uint64_t addr, struct buf *b, bool brief)
+/* One symbol of an address: "0xADDR name (file:line)", " [inlined]" for
+ * the functions inlined into the outermost one (inline depth > 0). */
+static void sym_text(struct d9 *d, uint64_t addr, const struct sym *s, bool inlined, bool brief, struct buf *b)
 {
-	size_t n;
-	const struct sym *s = sym_find(d, addr, &n);
-	if (!s)
-		return false;
-	buf_printf(b, "0x%llx ", (unsigned long long)addr);
-	const struct sym *in = &s[n - 1]; /* the deepest inline level is where the code is */
 	size_t len;
-	const char *str = model_strget(d->m, in->name, &len);
+	const char *str = model_strget(d->m, s->name, &len);
+	buf_printf(b, "0x%llx ", (unsigned long long)addr);
 	buf_add(b, str, len);
 	if (brief)
-		return true;
-	if (in->file) {
-		str = model_strget(d->m, in->file, &len);
+		return;
+	if (s->file) {
+		str = model_strget(d->m, s->file, &len);
 		buf_adds(b, " (");
 		buf_add(b, str, len);
-		if (in->line)
-			buf_printf(b, ":%u", in->line);
+		if (s->line)
+			buf_printf(b, ":%u", s->line);
 		buf_addc(b, ')');
 	}
-	for (size_t i = n - 1; i-- > 0;) {
-		buf_adds(b, i == n - 2 ? " inlined into " : ", ");
-		str = model_strget(d->m, s[i].name, &len);
-		buf_add(b, str, len);
-	}
-	return true;
+	if (inlined)
+		buf_adds(b, " [inlined]");
 }
 
-/* A call chain of `count` leaf-first addresses at p. */
+/* A call chain of `count` leaf-first addresses at p: one frame per function,
+ * inlined ones included (innermost first), as profilers show them;
+ * addresses without a symbol in hex. */
 static void put_stack(struct walk *w, const char *name, const uint8_t *p, uint32_t count)
 {
 	struct d9 *d = w->d;
+	size_t n;
+	const struct sym *s;
 	if (w->compact) {
 		buf_reset(&w->val);
 		buf_printf(&w->val, "%u frames", count);
 		if (count) {
 			buf_adds(&w->val, ", leaf ");
-			if (!frame_text(d, ld64le(p), &w->val, true))
+			if ((s = sym_find(d, ld64le(p), &n)))
+				sym_text(d, ld64le(p), &s[n - 1], false, true, &w->val);
+			else
 				buf_printf(&w->val, "0x%llx", (unsigned long long)ld64le(p));
 		}
 		f_str(w->out, name, w->val.p, w->val.len);
@@ -893,11 +891,15 @@ static void put_stack(struct walk *w, const char *name, const uint8_t *p, uint32
 	f_arr(w->out, name);
 	for (uint32_t i = 0; i < count; i++) {
 		uint64_t a = ld64le(p + 8 * (size_t)i);
-		buf_reset(&w->val);
-		if (frame_text(d, a, &w->val, false))
-			f_str(w->out, NULL, w->val.p, w->val.len);
-		else
+		if (!(s = sym_find(d, a, &n))) {
 			f_hex(w->out, NULL, a);
+			continue;
+		}
+		for (size_t k = n; k-- > 0;) {
+			buf_reset(&w->val);
+			sym_text(d, a, &s[k], k > 0, false, &w->val);
+			f_str(w->out, NULL, w->val.p, w->val.len);
+		}
 	}
 	f_end(w->out);
 }
