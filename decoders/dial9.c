@@ -25,7 +25,6 @@
 #include <time.h>
 
 #include "decoders/decoder.h"
-#include "src/esc.h"
 #include "src/hmap.h"
 
 extern const struct decoder dial9_decoder;
@@ -52,8 +51,8 @@ enum {
 
 /* What ttv knows about an event name (notes §5.2). */
 enum kind {
-	K_OTHER, K_POLL_START, K_POLL_END, K_PARK, K_UNPARK, K_WAKE, K_QUEUE, K_SPAWN, K_TERMINATE, K_DUMP,
-	K_CPU, K_SPAN_ENTER, K_SPAN_EXIT, K_SPAN_CLOSE, K_SYMBOL, K_CALLFRAME, K_METADATA, K_CLOCK,
+	K_OTHER, K_POLL_START, K_POLL_END, K_WAKE, K_CPU, K_SPAN_ENTER, K_SPAN_EXIT,
+	K_SYMBOL, K_CALLFRAME, K_METADATA, K_CLOCK, /* read at feed time (from K_SYMBOL on) */
 };
 
 static const struct known {
@@ -64,15 +63,15 @@ static const struct known {
 } known[] = {
 	{"PollStartEvent", K_POLL_START, "poll", "spawn_loc"},
 	{"PollEndEvent", K_POLL_END, "poll", NULL},
-	{"WorkerParkEvent", K_PARK, "worker", NULL},
-	{"WorkerUnparkEvent", K_UNPARK, "worker", NULL},
+	{"WorkerParkEvent", K_OTHER, "worker", NULL},
+	{"WorkerUnparkEvent", K_OTHER, "worker", NULL},
 	{"WakeEventEvent", K_WAKE, "task", NULL},
-	{"QueueSampleEvent", K_QUEUE, "runtime", NULL},
-	{"TaskSpawnEvent", K_SPAWN, "task", "spawn_loc"},
-	{"TaskTerminateEvent", K_TERMINATE, "task", NULL},
-	{"TaskDumpEvent", K_DUMP, "task", NULL},
+	{"QueueSampleEvent", K_OTHER, "runtime", NULL},
+	{"TaskSpawnEvent", K_OTHER, "task", "spawn_loc"},
+	{"TaskTerminateEvent", K_OTHER, "task", NULL},
+	{"TaskDumpEvent", K_OTHER, "task", NULL},
 	{"CpuSampleEvent", K_CPU, "cpu", "thread_name"},
-	{"SpanCloseEvent", K_SPAN_CLOSE, "span", NULL},
+	{"SpanCloseEvent", K_OTHER, "span", NULL},
 	{"SymbolTableEntry", K_SYMBOL, "meta", "symbol_name"},
 	{"CallframeDefEvent", K_CALLFRAME, "meta", "symbol"},
 	{"SegmentMetadataEvent", K_METADATA, "meta", NULL},
@@ -121,9 +120,6 @@ struct schema {
 	uint32_t type;  /* model type */
 	uint32_t flags; /* role and EVF_META */
 	bool lane_by_worker, lane_by_tid;
-	char **annots; /* annotations other than units, as "field key=value" (for info) */
-	size_t nannots;
-	uint32_t nunits;
 };
 
 /* ---- per sub-stream tables (kept for lazy decoding) ------------------------ */
@@ -488,22 +484,8 @@ static struct schema *schema_build(struct d9 *d, const uint8_t *key, uint32_t nk
 		p = v + vl;
 		bool unit_key = (kl == 4 && !memcmp(k, "unit", 4)) || (kl == 13 && !memcmp(k, "metrique.unit", 13));
 		const char *u = unit_key ? unit_static(v, vl) : NULL;
-		if (u && fi < s->nfields) {
-			s->f[fi].unit = u;
-			s->nunits++;
-			continue;
-		}
-		struct buf b = {0};
-		if (fi < s->nfields)
-			buf_adds(&b, s->f[fi].name);
-		else
-			buf_printf(&b, "field #%u", fi);
-		buf_addc(&b, ' ');
-		buf_add(&b, k, kl);
-		buf_addc(&b, '=');
-		buf_add(&b, v, vl);
-		xgrow(&s->annots, &s->nannots, s->nannots + 1, sizeof *s->annots);
-		s->annots[s->nannots++] = b.p;
+		if (u && fi < s->nfields)
+			s->f[fi].unit = u; /* other keys are only listed by info() */
 	}
 	int name_idx;
 	schema_classify(d, s, &name_idx);
@@ -515,9 +497,6 @@ static void schema_free(struct schema *s)
 {
 	for (unsigned i = 0; i < s->nfields; i++)
 		free(s->f[i].name);
-	for (size_t i = 0; i < s->nannots; i++)
-		free(s->annots[i]);
-	free(s->annots);
 	free(s->f);
 	free(s->ops);
 	free(s->name);
@@ -1722,7 +1701,7 @@ static size_t annot_frame(struct d9 *d, const uint8_t *f, const uint8_t *e, uint
 	for (size_t i = cs->t0; i < d->ntents; i++)
 		if (d->tents[i].id == id)
 			d->tents[i].schema = si;
-	(void)fo;
+
 	return (size_t)(p - f);
 }
 

@@ -66,6 +66,11 @@ row() {
 PT=$DIR/podtrace-5M.ptrace
 [ -s "$PT" ] || "$TBIN/ptwrite" --generate 5000000 --seed 1 "$PT"
 row podtrace "$PT"
+# dial9: 4 workers' ~1 MiB batches (overlapping in time) and the flush
+# thread's CPU samples with pooled stacks, as the tokio telemetry writes them
+D9=$DIR/dial9-30M.bin
+[ -s "$D9" ] || "$TBIN/d9write" --generate 30000000 --seed 1 "$D9"
+row dial9 "$D9"
 echo
 echo "decode: ttv --stats FILE (load, order, pair, count); vs cat: cat time / decode time;"
 echo "RSS: peak resident memory of ttv --stats; B/event: that RSS per event.  Traces in $DIR."

@@ -8,6 +8,7 @@ DEMO=$ROOT/build/demo
 mkdir -p "$DEMO"
 
 "$TBIN/ptwrite" --generate 20000 --seed 7 "$DEMO/podtrace.ptrace"
+"$TBIN/d9write" --generate 20000 --seed 7 "$DEMO/dial9.bin"
 
 echo "Sample traces in $DEMO:"
 ls -l "$DEMO"
