@@ -507,7 +507,8 @@ void batch_stats(struct trace *t, struct filterset *fs, bool json, FILE *out)
 		}
 		free(ls->s);
 	}
-	qsort(st.spans, st.nspans, sizeof *st.spans, by_calls);
+	if (st.nspans) /* qsort may not be given NULL, even for no items */
+		qsort(st.spans, st.nspans, sizeof *st.spans, by_calls);
 	/* (lane, type) counts in key order, i.e. by lane then type */
 	size_t ncell = 0;
 	struct cell {

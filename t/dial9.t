@@ -279,6 +279,8 @@ is "$(printf '%s\n' "$OUT" | grep -o '"ts":[0-9]*,"lane":"[^"]*","type":"[^"]*"'
 	'"ts":7,"type":"A" "ts":100,"type":"B" "ts":5000,"type":"A" "ts":6000,"type":"A" "ts":36777215,"type":"A" ' \
 	"chain: type id 0 is A, then B, then A; every header resets the time base; reset and a full 24-bit delta"
 like "$(printf '%s\n' "$OUT" | grep '"type":"B"')" '"s":"b","y":300' "chain: B's fields by B's schema"
+run --stats "$TMP/chain.bin"
+is "$RC" 0 "chain: --stats of a trace without spans"
 run --info --json "$TMP/chain.bin"
 like "$OUT" '"schema_names":2,"schemas_kept":2,"schema_repeats":1' "chain: identical schemas shared across sub-streams; a repeat accepted"
 
