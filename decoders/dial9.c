@@ -44,6 +44,8 @@ enum {
 
 #define HEADER_LEN 5
 #define MAX_NEST 32          /* dynamic lists and maps nested deeper than this are refused */
+#define MAX_ANNOT 4096u      /* annotation bytes per schema beyond which they are skipped */
+#define MAX_INLINE 64        /* inline levels shown per address */
 #define DENSE_IDS 65536u     /* pool ids below this live in arrays; above, in a hash map */
 #define PENDING_MAX 65536u   /* thread events held back until their thread's worker is known */
 #define WORKER_BLOCKING 254
@@ -119,13 +121,17 @@ struct schema {
 	enum kind kind;
 	uint32_t type;  /* model type */
 	uint32_t flags; /* role and EVF_META */
-	bool lane_by_worker, lane_by_tid;
 };
 
 /* ---- per sub-stream tables (kept for lazy decoding) ------------------------ */
 
 struct tent { /* type id -> schema, in one sub-stream */
 	uint32_t id, schema;
+};
+
+struct slot { /* the same in the current sub-stream, by type id */
+	struct schema *s;
+	uint32_t tent;
 };
 
 struct pent { /* pool entry: id, then the string (sid) or the stack (frame count, offset of its addresses) */
@@ -162,6 +168,8 @@ struct pend {
 	struct event e;
 	uint32_t tid;
 	uint32_t thread_name; /* CPU samples name their thread */
+	uint32_t prev;        /* the same thread's previous waiting event + 1, 0 = none */
+	bool dead;            /* released already */
 };
 
 #define D9_INPUT 0x64390001u
@@ -186,8 +194,7 @@ struct d9 {
 	size_t npool[2], cappool[2];
 
 	/* the current sub-stream */
-	struct schema **page[256]; /* type id -> schema, in pages of 256 */
-	bool page_used[256];
+	struct slot *page[256]; /* type id -> schema, in pages of 256 */
 	struct ids cur[2];
 	uint64_t base;   /* timestamp base */
 	int64_t last_ts; /* time of the last event (for events without one) */
@@ -198,6 +205,7 @@ struct d9 {
 	uint32_t wlane[256]; /* worker id -> lane + 1 */
 	struct hmap tlane;   /* tid -> lane << 1 | named */
 	struct hmap tid_worker;
+	struct hmap pend_head; /* tid -> index + 1 of its last waiting event */
 	uint32_t runtime_lane, meta_lane, other_lane; /* + 1 */
 	struct pend *pend;
 	size_t npend, cappend;
@@ -208,9 +216,9 @@ struct d9 {
 	size_t nclocks, capclocks, clocks_sorted;
 
 	/* findings for info */
-	uint64_t frames[FR_KINDS], events, no_ts, back_steps, unres_str, unres_stk, schema_repeats,
+	uint64_t frames[FR_KINDS], no_ts, back_steps, unres_str, unres_stk, schema_repeats,
 		annot_skipped, nested_opt, mapped_samples;
-	int64_t min_ts; /* the earliest timeline event (for the wall-clock start) */;
+	int64_t min_ts; /* the earliest timeline event (for the wall-clock start) */
 	bool have_min;
 	struct buf tmp;
 };
@@ -266,7 +274,7 @@ static size_t left(const uint8_t *p, const uint8_t *e) { return (size_t)(e - p);
 
 static bool valid_tag(uint8_t t) { return (t & 0x7f) >= 1 && (t & 0x7f) <= FT_LAST; }
 
-static bool is_int_type(uint8_t t) { return t == FT_VARINT || t == FT_U8 || t == FT_U16 || t == FT_U32 || t == FT_I64; }
+static bool is_uint_type(uint8_t t) { return t == FT_VARINT || t == FT_U8 || t == FT_U16 || t == FT_U32; }
 
 static const char *unit_static(const uint8_t *p, size_t n)
 {
@@ -281,15 +289,6 @@ static bool ends_with(const char *s, const char *suffix)
 {
 	size_t n = strlen(s), k = strlen(suffix);
 	return n >= k && !strcmp(s + n - k, suffix);
-}
-
-static void ids_clear(struct ids *t)
-{
-	if (t->hi)
-		memset(t->v, 0, t->hi * sizeof *t->v);
-	t->hi = 0;
-	if (t->big.n)
-		hmap_clear(&t->big);
 }
 
 static void ids_put(struct ids *t, uint32_t id, uint32_t val)
@@ -404,14 +403,10 @@ static void schema_compile(struct schema *s, int name_idx)
 		uint8_t role = R_NONE;
 		if (i == name_idx)
 			role = R_NAME;
-		else if (is_int_type(f->tag) && f->tag != FT_I64 && !strcmp(f->name, wname))
+		else if (is_uint_type(f->tag) && !strcmp(f->name, wname))
 			role = R_WORKER;
-		else if (is_int_type(f->tag) && f->tag != FT_I64 && !strcmp(f->name, "tid"))
+		else if (is_uint_type(f->tag) && !strcmp(f->name, "tid"))
 			role = R_TID;
-		if (role == R_WORKER)
-			s->lane_by_worker = true;
-		if (role == R_TID)
-			s->lane_by_tid = true;
 		static const uint8_t fixed[] = {[FT_I64] = 8, [FT_F64] = 8, [FT_BOOL] = 1, [FT_U8] = 1,
 						[FT_U16] = 2, [FT_U32] = 4};
 		uint8_t size = f->tag < ARRAY_LEN(fixed) ? fixed[f->tag] : 0;
@@ -520,38 +515,44 @@ static uint32_t schema_get(struct d9 *d, const uint8_t *key, uint32_t nkey, uint
 	return (uint32_t)d->nsch++;
 }
 
-static inline struct schema *cur_schema(const struct d9 *d, uint32_t id)
+static inline struct slot *cur_slot(const struct d9 *d, uint32_t id)
 {
-	struct schema **pg = d->page[id >> 8];
-	return pg ? pg[id & 255] : NULL;
+	struct slot *pg = d->page[id >> 8];
+	return pg && pg[id & 255].s ? &pg[id & 255] : NULL;
 }
 
-static void set_cur_schema(struct d9 *d, uint32_t id, struct schema *s)
+static inline struct schema *cur_schema(const struct d9 *d, uint32_t id)
 {
-	if (!d->page[id >> 8])
-		d->page[id >> 8] = xcalloc(256, sizeof(struct schema *));
-	d->page[id >> 8][id & 255] = s;
-	d->page_used[id >> 8] = true;
+	struct slot *pg = d->page[id >> 8];
+	return pg ? pg[id & 255].s : NULL;
 }
 
 /* ---- sub-streams ---------------------------------------------------------- */
 
+/* A header: forget the current sub-stream's types and pool ids (in time
+ * proportional to what it defined) and start a new one. */
 static void sub_begin(struct d9 *d, uint64_t off)
 {
-	for (unsigned i = 0; i < 256; i++)
-		if (d->page_used[i]) {
-			memset(d->page[i], 0, 256 * sizeof(struct schema *));
-			d->page_used[i] = false;
-		}
-	ids_clear(&d->cur[POOL_STR]);
-	ids_clear(&d->cur[POOL_STK]);
+	if (d->nsubs) {
+		const struct sub *s = &d->subs[d->nsubs - 1];
+		for (size_t i = s->t0; i < d->ntents; i++)
+			d->page[d->tents[i].id >> 8][d->tents[i].id & 255].s = NULL;
+		for (int k = 0; k < 2; k++)
+			for (size_t i = s->p0[k]; i < d->npool[k]; i++)
+				ids_put(&d->cur[k], d->pools[k][i].id, 0);
+	}
 	d->base = 0;
+	d->frames[FR_HEADER]++;
+	struct sub *last = d->nsubs ? &d->subs[d->nsubs - 1] : NULL;
+	if (last && last->t0 == d->ntents && last->p0[0] == d->npool[0] && last->p0[1] == d->npool[1]) {
+		last->off = off; /* it defined nothing, so no event is in it: reuse its record */
+		return;
+	}
 	xgrow(&d->subs, &d->capsubs, d->nsubs + 1, sizeof *d->subs);
 	d->subs[d->nsubs++] = (struct sub){.off = off,
 					   .t0 = (uint32_t)d->ntents,
 					   .tsorted = 0,
 					   .p0 = {(uint32_t)d->npool[0], (uint32_t)d->npool[1]}};
-	d->frames[FR_HEADER]++;
 }
 
 static size_t sub_end_t(const struct d9 *d, size_t i) { return i + 1 < d->nsubs ? d->subs[i + 1].t0 : d->ntents; }
@@ -697,9 +698,14 @@ static void emit(struct d9 *d, struct event *e) { dec_emit(d->in, e); }
 /* Events of a thread not yet known as a worker wait here (a worker's
  * WorkerPark events carry its tid, often later in the file than CPU
  * samples of that thread); they go out when the thread is known, at the
- * end of the data, or when too many wait. */
-static void pend_release(struct d9 *d, const struct pend *p)
+ * end of the data, or when too many wait.  Each thread's waiting events are
+ * chained (pend_head: tid -> last index + 1), so knowing a thread costs only
+ * its own events. */
+static void pend_release(struct d9 *d, struct pend *p)
 {
+	if (p->dead)
+		return;
+	p->dead = true;
 	struct event e = p->e;
 	uint64_t w;
 	if (hmap_get(&d->tid_worker, p->tid, &w)) {
@@ -711,14 +717,23 @@ static void pend_release(struct d9 *d, const struct pend *p)
 	emit(d, &e);
 }
 
-/* Release the oldest n (all when n >= npend). */
+/* Release the oldest n (all when n >= npend), then drop the released. */
 static void pend_flush(struct d9 *d, size_t n)
 {
 	n = MIN(n, d->npend);
 	for (size_t i = 0; i < n; i++)
 		pend_release(d, &d->pend[i]);
-	memmove(d->pend, d->pend + n, (d->npend - n) * sizeof *d->pend);
-	d->npend -= n;
+	size_t k = 0;
+	hmap_clear(&d->pend_head);
+	for (size_t i = n; i < d->npend; i++) {
+		if (d->pend[i].dead)
+			continue;
+		uint64_t *head = hmap_ref(&d->pend_head, d->pend[i].tid);
+		d->pend[k] = d->pend[i];
+		d->pend[k].prev = (uint32_t)*head;
+		*head = ++k;
+	}
+	d->npend = k;
 }
 
 static void pend_add(struct d9 *d, const struct event *e, uint32_t tid, uint32_t thread_name)
@@ -726,27 +741,24 @@ static void pend_add(struct d9 *d, const struct event *e, uint32_t tid, uint32_t
 	if (d->npend == PENDING_MAX)
 		pend_flush(d, PENDING_MAX / 2);
 	xgrow(&d->pend, &d->cappend, d->npend + 1, sizeof *d->pend);
-	d->pend[d->npend++] = (struct pend){*e, tid, thread_name};
+	uint64_t *head = hmap_ref(&d->pend_head, tid);
+	d->pend[d->npend] = (struct pend){*e, tid, thread_name, (uint32_t)*head, false};
+	*head = ++d->npend;
 }
 
 /* tid runs worker `worker` (from an event that carries both). */
 static void learn_tid(struct d9 *d, uint64_t tid, uint64_t worker)
 {
-	uint64_t old;
+	uint64_t old, head;
 	bool known = hmap_get(&d->tid_worker, tid, &old);
 	if (known && old == worker)
 		return;
 	hmap_put(&d->tid_worker, tid, worker); /* block_in_place moves a worker to another thread */
-	if (known)
-		return; /* only unknown threads have events waiting */
-	size_t k = 0;
-	for (size_t i = 0; i < d->npend; i++) {
-		if (d->pend[i].tid == tid)
-			pend_release(d, &d->pend[i]);
-		else
-			d->pend[k++] = d->pend[i];
-	}
-	d->npend = k;
+	if (tid > UINT32_MAX || !hmap_get(&d->pend_head, tid, &head) || !head)
+		return;
+	for (uint64_t i = head; i; i = d->pend[i - 1].prev)
+		pend_release(d, &d->pend[i - 1]);
+	hmap_put(&d->pend_head, tid, 0);
 }
 
 /* ---- the event walker (lazy decoding, and the rare events at feed time) ---- */
@@ -874,7 +886,7 @@ static void put_stack(struct walk *w, const char *name, const uint8_t *p, uint32
 			f_hex(w->out, NULL, a);
 			continue;
 		}
-		for (size_t k = n; k-- > 0;) {
+		for (size_t k = MIN(n, MAX_INLINE); k-- > 0;) {
 			buf_reset(&w->val);
 			sym_text(d, a, &s[k], k > 0, false, &w->val);
 			f_str(w->out, NULL, w->val.p, w->val.len);
@@ -1545,7 +1557,6 @@ static size_t event_frame(struct d9 *d, const uint8_t *f, const uint8_t *e, uint
 		d->no_ts++;
 	}
 	d->last_ts = ts;
-	d->events++;
 	d->frames[FR_EVENT]++;
 	if (UNLIKELY(v.unres_str | v.unres_stk | v.nested_opt)) {
 		d->unres_str += v.unres_str;
@@ -1623,7 +1634,9 @@ static size_t schema_frame(struct d9 *d, const uint8_t *f, const uint8_t *e, uin
 		d->schema_repeats++; /* the same again: allowed */
 	} else {
 		uint32_t si = schema_get(d, key, nkey, nkey);
-		set_cur_schema(d, id, d->sch[si]);
+		if (!d->page[id >> 8])
+			d->page[id >> 8] = xcalloc(256, sizeof(struct slot));
+		d->page[id >> 8][id & 255] = (struct slot){d->sch[si], (uint32_t)d->ntents};
 		xgrow(&d->tents, &d->captents, d->ntents + 1, sizeof *d->tents);
 		d->tents[d->ntents++] = (struct tent){id, si};
 	}
@@ -1685,23 +1698,22 @@ static size_t annot_frame(struct d9 *d, const uint8_t *f, const uint8_t *e, uint
 		p += 4 + (size_t)ld32le(p);
 	}
 	d->frames[FR_ANNOT]++;
-	struct schema *s = id <= 0xffff ? cur_schema(d, (uint32_t)id) : NULL;
-	if (!s) {
-		d->annot_skipped++; /* nothing to annotate: skip it (notes §2.5) */
+	struct slot *sl = id <= 0xffff ? cur_slot(d, (uint32_t)id) : NULL;
+	size_t more = (size_t)(p - entries);
+	if (!sl || sl->s->nkey - sl->s->nraw + more > MAX_ANNOT) {
+		d->annot_skipped++; /* nothing to annotate (notes §2.5), or far more than any writer sends */
 		return (size_t)(p - f);
 	}
+	if (!more)
+		return (size_t)(p - f);
 	/* the annotated schema: the same identity with these entries appended */
 	struct buf k = {0};
-	buf_add(&k, s->key, s->nkey);
-	buf_add(&k, entries, (size_t)(p - entries));
-	uint32_t si = schema_get(d, (const uint8_t *)k.p, (uint32_t)k.len, s->nraw);
+	buf_add(&k, sl->s->key, sl->s->nkey);
+	buf_add(&k, entries, more);
+	uint32_t si = schema_get(d, (const uint8_t *)k.p, (uint32_t)k.len, sl->s->nraw);
 	buf_free(&k);
-	set_cur_schema(d, (uint32_t)id, d->sch[si]);
-	const struct sub *cs = &d->subs[d->nsubs - 1];
-	for (size_t i = cs->t0; i < d->ntents; i++)
-		if (d->tents[i].id == id)
-			d->tents[i].schema = si;
-
+	sl->s = d->sch[si];
+	d->tents[sl->tent].schema = si;
 	return (size_t)(p - f);
 }
 
@@ -1844,13 +1856,17 @@ static bool wall_clock(struct d9 *d, int64_t ts, struct buf *b)
 		qsort(d->clocks, d->nclocks, sizeof *d->clocks, by_clock);
 		d->clocks_sorted = d->nclocks;
 	}
-	const struct clock *best = &d->clocks[0];
-	for (size_t i = 1; i < d->nclocks; i++) {
-		uint64_t a = (uint64_t)(ts > best->ts ? ts - best->ts : best->ts - ts);
-		uint64_t c = (uint64_t)(ts > d->clocks[i].ts ? ts - d->clocks[i].ts : d->clocks[i].ts - ts);
-		if (c < a)
-			best = &d->clocks[i];
+	size_t lo = 0, hi = d->nclocks; /* the first sync at or after ts, or the one before it */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (d->clocks[mid].ts < ts)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
+	const struct clock *best = &d->clocks[lo < d->nclocks ? lo : lo - 1];
+	if (lo > 0 && lo < d->nclocks && (uint64_t)ts - (uint64_t)d->clocks[lo - 1].ts < (uint64_t)best->ts - (uint64_t)ts)
+		best = &d->clocks[lo - 1];
 	char t[40];
 	if (!utc_text(best->realtime + (uint64_t)(ts - best->ts), t, sizeof t))
 		return false;
@@ -1931,8 +1947,8 @@ static void d9_info(struct source *src, struct fsink *out)
 			struct d9 *d = src->inputs[i]->dstate;
 			f_obj(out, NULL);
 			f_cstr(out, "file", src->inputs[i]->path);
-			f_uint(out, "sub_streams", d ? d->nsubs : 0);
-			f_uint(out, "events", d ? d->events : 0);
+			f_uint(out, "sub_streams", d ? d->frames[FR_HEADER] : 0);
+			f_uint(out, "events", d ? d->frames[FR_EVENT] : 0);
 			f_end(out);
 		}
 		f_end(out);
@@ -2064,6 +2080,7 @@ static void d9_close(void *st)
 		free(d->page[i]);
 	hmap_free(&d->tlane);
 	hmap_free(&d->tid_worker);
+	hmap_free(&d->pend_head);
 	free(d->pend);
 	free(d->syms);
 	free(d->clocks);
