@@ -385,6 +385,10 @@ run --dump "$TMP/mixed"
 is "$RC" 3 "a legacy segment in a directory: exit 3, the rest decoded"
 like "$ERR" "trace.1.bin: offset 0: legacy TOKIOTRC" "a legacy segment: named"
 
+# ---- a segment that grows while it is read; a directory rescanned ----
+mkdir -p "$TMP/live"
+tap_run "$TBIN/d9follow_test" "$TMP/block.bin" "$TMP/live"
+
 # ---- generated traces ----
 "$W" --generate 20000 --seed 3 "$TMP/gen.bin"
 run --info --json "$TMP/gen.bin"
