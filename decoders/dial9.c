@@ -30,7 +30,10 @@
 extern const struct decoder dial9_decoder;
 
 /* Frame tags (notes §1). */
-enum { TAG_SCHEMA = 1, TAG_EVENT = 2, TAG_STRPOOL = 3, TAG_STKPOOL = 4, TAG_RESET = 5, TAG_ANNOT = 6, TAG_HEADER = 0x54 };
+enum {
+	TAG_SCHEMA = 1, TAG_EVENT = 2, TAG_STRPOOL = 3, TAG_STKPOOL = 4, TAG_RESET = 5, TAG_ANNOT = 6,
+	TAG_HEADER = 0x54 /* the T of a TRC header */
+};
 enum { FR_HEADER, FR_SCHEMA, FR_EVENT, FR_STRPOOL, FR_STKPOOL, FR_RESET, FR_ANNOT, FR_KINDS };
 static const char *const frame_names[FR_KINDS] = {"header",    "schema",          "event",
 						  "string_pool", "stack_pool", "timestamp_reset",
@@ -240,7 +243,10 @@ struct d9dir {
 
 /* ---- small helpers -------------------------------------------------------- */
 
-static inline uint32_t ld24le(const uint8_t *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16; }
+static inline uint32_t ld24le(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16;
+}
 
 enum { V_OK = 0, V_TORN, V_BAD, V_BADTAG, V_DEEP }; /* V_BAD: a varint over 10 bytes or 2^64 */
 
@@ -464,9 +470,10 @@ static struct schema *schema_build(struct d9 *d, const uint8_t *key, uint32_t nk
 		s->f[i].opt = (*p & FT_OPT) != 0;
 		p++;
 		/* durations by their names; points in time (realtime_ns, alloc_timestamp_ns) are not */
-		if (ends_with(s->f[i].name, "_ns") && !ends_with(s->f[i].name, "timestamp_ns") && strcmp(s->f[i].name, "realtime_ns"))
+		const char *fn = s->f[i].name;
+		if (ends_with(fn, "_ns") && !ends_with(fn, "timestamp_ns") && strcmp(fn, "realtime_ns"))
 			s->f[i].unit = "ns";
-		else if (ends_with(s->f[i].name, "_bytes"))
+		else if (ends_with(fn, "_bytes"))
 			s->f[i].unit = "bytes";
 	}
 	/* annotations, in order: later ones win */
@@ -803,7 +810,6 @@ static void put_pooled_str(struct walk *w, const char *name, uint32_t id)
 				      .meaning = "unresolved string pool id"});
 }
 
-static const struct sym *sym_find(struct d9 *d, uint64_t addr, size_t *count);
 
 static int by_sym(const void *a, const void *b)
 {
