@@ -83,5 +83,9 @@ bool dec_emit(struct input *in, struct event *e);
 void dec_damage(struct input *in, uint64_t off, const char *fmt, ...) PRINTF_LIKE(3, 4);
 /* Damage after which this input cannot be decoded further. */
 void dec_fatal(struct input *in, uint64_t off, const char *fmt, ...) PRINTF_LIKE(3, 4);
+/* The input is not of this format at all (bad magic, unsupported version):
+ * when it is the source's only input, nothing of the source is readable
+ * (exit 1); in a directory, that file stops with damage at offset 0. */
+void dec_reject(struct input *in, const char *fmt, ...) PRINTF_LIKE(2, 3);
 
 #endif

@@ -4,6 +4,7 @@
 
 extern const struct decoder htdump_decoder;
 extern const struct decoder atf_decoder;
+extern const struct decoder dial9_decoder;
 extern const struct decoder podtrace_decoder;
 extern const struct decoder syscall_decoder;
 
@@ -11,6 +12,7 @@ const struct decoder *const decoders[] = {
 	&syscall_decoder,
 	&htdump_decoder,
 	&atf_decoder,
+	&dial9_decoder,
 	&podtrace_decoder,
 	NULL,
 };

@@ -59,7 +59,6 @@ struct snap {
 };
 
 #define SNAP_EVERY 65536
-#define SNAP_LAG 16384
 #define SNAP_MAX 32
 #define MATCH_DEPTH 64
 #define STACK_MAX (1u << 20)
@@ -86,7 +85,8 @@ struct model {
 
 	bool have_span;
 	int64_t first, last;
-	bool has_pairs; /* some event is a begin or an end */
+	bool has_pairs;  /* some event is a begin or an end */
+	bool tail_pairs; /* ... among those added since the last commit */
 
 	struct snap snaps[SNAP_MAX];
 	size_t nsnaps;
@@ -344,7 +344,7 @@ void model_add(struct model *m, const struct event *e)
 	c->name = e->name;
 	c->lanef = lane << 8 | (e->flags & 0xff);
 	if ((e->flags & EVF_ROLE) >= ROLE_BEGIN)
-		m->has_pairs = true;
+		m->has_pairs = m->tail_pairs = true;
 	struct lane *l = m->nlanes ? &m->lanes[lane] : NULL;
 	if (l)
 		l->count++;
@@ -371,8 +371,9 @@ static struct cev *scratch(struct model *m, size_t n)
 
 static void release_scratch(struct model *m)
 {
-	/* Keep a small scratch for the next commit; give big ones back. */
-	if (m->capscratch * sizeof *m->scratch > (16u << 20)) {
+	/* Keep a scratch the next commit will want again (a fresh one costs
+	 * page faults); give back one that is big beside the events. */
+	if (m->capscratch * sizeof *m->scratch > (16u << 20) && m->capscratch > m->capev / 4) {
 		free(m->scratch);
 		m->scratch = NULL;
 		m->capscratch = 0;
@@ -383,8 +384,13 @@ static void release_scratch(struct model *m)
 static void merge_runs(const struct cev *a, size_t na, const struct cev *b, size_t nb, struct cev *out)
 {
 	size_t i = 0, j = 0, k = 0;
-	while (i < na && j < nb)
-		out[k++] = cev_less(&b[j], &a[i]) ? b[j++] : a[i++];
+	/* without branches: runs of overlapping batches interleave finely */
+	while (i < na && j < nb) {
+		bool t = (b[j].ts < a[i].ts) | ((b[j].ts == a[i].ts) & (b[j].loc < a[i].loc));
+		out[k++] = *(t ? &b[j] : &a[i]);
+		j += t;
+		i += !t;
+	}
 	memmove(out + k, a + i, (na - i) * sizeof *a);
 	k += na - i;
 	memmove(out + k, b + j, (nb - j) * sizeof *b);
@@ -392,66 +398,60 @@ static void merge_runs(const struct cev *a, size_t na, const struct cev *b, size
 
 /* Decoders deliver events mostly in order (a few records a little late, as
  * from a ring buffer shared by CPUs).  Insertion sort handles that in one
- * pass.  When it would move too much (per-thread chunks interleaved,
- * children written before their parents), pieces that fit in the cache are
- * radix-sorted on the time and then merged, each merge touching only where
- * the pieces overlap. */
-static bool insertion_sort(struct cev *a, size_t n, uint64_t per_event)
+ * pass.  Records that belong far back (batches that overlap in time, as
+ * dial9 writes them) are left where they are, so that what insertion sort
+ * leaves is a few long runs; a natural merge sort then merges them. */
+#define INSERTION_REACH 256
+static bool insertion_sort(struct cev *a, size_t n)
 {
-	uint64_t moves = 0;
+	size_t run = 0; /* where the current run starts */
 	for (size_t i = 1; i < n; i++) {
 		if (!cev_less(&a[i], &a[i - 1]))
 			continue;
 		struct cev x = a[i];
+		size_t lo = i > run + INSERTION_REACH ? i - INSERTION_REACH : run;
+		if (cev_less(&x, &a[lo])) {
+			run = i; /* far back: leave it, it starts a run for the merge sort */
+			continue;
+		}
 		size_t j = i;
-		while (j > 0 && cev_less(&x, &a[j - 1])) {
+		while (j > lo && cev_less(&x, &a[j - 1])) {
 			a[j] = a[j - 1];
 			j--;
 		}
 		a[j] = x;
-		/* give up as soon as the disorder is clearly more than local */
-		moves += i - j;
-		if (moves > per_event * i + 4096)
-			return false;
 	}
-	return true;
+	return run == 0;
 }
 
-#define RADIX_BITS 11
-#define SORT_PIECE 16384 /* events radix-sorted at a time: 448 KB, about the L2 cache */
-
-/* Stable LSD radix sort on the time, over the bits in which the times
- * differ, at most 11 bits per pass. */
-static void radix_sort(struct model *m, struct cev *a, size_t n)
+static void sort_events(struct model *m, struct cev *a, size_t n)
 {
-	int64_t lo = a[0].ts, hi = a[0].ts;
-	for (size_t i = 1; i < n; i++) {
-		lo = MIN(lo, a[i].ts);
-		hi = MAX(hi, a[i].ts);
-	}
-	uint64_t range = (uint64_t)hi - (uint64_t)lo;
-	unsigned bits = range ? 64 - (unsigned)__builtin_clzll(range) : 0;
-	unsigned passes = (bits + RADIX_BITS - 1) / RADIX_BITS, width = passes ? (bits + passes - 1) / passes : 0;
-	struct cev *src = a, *dst = scratch(m, n);
-	size_t count[1u << RADIX_BITS];
-	for (unsigned pass = 0; pass < passes; pass++) {
-		unsigned shift = pass * width;
-		uint64_t mask = (1u << width) - 1;
-		memset(count, 0, sizeof count);
-		for (size_t i = 0; i < n; i++)
-			count[((uint64_t)src[i].ts - (uint64_t)lo) >> shift & mask]++;
-		size_t sum = 0;
-		for (size_t d = 0; d <= mask; d++) {
-			size_t c = count[d];
-			count[d] = sum;
-			sum += c;
+	if (insertion_sort(a, n))
+		return;
+	/* the runs' starts, found once; then merge neighbours pass after pass */
+	size_t *run = NULL, nrun = 0, caprun = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!i || cev_less(&a[i], &a[i - 1])) {
+			xgrow(&run, &caprun, nrun + 2, sizeof *run);
+			run[nrun++] = i;
 		}
-		for (size_t i = 0; i < n; i++)
-			dst[count[((uint64_t)src[i].ts - (uint64_t)lo) >> shift & mask]++] = src[i];
+	run[nrun] = n;
+	struct cev *tmp = scratch(m, n);
+	struct cev *src = a, *dst = tmp;
+	while (nrun > 1) {
+		size_t k = 0;
+		for (size_t r = 0; r < nrun; r += 2) {
+			size_t s = run[r], mid = run[MIN(r + 1, nrun)], e = run[MIN(r + 2, nrun)];
+			merge_runs(src + s, mid - s, src + mid, e - mid, dst + s);
+			run[k++] = s;
+		}
+		run[k] = n;
+		nrun = k;
 		struct cev *t = src;
 		src = dst;
 		dst = t;
 	}
+	free(run);
 	if (src != a)
 		memcpy(a, src, n * sizeof *a);
 }
@@ -469,57 +469,6 @@ static size_t upper_bound_cev(const struct cev *a, size_t n, const struct cev *k
 	return lo;
 }
 
-static size_t lower_bound_cev(const struct cev *a, size_t n, const struct cev *key)
-{
-	size_t lo = 0, hi = n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (cev_less(&a[mid], key))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-/* Merge the sorted runs a[0..na) and a[na..na+nb) in place, touching only
- * where they overlap. */
-static void merge_adjacent(struct model *m, struct cev *a, size_t na, size_t nb)
-{
-	struct cev *b = a + na;
-	if (!na || !nb || !cev_less(&b[0], &a[na - 1]))
-		return;
-	size_t p = upper_bound_cev(a, na, &b[0]);     /* a[0..p) stay */
-	size_t q = lower_bound_cev(b, nb, &a[na - 1]); /* b[q..nb) stay */
-	struct cev *t = scratch(m, na - p);
-	memcpy(t, a + p, (na - p) * sizeof *t);
-	merge_runs(t, na - p, b, q, a + p);
-}
-
-/* Natural merge sort: for what the radix sort leaves out of order (many
- * events of one time, from several inputs). */
-static void merge_sort(struct model *m, struct cev *a, size_t n)
-{
-	for (size_t w = 1; w < n; w *= 2)
-		for (size_t c = 0; c + w < n; c += 2 * w)
-			merge_adjacent(m, a + c, w, MIN(w, n - c - w));
-}
-
-static void sort_events(struct model *m, struct cev *a, size_t n)
-{
-	if (insertion_sort(a, n, 8))
-		return;
-	for (size_t c = 0; c < n; c += SORT_PIECE) {
-		size_t k = MIN(SORT_PIECE, n - c);
-		radix_sort(m, a + c, k);
-		if (!insertion_sort(a + c, k, 8)) /* equal times into file order */
-			merge_sort(m, a + c, k);
-	}
-	for (size_t w = SORT_PIECE; w < n; w *= 2)
-		for (size_t c = 0; c + w < n; c += 2 * w)
-			merge_adjacent(m, a + c, w, MIN(w, n - c - w));
-}
-
 /* ---- span pairing --------------------------------------------------------- */
 
 static bool compatible(const struct model *m, const struct cev *b, const struct cev *e)
@@ -532,42 +481,18 @@ static bool compatible(const struct model *m, const struct cev *b, const struct 
 
 static void set_dur(struct model *m, struct cev *c, uint64_t d) { c->dur = dur_encode(m, d); }
 
-/* Save the pairing state before event `pos` (every lane's open begins). */
-static void snap_take(struct model *m, size_t pos)
-{
-	uint64_t last = m->nsnaps ? m->snaps[m->nsnaps - 1].pos : 0;
-	if (pos < last + SNAP_EVERY)
-		return;
-	if (m->nsnaps == SNAP_MAX) {
-		free(m->snaps[0].data);
-		memmove(m->snaps, m->snaps + 1, (SNAP_MAX - 1) * sizeof *m->snaps);
-		m->nsnaps--;
-	}
-	struct snap *s = &m->snaps[m->nsnaps++];
-	*s = (struct snap){.pos = pos};
-	size_t cap = 0;
-	for (size_t li = 0; li < m->nlanes; li++) {
-		const struct lane *l = &m->lanes[li];
-		if (!l->depth)
-			continue;
-		xgrow(&s->data, &cap, s->n + 2 + l->depth, sizeof *s->data);
-		s->data[s->n++] = li;
-		s->data[s->n++] = l->depth;
-		memcpy(s->data + s->n, l->stk, l->depth * sizeof *l->stk);
-		s->n += l->depth;
-	}
-}
+static void snap_take(struct model *m, uint64_t pos);
 
 static void pair_range(struct model *m, size_t from)
 {
 	if (!m->has_pairs)
 		return; /* nothing to pair: skip the scan */
-	/* Snapshot a little behind the end: the late events of the next commit
-	 * usually land after it, so re-pairing starts there, not at 0. */
-	size_t snap_at = m->nev > from + SNAP_LAG ? m->nev - SNAP_LAG : from;
+	uint64_t next = (m->nsnaps ? m->snaps[m->nsnaps - 1].pos : 0) + SNAP_EVERY;
 	for (size_t i = from; i < m->nev; i++) {
-		if (i == snap_at)
+		if (UNLIKELY(i >= next)) { /* snapshots as we go: late events re-pair from near them */
 			snap_take(m, i);
+			next = m->snaps[m->nsnaps - 1].pos + SNAP_EVERY;
+		}
 		struct cev *e = &m->ev[i];
 		enum ev_role r = cev_role(e);
 		if (r != ROLE_BEGIN && r != ROLE_END)
@@ -595,6 +520,39 @@ static void pair_range(struct model *m, size_t from)
 	}
 }
 
+/* Save the stacks as the state before position pos.  When the table is
+ * full, the older half is thinned: snapshots stay dense near the end (where
+ * late events usually land) and sparse further back. */
+static void snap_take(struct model *m, uint64_t pos)
+{
+	uint64_t last = m->nsnaps ? m->snaps[m->nsnaps - 1].pos : 0;
+	if (pos - last < SNAP_EVERY)
+		return;
+	if (m->nsnaps == SNAP_MAX) {
+		size_t k = 0;
+		for (size_t i = 0; i < SNAP_MAX; i++) {
+			if (i < SNAP_MAX / 2 && i % 2) {
+				free(m->snaps[i].data);
+				continue;
+			}
+			m->snaps[k++] = m->snaps[i];
+		}
+		m->nsnaps = k;
+	}
+	struct snap *s = &m->snaps[m->nsnaps++];
+	*s = (struct snap){.pos = pos};
+	size_t cap = 0;
+	for (size_t li = 0; li < m->nlanes; li++) {
+		const struct lane *l = &m->lanes[li];
+		if (!l->depth)
+			continue;
+		xgrow(&s->data, &cap, s->n + 2 + l->depth, sizeof *s->data);
+		s->data[s->n++] = li;
+		s->data[s->n++] = l->depth;
+		memcpy(s->data + s->n, l->stk, l->depth * sizeof *l->stk);
+		s->n += l->depth;
+	}
+}
 
 /* Late events landed at position p, before already paired events: re-pair
  * from the last snapshot at or before p. */
@@ -626,27 +584,118 @@ static void repair_from(struct model *m, size_t p)
 	pair_range(m, from);
 }
 
+/* First position in [lo, hi) whose event is not before key. */
+static size_t lower_bound_cev(const struct cev *a, size_t lo, size_t hi, const struct cev *key)
+{
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (cev_less(&a[mid], key))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* A position in the pairing stacks or the snapshots that late events will
+ * move: the event it names, to find it again after the merge. */
+struct held {
+	uint64_t *where;
+	struct cev key;
+	bool after; /* the position just after key (a snapshot at the old end) */
+};
+
+static void hold(struct held **h, size_t *n, size_t *cap, const struct model *m, uint64_t *where, size_t old)
+{
+	xgrow(h, cap, *n + 1, sizeof **h);
+	(*h)[(*n)++] = (struct held){where, m->ev[*where < old ? *where : old - 1], *where >= old};
+}
+
+/* Late events will be merged in at p, moving the committed events at
+ * [p, old) up.  Hold every position at or after p that the stacks and the
+ * snapshots keep, so that they follow their events: then late events that
+ * neither begin nor end a span (a thread's samples, symbols at time 0)
+ * need no re-pairing. */
+static size_t hold_moved(struct model *m, size_t p, size_t old, struct held **h)
+{
+	size_t n = 0, cap = 0;
+	for (size_t li = 0; li < m->nlanes; li++) {
+		struct lane *l = &m->lanes[li];
+		for (uint32_t j = 0; j < l->depth; j++)
+			if (l->stk[j] >= p)
+				hold(h, &n, &cap, m, &l->stk[j], old);
+	}
+	for (size_t s = 0; s < m->nsnaps; s++) {
+		struct snap *sn = &m->snaps[s];
+		if (sn->pos < p)
+			continue;
+		hold(h, &n, &cap, m, &sn->pos, old); /* the state before an event stays before it */
+		for (size_t i = 0; i < sn->n;) {
+			uint64_t depth = sn->data[i + 1];
+			for (uint64_t k = 0; k < depth; k++)
+				if (sn->data[i + 2 + k] >= p)
+					hold(h, &n, &cap, m, &sn->data[i + 2 + k], old);
+			i += 2 + depth;
+		}
+	}
+	return n;
+}
+
 void model_commit(struct model *m)
 {
 	if (m->nadd == m->nev)
 		return;
 	size_t old = m->nev, nt = m->nadd - m->nev;
+	bool tail_pairs = m->tail_pairs;
+	m->tail_pairs = false;
 	struct cev *tail = m->ev + old;
 	sort_events(m, tail, nt);
 	size_t p = old;
 	if (old && cev_less(&tail[0], &m->ev[old - 1])) {
 		p = upper_bound_cev(m->ev, old, &tail[0]);
-		struct cev *a = scratch(m, old - p);
-		memcpy(a, m->ev + p, (old - p) * sizeof *a);
-		merge_runs(a, old - p, tail, nt, m->ev + p);
+		/* the first late begin or end: pairing changes from there on */
+		struct cev first_pair = {0};
+		bool late_pairs = false;
+		for (size_t i = 0; tail_pairs && i < nt && cev_less(&tail[i], &m->ev[old - 1]); i++)
+			if (cev_role(&tail[i]) >= ROLE_BEGIN) {
+				first_pair = tail[i];
+				late_pairs = true;
+				break;
+			}
+		size_t n = old - p;
+		struct cev last_old = m->ev[old - 1];
+		struct held *held = NULL;
+		size_t nheld = hold_moved(m, p, old, &held);
+		if (n <= nt) { /* copy them out, merge forwards */
+			struct cev *a = scratch(m, n);
+			memcpy(a, m->ev + p, n * sizeof *a);
+			merge_runs(a, n, tail, nt, m->ev + p);
+		} else { /* few late events (symbols at time 0): copy those out, merge backwards */
+			struct cev *t = scratch(m, nt);
+			memcpy(t, tail, nt * sizeof *t);
+			size_t i = old, j = nt, k = old + nt;
+			while (j > 0) {
+				if (i > p && cev_less(&t[j - 1], &m->ev[i - 1]))
+					m->ev[--k] = m->ev[--i];
+				else
+					m->ev[--k] = t[--j];
+			}
+		}
+		m->nev = m->nadd;
+		for (size_t i = 0; i < nheld; i++)
+			*held[i].where = lower_bound_cev(m->ev, p, m->nev, &held[i].key) + held[i].after;
+		free(held);
 		m->generation++;
+		if (late_pairs)
+			repair_from(m, lower_bound_cev(m->ev, p, m->nev, &first_pair));
+		else /* nothing late pairs: pair what is new after the last old event */
+			pair_range(m, lower_bound_cev(m->ev, p, m->nev, &last_old) + 1);
+	} else {
+		m->nev = m->nadd;
+		pair_range(m, old);
 	}
 	release_scratch(m);
-	m->nev = m->nadd;
-	if (p >= old)
-		pair_range(m, old);
-	else if (m->has_pairs)
-		repair_from(m, p);
+	snap_take(m, m->nev);
 	m->cur[0].valid = m->cur[1].valid = false;
 }
 
@@ -906,11 +955,6 @@ static uint64_t pos_of(struct model *m, size_t s, uint64_t j)
 	return p;
 }
 
-uint64_t model_seq_pos(struct model *m, uint32_t seq, uint64_t j)
-{
-	return m->nseqs == 1 ? j : pos_of(m, seq, j);
-}
-
 static bool compact_partner(struct model *m, uint64_t i, uint64_t *j)
 {
 	const struct cev *e = &m->ev[i];
@@ -929,6 +973,11 @@ static bool compact_partner(struct model *m, uint64_t i, uint64_t *j)
 		}
 	}
 	return false;
+}
+
+uint64_t model_seq_pos(struct model *m, uint32_t seq, uint64_t j)
+{
+	return m->nseqs == 1 ? j : pos_of(m, seq, j);
 }
 
 bool model_partner(struct model *m, uint64_t pos, uint64_t *other)

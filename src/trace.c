@@ -634,3 +634,21 @@ void dec_fatal(struct input *in, uint64_t off, const char *fmt, ...)
 	va_end(ap);
 	in->done = true;
 }
+
+void dec_reject(struct input *in, const char *fmt, ...)
+{
+	struct source *src = in->src;
+	struct buf b = {0};
+	va_list ap;
+	va_start(ap, fmt);
+	buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	if (src->ninputs == 1) {
+		free(src->error);
+		src->error = b.p;
+		in->done = true;
+	} else {
+		dec_fatal(in, 0, "%s", buf_str(&b));
+		buf_free(&b);
+	}
+}

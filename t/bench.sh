@@ -120,6 +120,11 @@ ATF=$DIR/atf-1024mb
 [ -s "$ATF/manifest.json" ] || "$TBIN/atfwrite" --generate 1024 --seed 1 "$ATF"
 row "atf session" "$ATF"
 first_row "atf first --dump line" "$ATF"
+# dial9: 4 workers' ~1 MiB batches (overlapping in time) and the flush
+# thread's CPU samples with pooled stacks, as the tokio telemetry writes them
+D9=$DIR/dial9-30M.bin
+[ -s "$D9" ] || "$TBIN/d9write" --generate 30000000 --seed 1 "$D9"
+row dial9 "$D9"
 echo
 keys "viewer, podtrace 5M" "$PT"
 echo

@@ -13,6 +13,7 @@ mkdir -p "$DEMO"
 "$TBIN/scwrite" --generate 60000 --seed 7 "$DEMO/syscall.sc"
 "$TBIN/htwrite" --generate 20000 --seed 7 "$DEMO/hawktracer.htdump"
 "$TBIN/atfwrite" --generate 8 --seed 7 "$DEMO/atf-session"
+"$TBIN/d9write" --generate 20000 --seed 7 "$DEMO/dial9.bin"
 
 echo "Sample traces in $DEMO:"
 ls -l "$DEMO"

@@ -1,6 +1,6 @@
 /* Unit tests of the timeline model: ordering across lanes and out-of-order
  * input, seek, span pairing and orphans, late events, long durations, and
- * merging external sequences. */
+ * merging external sequences, overlapping batches. */
 #include <stdlib.h>
 
 #include "src/model.h"
@@ -361,9 +361,57 @@ static void test_sequences(void)
 	free(s2.ts);
 }
 
+/* Batches that overlap in time (dial9 writes them so): late begins, ends
+ * and instants, symbols at time 0, committed in pieces of any size, pair
+ * exactly as when everything is committed at once. */
+static uint64_t batches(uint64_t seed, unsigned every)
+{
+	setup();
+	uint64_t s = seed, h = 1469598103934665603ull;
+	int64_t t = 1000;
+	for (unsigned i = 0; i < 150000; i++) {
+		uint64_t x = rng_next_test(&s);
+		int64_t ts = x % 10 < 2 ? t - (int64_t)((x >> 8) % 300000) : (t += (int64_t)((x >> 8) % 50));
+		if (x % 97 == 0)
+			ts = 0;
+		unsigned k = (unsigned)(x >> 20) % 4;
+		add((x >> 24) % 2 ? lane_a : lane_b, k == 0 ? t_begin : k == 1 ? t_end : t_inst, ts,
+		    k == 0 ? ROLE_BEGIN : k == 1 ? ROLE_END : ROLE_INSTANT, TTV_NODUR, (uint32_t)(x >> 30) % 3);
+		if (every && i % every == every - 1)
+			model_commit(m);
+		if (x % 701 == 0) { /* a late batch of instants only (samples, symbols): committed alone */
+			for (unsigned j = 0; j < 20; j++)
+				add(j % 2 ? lane_a : lane_b, t_inst, j % 5 ? t - (int64_t)(rng_next_test(&s) % 200000) : 0,
+				    ROLE_INSTANT, TTV_NODUR, 0);
+			if (every)
+				model_commit(m);
+		}
+	}
+	model_commit(m);
+	struct event e;
+	for (uint64_t p = 0; p < model_count(m); p++) {
+		model_get(m, p, &e);
+		uint64_t v[3] = {(uint64_t)e.ts, e.dur, e.off};
+		for (int j = 0; j < 3; j++)
+			h = (h ^ v[j]) * 1099511628211ull;
+	}
+	return h;
+}
+
+static void test_overlapping_batches(void)
+{
+	for (uint64_t seed = 1; seed <= 3; seed++) {
+		uint64_t whole = batches(seed, 0);
+		ok(whole == batches(seed, 997) && whole == batches(seed, 40000) && whole == batches(seed, 70001),
+		   "overlapping batches, seed %llu: the same order and pairs whatever the commits", (unsigned long long)seed);
+	}
+	ok(sorted(), "... and in order");
+}
+
 int main(void)
 {
 	test_order();
+	test_overlapping_batches();
 	test_big_sort();
 	test_scattered();
 	test_late_pairs();
