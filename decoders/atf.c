@@ -2156,6 +2156,40 @@ void atf_detail_fields(struct trace *t, uint32_t detail_input, uint32_t detail_s
 		det_fields(d, detail_seq, out);
 }
 
+/* The decoder's generic link hooks, over the functions above. */
+static bool rec_seq(struct trace *t, uint32_t input, uint64_t off, uint32_t *seq)
+{
+	struct det *d = atf_state(t, input, T_DETAIL);
+	uint64_t k;
+	if (!d || !det_event_k(d, &(struct event){.off = off}, &k))
+		return false;
+	*seq = (uint32_t)k;
+	return true;
+}
+
+static bool atf_linked(struct trace *t, const struct event *e, uint32_t *input, uint64_t *off)
+{
+	struct atf_ref ref;
+	if (!atf_detail_of(t, e, &ref))
+		return false;
+	*input = ref.input;
+	*off = ref.off;
+	return true;
+}
+
+static void atf_record_fields(struct trace *t, uint32_t input, uint64_t off, struct fsink *out)
+{
+	uint32_t seq;
+	if (rec_seq(t, input, off, &seq))
+		atf_detail_fields(t, input, seq, out);
+}
+
+static bool atf_record_back(struct trace *t, uint32_t input, uint64_t off, uint64_t *pos)
+{
+	uint32_t seq;
+	return rec_seq(t, input, off, &seq) && atf_index_pos(t, input, seq, pos);
+}
+
 /* ---- info: the recovery report -------------------------------------------- */
 
 static void put_opt(struct fsink *out, const char *name, const char *v)
@@ -2461,6 +2495,9 @@ const struct decoder atf_decoder = {
 	.open_dir = atf_open_dir,
 	.fields = atf_fields,
 	.summary = atf_summary,
+	.linked = atf_linked,
+	.record_fields = atf_record_fields,
+	.record_back = atf_record_back,
 	.info = atf_info,
 	.close = atf_close,
 };

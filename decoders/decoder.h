@@ -58,10 +58,14 @@ struct decoder {
 	void (*fields)(void *st, const struct event *e, struct fsink *out);
 	/* One-line summary for the list and --dump (optional: fields otherwise). */
 	void (*summary)(void *st, const struct event *e, struct buf *out);
-	/* Optional: the record this event links to (an ATF index record and its
-	 * detail record), as the target's time and bytes, so the model can find
-	 * it (model_find).  False when the event has no link. */
-	bool (*link)(void *st, const struct event *e, int64_t *ts, uint32_t *input, uint64_t *off);
+	/* Optional: links between records (an ATF index record and its detail
+	 * record).  A record is named by (input, byte offset) and need not be
+	 * an event.  linked(): the record event e links to (false: none, or the
+	 * link dangles).  record_fields(): decode such a record.  record_back():
+	 * the position of the event a record links back to. */
+	bool (*linked)(struct trace *t, const struct event *e, uint32_t *input, uint64_t *off);
+	void (*record_fields)(struct trace *t, uint32_t input, uint64_t off, struct fsink *out);
+	bool (*record_back)(struct trace *t, uint32_t input, uint64_t off, uint64_t *pos);
 	/* Format findings for --info and the info view, once per source. */
 	void (*info)(struct source *src, struct fsink *out);
 	void (*close)(void *st);

@@ -209,7 +209,9 @@ static void tree_put(struct fsink *s, const struct field *f)
 		if (strcmp(f->unit, "%"))
 			buf_addc(b, ' ');
 		esc_term(b, f->unit, strlen(f->unit));
-		if ((f->kind == FK_UINT || (f->kind == FK_INT && f->v.i >= 0)) && unit_is_time(f->unit, &per) &&
+		/* a duration gets a readable form too; a point in time does not */
+		bool instant = f->name && (strstr(f->name, "time") || !strcmp(f->name, "ts"));
+		if (!instant && (f->kind == FK_UINT || (f->kind == FK_INT && f->v.i >= 0)) && unit_is_time(f->unit, &per) &&
 		    f->v.u <= UINT64_MAX / per && f->v.u * per >= 1000) {
 			buf_adds(b, " = ");
 			fmt_dur(b, f->v.u * per);

@@ -38,7 +38,7 @@ struct visible {
 	uint64_t gen;       /* model generation it was computed for */
 };
 
-enum view_id { V_LANES, V_LIST, V_DETAIL, V_INFO, V_HELP, V_FILTERS };
+enum view_id { V_LANES, V_LIST, V_DETAIL, V_INFO, V_HELP, V_FILTERS, V_RECORD };
 
 /* Colour roles; themes/ give each one colours and attributes. */
 #define ROLES(X)                                                                       \
@@ -119,6 +119,8 @@ struct app {
 	size_t page_lines;
 	size_t page_scroll;
 	size_t filter_cur;
+	uint32_t record_input; /* the linked record the record page shows */
+	uint64_t record_off;
 
 	/* jumps and marks */
 	struct evref *hist;

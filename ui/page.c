@@ -68,21 +68,47 @@ static void detail_page(struct app *a)
 	if (e.flags & (EVF_NO_TS | EVF_META | EVF_COPY | EVF_LINK | EVF_DAMAGED))
 		buf_printf(b, "flags:%s%s%s%s%s\n", e.flags & EVF_NO_TS ? " no-timestamp (placed after the record before it)" : "",
 			   e.flags & EVF_META ? " metadata" : "", e.flags & EVF_COPY ? " writer's-copy" : "",
-			   e.flags & EVF_LINK ? " linked (Enter follows the link)" : "",
+			   e.flags & EVF_LINK ? " linked (Enter opens the linked record)" : "",
 			   e.flags & EVF_DAMAGED ? " damaged" : "");
 	const char *path = e.input < a->t->nin ? a->t->in[e.input]->path : "?";
 	buf_adds(b, "bytes: ");
 	esc_term(b, path, strlen(path));
 	buf_printf(b, e.seq ? ", record %llu\n" : ", offset %llu\n", (unsigned long long)e.off);
+	void *st;
+	uint32_t lin;
+	uint64_t loff;
+	const struct decoder *d = trace_decoder_of(a->t, &e, &st);
+	if (d && d->linked && d->linked(a->t, &e, &lin, &loff)) {
+		buf_adds(b, "linked record: ");
+		esc_term(b, a->t->in[lin]->path, strlen(a->t->in[lin]->path));
+		buf_printf(b, ", offset %llu (Enter opens it)\n", (unsigned long long)loff);
+	}
 	buf_adds(b, "\n");
 	event_detail(a->t, &e, b);
+}
+
+/* A linked record that is not an event (an ATF detail record). */
+static void record_page(struct app *a)
+{
+	struct buf *b = &a->page;
+	const struct input *in = a->record_input < a->t->nin ? a->t->in[a->record_input] : NULL;
+	if (!in || !in->dec || !in->dec->record_fields) {
+		buf_adds(b, "no record\n");
+		return;
+	}
+	buf_adds(b, "linked record in ");
+	esc_term(b, in->path, strlen(in->path));
+	buf_printf(b, ", offset %llu (Enter goes to the event it links back to)\n\n", (unsigned long long)a->record_off);
+	struct tree_sink ts;
+	tree_sink_init(&ts, b);
+	in->dec->record_fields(a->t, a->record_input, a->record_off, &ts.s);
 }
 
 static void help_page(struct app *a)
 {
 	struct buf *b = &a->page;
 	enum view_id v = a->depth > 1 ? a->stack[a->depth - 2] : a->base;
-	static const char *const names[] = {"lanes", "list", "detail", "info", "help", "filters"};
+	static const char *const names[] = {"lanes", "list", "detail", "info", "help", "filters", "record"};
 	buf_printf(b, "ttv keys in the %s view (and everywhere); q or Esc closes this page\n\n", names[v]);
 	/* keys, action word, help; the help wraps under itself when narrow */
 	int kw = 4;
@@ -147,6 +173,7 @@ void page_open(struct app *a, enum view_id v)
 	case V_INFO: info_text(a->t, &a->page); break;
 	case V_HELP: help_page(a); break;
 	case V_FILTERS: filters_page(a); break;
+	case V_RECORD: record_page(a); break;
 	default: break;
 	}
 	count_lines(a);
@@ -189,27 +216,37 @@ static void page_scroll_by(struct app *a, long by)
 	a->page_scroll = (size_t)MAX(0, MIN(s, MAX(max, 0)));
 }
 
-static void follow_link(struct app *a)
+/* Enter in the detail: open the record the event links to. */
+static void open_record(struct app *a)
 {
 	struct event e;
-	int64_t ts;
-	uint32_t input;
-	uint64_t off, pos;
 	void *st;
 	if (a->sel == NO_POS)
 		return;
 	model_get(a->m, a->sel, &e);
 	const struct decoder *d = trace_decoder_of(a->t, &e, &st);
-	if (!d || !d->link || !d->link(st, &e, &ts, &input, &off)) {
-		message(a, false, "this event has no link");
+	if (!d || !d->linked || !d->linked(a->t, &e, &a->record_input, &a->record_off)) {
+		message(a, false, "this event links to no other record");
 		return;
 	}
-	if (!model_find(a->m, ts, input, off, &pos)) {
-		message(a, true, "the linked record is not there (a dangling link)");
+	if (a->depth < (int)ARRAY_LEN(a->stack))
+		a->stack[a->depth++] = V_RECORD;
+	page_open(a, V_RECORD);
+}
+
+/* Enter in a linked record: back to the event it links to. */
+static void record_back(struct app *a)
+{
+	const struct input *in = a->record_input < a->t->nin ? a->t->in[a->record_input] : NULL;
+	uint64_t pos;
+	if (!in || !in->dec || !in->dec->record_back ||
+	    !in->dec->record_back(a->t, a->record_input, a->record_off, &pos)) {
+		message(a, true, "this record's link back does not resolve (a dangling link)");
 		return;
 	}
 	jump_to(a, pos);
-	a->page_scroll = 0;
+	a->depth--; /* from the record back to the detail, now of that event */
+	page_open(a, a->stack[a->depth - 1]);
 }
 
 static bool filters_action(struct app *a, enum action act)
@@ -281,8 +318,10 @@ bool page_action(struct app *a, enum action act)
 	case ACT_LAST: page_scroll_by(a, (long)a->page_lines); return true;
 	case ACT_DETAIL:
 		if (v == V_DETAIL)
-			follow_link(a);
-		return v == V_DETAIL;
+			open_record(a);
+		else if (v == V_RECORD)
+			record_back(a);
+		return v == V_DETAIL || v == V_RECORD;
 	default: return false;
 	}
 }
