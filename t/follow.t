@@ -97,7 +97,7 @@ like "$SCREEN" '#5/5 .*FOLLOW' "F follows the file"
 # a pipe: events arrive while the viewer runs; the end of the pipe is final
 spec 1 3 | "$TBIN/ptwrite" p1.pt
 mkfifo fifo
-printf 'Tab\nawait\ndump pipe0.txt\nawait\ndump pipe.txt\n' >pipe.script
+printf 'Tab\nawait\ndump pipe0.txt\nawait\nshell sleep 0.5\ncheck\ndump pipe.txt\n' >pipe.script
 ( cat p1.pt; sleep 1; cat more.pt torn1 ) >fifo &
 TTV_SCRIPT=$PWD/pipe.script TTV_SIZE=100x12 "$TTV" -f - <fifo >pipe.out 2>pipe.err
 wait
