@@ -38,6 +38,10 @@ enum {
 struct decoder {
 	const char *name;  /* --format NAME */
 	const char *title; /* "podtrace event records" */
+	/* fields() and summary() keep no state between calls (per-thread scratch
+	 * only), so a filter may run them on two threads at once.  Decoders
+	 * without it are called one thread at a time. */
+	bool reentrant;
 
 	/* Stream formats. */
 	/* p/n: the first bytes of the stream; final: there are no more. */

@@ -437,8 +437,10 @@ static void pt_fields(void *st, const struct event *e, struct fsink *out)
 	else
 		f_null(out, "net_ns_id");
 	if (r.type == T_RENAME) {
-		rename_target(&r, &pt->tmp);
-		f_str(out, "target", pt->tmp.p, pt->tmp.len);
+		static __thread struct buf joined; /* fields() runs on filter threads */
+		buf_reset(&joined);
+		rename_target(&r, &joined);
+		f_str(out, "target", joined.p, joined.len);
 	} else {
 		f_str(out, "target", r.target, r.ntarget);
 	}
@@ -712,6 +714,7 @@ static void pt_info(struct source *src, struct fsink *out)
 const struct decoder podtrace_decoder = {
 	.name = "podtrace",
 	.title = "podtrace event records",
+	.reentrant = true,
 	.probe = pt_probe,
 	.open = pt_open,
 	.feed = pt_feed,

@@ -1426,6 +1426,7 @@ static void sc_info(struct source *src, struct fsink *out)
 const struct decoder syscall_decoder = {
 	.name = "syscall",
 	.title = "syscall capture (TLV, magic 0x780617a5)",
+	.reentrant = true,
 	.probe = sc_probe,
 	.open = sc_open,
 	.feed = sc_feed,

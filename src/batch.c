@@ -534,8 +534,11 @@ void batch_stats(struct trace *t, struct filterset *fs, bool json, FILE *out)
 		if ((pos & 0xffff) == 0xffff)
 			trace_release(t);
 		model_get(m, pos, &e);
-		if (filtering && !filterset_match(fs, t, &e))
-			continue;
+		if (filtering) {
+			trace_scan(t, &e);
+			if (!filterset_match(fs, t, &e))
+				continue;
+		}
 		stats_event(&st, &e);
 	}
 	for (uint32_t l = 0; l < model_nlanes(m); l++) {

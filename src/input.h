@@ -47,6 +47,7 @@ struct input {
 	void *dstate;
 	struct source *src;
 	uint64_t consumed; /* bytes the decoder has consumed */
+	uint64_t feed;     /* bytes to hand it next: small at first, so the first screen comes soon */
 	uint64_t scan_lo, scan_hi; /* window mapped ahead for a scan (input_scan) */
 	bool quiet;        /* following: read to the end, nothing new since */
 	bool gone;         /* following: its path no longer names it */

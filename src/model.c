@@ -916,6 +916,8 @@ void model_get(struct model *m, uint64_t pos, struct event *e)
 	e->pos = pos;
 }
 
+bool model_get_shared(const struct model *m) { return m->nseqs == 1; }
+
 int64_t model_ts(struct model *m, uint64_t pos)
 {
 	if (m->nseqs == 1)

@@ -167,6 +167,9 @@ size_t model_lane_longest(const struct model *m, uint32_t lane, const struct lon
 size_t model_lane_open(const struct model *m, uint32_t lane, const uint64_t **pos);
 /* Time span of the timeline events (metadata excluded); false when empty. */
 bool model_span(const struct model *m, int64_t *first, int64_t *last);
+/* May model_get() run on several threads at once (while nothing is added)?
+ * Not with sequences: their merge cursors move. */
+bool model_get_shared(const struct model *m);
 /* How many times the event order changed behind already committed
  * positions (late events merged in); views use it to re-find their place. */
 uint64_t model_generation(const struct model *m);

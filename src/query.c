@@ -7,6 +7,7 @@
 
 #include "decoders/decoder.h"
 #include "src/esc.h"
+#include "src/strtab.h"
 
 /* Limits that stop a pathological pattern instead of freezing the screen. */
 #define MATCH_LIMIT 1000000
@@ -14,8 +15,7 @@
 
 struct pattern {
 	pcre2_code *code;
-	pcre2_match_data *md;
-	pcre2_match_context *mctx;
+	pcre2_match_context *mctx; /* the limits (read-only once made) */
 	bool jit;
 };
 
@@ -58,7 +58,6 @@ struct pattern *pattern_new(const char *re, char **err)
 	struct pattern *p = xcalloc(1, sizeof *p);
 	p->code = c;
 	p->jit = pcre2_jit_compile(c, PCRE2_JIT_COMPLETE) == 0;
-	p->md = pcre2_match_data_create_from_pattern(c, NULL);
 	p->mctx = pcre2_match_context_create(NULL);
 	pcre2_set_match_limit(p->mctx, MATCH_LIMIT);
 	pcre2_set_depth_limit(p->mctx, DEPTH_LIMIT);
@@ -69,7 +68,6 @@ void pattern_free(struct pattern *p)
 {
 	if (!p)
 		return;
-	pcre2_match_data_free(p->md);
 	pcre2_match_context_free(p->mctx);
 	pcre2_code_free(p->code);
 	free(p);
@@ -89,11 +87,22 @@ int pattern_match(struct pattern *p, const char *s, size_t n, size_t *ms, size_t
 	return pattern_find(p, s, n, 0, ms, me);
 }
 
+/* Match data per thread (filters run on two), with one pair: only the
+ * whole match is used (pcre2 returns 0, still a match, when groups do not fit). */
+static pcre2_match_data *thread_md(void)
+{
+	static __thread pcre2_match_data *md;
+	if (!md)
+		md = pcre2_match_data_create(1, NULL);
+	return md;
+}
+
 int pattern_find(struct pattern *p, const char *s, size_t n, size_t from, size_t *ms, size_t *me)
 {
-	int r = pcre2_match(p->code, (PCRE2_SPTR)s, n, from, 0, p->md, p->mctx);
+	pcre2_match_data *md = thread_md();
+	int r = pcre2_match(p->code, (PCRE2_SPTR)s, n, from, 0, md, p->mctx);
 	if (r >= 0 && ms) {
-		PCRE2_SIZE *ov = pcre2_get_ovector_pointer(p->md);
+		PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
 		*ms = ov[0];
 		*me = ov[1];
 	}
@@ -102,7 +111,7 @@ int pattern_find(struct pattern *p, const char *s, size_t n, size_t from, size_t
 
 int pattern_match_nojit(struct pattern *p, const char *s, size_t n)
 {
-	return result(pcre2_match(p->code, (PCRE2_SPTR)s, n, 0, PCRE2_NO_JIT, p->md, p->mctx));
+	return result(pcre2_match(p->code, (PCRE2_SPTR)s, n, 0, PCRE2_NO_JIT, thread_md(), p->mctx));
 }
 
 /* ---- times ---------------------------------------------------------------- */
@@ -209,9 +218,7 @@ void filter_free(struct filter *f)
 	free(f->spec);
 	free(f->field);
 	pattern_free(f->re);
-	free(f->by_lane);
-	free(f->by_type);
-	free(f->by_str);
+	free(f->by_sid);
 	memset(f, 0, sizeof *f);
 }
 
@@ -296,29 +303,40 @@ void event_text(struct trace *t, const struct event *e, struct buf *b)
 	event_summary(t, e, b);
 }
 
-/* Cached verdict for an id: runs the pattern over the escaped string once. */
-static bool cached(struct filter *f, uint8_t **cache, size_t *ncache, uint32_t id, struct model *m, bool *expensive)
+/* Filters may run on two threads (filterset_prepare): flags and cached
+ * verdicts are then shared, hence the atomic loads and stores. */
+static void note_expensive(bool *expensive) { __atomic_store_n(expensive, true, __ATOMIC_RELAXED); }
+
+static void size_cache(struct filter *f, size_t need)
 {
-	if (id >= *ncache) {
-		size_t n = *ncache ? *ncache : 64;
-		while (n <= id)
-			n *= 2;
-		*cache = xrealloc(*cache, n);
-		memset(*cache + *ncache, 0, n - *ncache);
-		*ncache = n;
-	}
-	if (!(*cache)[id]) {
+	if (need <= f->nby_sid)
+		return;
+	size_t n = f->nby_sid ? f->nby_sid : 64;
+	while (n < need)
+		n *= 2;
+	f->by_sid = xrealloc(f->by_sid, n);
+	memset(f->by_sid + f->nby_sid, 0, n - f->nby_sid);
+	f->nby_sid = n;
+}
+
+/* The verdict for an interned string: the pattern runs over its escaped text once. */
+static bool cached(struct filter *f, uint32_t sid, struct model *m, bool *expensive)
+{
+	size_cache(f, (size_t)sid + 1);
+	uint8_t v = __atomic_load_n(&f->by_sid[sid], __ATOMIC_RELAXED);
+	if (!v) {
 		size_t len;
-		const char *s = model_strget(m, id, &len);
+		const char *s = model_strget(m, sid, &len);
 		struct buf b = {0};
 		esc_term(&b, s, len);
 		int r = pattern_match(f->re, buf_str(&b), b.len, NULL, NULL);
 		buf_free(&b);
 		if (r < 0)
-			*expensive = true;
-		(*cache)[id] = r > 0 ? 2 : 1;
+			note_expensive(expensive);
+		v = r > 0 ? 2 : 1;
+		__atomic_store_n(&f->by_sid[sid], v, __ATOMIC_RELAXED);
 	}
-	return (*cache)[id] == 2;
+	return v == 2;
 }
 
 /* The text form of one named field of an event (false when it has none). */
@@ -377,20 +395,20 @@ bool filter_hit(struct filter *f, struct trace *t, const struct event *e, bool *
 	switch (f->scope) {
 	case SC_LANE: {
 		const struct lane *l = model_lane_get(m, e->lane);
-		return l && cached(f, &f->by_lane, &f->nby_lane, l->name, m, expensive);
+		return l && cached(f, l->name, m, expensive);
 	}
-	case SC_TYPE: return cached(f, &f->by_type, &f->nby_type, model_type_get(m, e->type)->name, m, expensive);
+	case SC_TYPE: return cached(f, model_type_get(m, e->type)->name, m, expensive);
 	case SC_FIELD: {
 		if (!f->field_sid)
 			f->field_sid = model_str(m, f->field, strlen(f->field));
 		if (model_type_get(m, e->type)->name_field == f->field_sid)
-			return cached(f, &f->by_str, &f->nby_str, e->name, m, expensive);
+			return cached(f, e->name, m, expensive);
 		struct buf *b = scratch();
 		bool hit = false;
 		if (field_text(t, e, f->field, b)) {
 			int r = pattern_match(f->re, buf_str(b), b->len, NULL, NULL);
 			if (r < 0)
-				*expensive = true;
+				note_expensive(expensive);
 			hit = r > 0;
 		}
 		return hit;
@@ -402,15 +420,36 @@ bool filter_hit(struct filter *f, struct trace *t, const struct event *e, bool *
 		event_text(t, e, b);
 		int r = pattern_match(f->re, buf_str(b), b->len, NULL, NULL);
 		if (r < 0)
-			*expensive = true;
+			note_expensive(expensive);
 		return r > 0;
 	}
 	}
 }
 
+bool filterset_parallel_ok(const struct filterset *fs, const struct trace *t)
+{
+	if (!filterset_active(fs))
+		return false;
+	for (size_t i = 0; i < t->nsrc; i++)
+		if (t->src[i]->dec && !t->src[i]->dec->reentrant)
+			return false;
+	return true;
+}
+
+void filterset_prepare(struct filterset *fs, struct model *m)
+{
+	uint32_t nstr = strtab_count(model_strings(m));
+	for (size_t i = 0; i < fs->n; i++) {
+		struct filter *f = &fs->f[i];
+		if (f->scope == SC_FIELD && !f->field_sid)
+			f->field_sid = model_str(m, f->field, strlen(f->field));
+		if (f->re)
+			size_cache(f, nstr);
+	}
+}
+
 bool filterset_match(struct filterset *fs, struct trace *t, const struct event *e)
 {
-	trace_scan(t, e);
 	for (size_t i = 0; i < fs->n; i++) {
 		struct filter *f = &fs->f[i];
 		if (!f->enabled)

@@ -49,9 +49,11 @@ struct filter {
 	bool exclude;
 	bool enabled;
 	struct pattern *re;
-	/* caches: 0 = not yet known, 1 = no match, 2 = match */
-	uint8_t *by_lane, *by_type, *by_str;
-	size_t nby_lane, nby_type, nby_str;
+	/* verdict per string id (lane, type and name strings are interned, so
+	 * the pattern runs once per distinct string): 0 = not yet known,
+	 * 1 = no match, 2 = match */
+	uint8_t *by_sid;
+	size_t nby_sid;
 };
 
 struct filterset {
@@ -80,7 +82,13 @@ bool filterset_add(struct filterset *fs, const char *spec, char **err);
 void filterset_remove(struct filterset *fs, size_t i);
 void filterset_free(struct filterset *fs);
 bool filterset_active(const struct filterset *fs);
-/* Does the event pass every enabled filter? */
+/* Can filterset_match() run on several threads at once for this trace?
+ * Then call filterset_prepare() first (it sizes the caches for every string
+ * the model holds) and do not decode while they run. */
+bool filterset_parallel_ok(const struct filterset *fs, const struct trace *t);
+void filterset_prepare(struct filterset *fs, struct model *m);
+/* Does the event pass every enabled filter?  (The caller keeps the event's
+ * bytes mapped: trace_scan.) */
 bool filterset_match(struct filterset *fs, struct trace *t, const struct event *e);
 /* Does one pattern-bearing filter match the event (ignoring include/exclude)? */
 bool filter_hit(struct filter *f, struct trace *t, const struct event *e, bool *too_expensive);

@@ -226,7 +226,8 @@ static void step_input(struct trace *t, struct input *in, bool wait)
 		return;
 	size_t before = in->src->ndmg;
 	uint64_t avail = in->size - in->consumed;
-	uint64_t n = avail < t->slice ? avail : t->slice;
+	in->feed = in->feed ? MIN(2 * in->feed, t->slice) : MIN(256u << 10, t->slice);
+	uint64_t n = MIN(avail, in->feed);
 	bool last = final && n == avail;
 	const uint8_t *p = in->map ? in->map + in->consumed : NULL;
 	input_prefetch(in, in->consumed, n);

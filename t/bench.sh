@@ -80,10 +80,7 @@ keys() {
 		cut -f2 "$times" >>"$all"
 		i=$((i + 1))
 	done
-	set -- $(stats3 <"$all")
-	awk -v n="$name" -v med="$1" -v max="$3" -v k="$(wc -l <"$script")" 'BEGIN {
-		printf "%-22s keystroke to screen: median %.2f ms, worst %.2f ms over %d keys x runs (120x40)\n",
-			n, med / 1e6, max / 1e6, k }'
+	msrow "$name" $(stats3 <"$all") "($(wc -l <"$script") keys x $RUNS runs, worst shown as max)"
 	rm -f "$script" "$times" "$all"
 }
 
@@ -105,31 +102,159 @@ first_row() {
 		"" "$(printf '%.2f (%.2f-%.2f)' "$d" "$dmin" "$dmax")" "" "" "" "" "$(echo "$rss" | awk '{print $1 / 1024}')"
 }
 
-PT=$DIR/podtrace-5M.ptrace
-[ -s "$PT" ] || "$TBIN/ptwrite" --generate 5000000 --seed 1 "$PT"
-row podtrace "$PT"
-SC=$DIR/syscall-5M.sc
-[ -s "$SC" ] || "$TBIN/scwrite" --generate 5000000 --seed 1 "$SC"
-row syscall "$SC"
-HT=$DIR/htdump-10M.htdump
-[ -s "$HT" ] || "$TBIN/htwrite" --generate 10000000 --seed 1 "$HT"
-row htdump "$HT"
+# msrow NAME MEDIAN MIN MAX [NOTE]: one line of the viewer table (ns in, ms out)
+msrow() {
+	awk -v n="$1" -v m="$2" -v lo="$3" -v hi="$4" -v note="${5:-}" 'BEGIN {
+		printf "%-44s %9.1f ms  (%.1f-%.1f)  %s\n", n, m / 1e6, lo / 1e6, hi / 1e6, note }'
+}
 
-# ATF: a generated session directory (the manifest is written last)
-ATF=$DIR/atf-1024mb
-[ -s "$ATF/manifest.json" ] || "$TBIN/atfwrite" --generate 1024 --seed 1 "$ATF"
-row "atf session" "$ATF"
-first_row "atf first --dump line" "$ATF"
+# first_screen NAME FILE: start the viewer on a terminal (a pty from script(1))
+# until its first screen with events is drawn (TTV_QUIT_AT_FIRST_SCREEN): the
+# whole process, start to exit, less the same run of /bin/true under script.
+pty_run() {
+	s=$(date +%s%N)
+	TERM=xterm-256color TTV_QUIT_AT_FIRST_SCREEN=1 script -qec "$1" /dev/null >/dev/null </dev/null
+	e=$(date +%s%N)
+	echo $((e - s))
+}
+PTY_BASE=
+first_screen() {
+	name=$1 file=$2
+	if [ -z "$PTY_BASE" ]; then
+		: >"$TMP_R"
+		for i in 1 2 3 4 5; do pty_run /bin/true >>"$TMP_R"; done
+		PTY_BASE=$(stats3 <"$TMP_R" | cut -d' ' -f1)
+	fi
+	: >"$TMP_R"
+	cat_all "$file"
+	i=0
+	while [ $i -lt "$RUNS" ]; do
+		echo $(($(pty_run "$TTV '$file'") - PTY_BASE)) >>"$TMP_R"
+		i=$((i + 1))
+	done
+	msrow "first screen, $name" $(stats3 <"$TMP_R")
+}
+
+# filter_time NAME FILE RE: the viewer filters FILE with RE (& RE Enter);
+# the time from Enter to the screen drawn with every event filtered.
+filter_time() {
+	name=$1 file=$2 re=$3
+	script=$(mktemp) times=$(mktemp)
+	printf '&\ntype %s\nEnter\nq\n' "$re" >"$script"
+	: >"$TMP_R"
+	i=0
+	while [ $i -lt "$RUNS" ]; do
+		TTV_SCRIPT=$script TTV_SCRIPT_TIMING=$times TTV_SIZE=120x40 "$TTV" "$file" >/dev/null 2>&1 || true
+		grep '^Enter' "$times" | cut -f2 >>"$TMP_R"
+		i=$((i + 1))
+	done
+	msrow "$name" $(stats3 <"$TMP_R") "$(printf '& %s' "$re")"
+	rm -f "$script" "$times"
+}
+
+# follow_latency NAME: the viewer follows a 1M-event podtrace file while
+# another process appends one record at a time; from the wall-clock time just
+# before each append to the screen drawn with the new event (TTV_SCRIPT_TIMING).
+follow_latency() {
+	name=$1
+	live=$DIR/follow-live.ptrace rec=$(mktemp) script=$(mktemp) times=$(mktemp) marks=$(mktemp)
+	"$TBIN/ptwrite" --generate 1000000 --seed 2 "$live"
+	echo "V4 ts=999999999999999 pid=4242 type=0 latency=1000 comm=appender target=late.example" |
+		"$TBIN/ptwrite" "$rec"
+	n=20 i=0
+	while [ $i -lt $n ]; do
+		echo "shell (sleep 0.05; date +%s%N >>$marks; cat $rec >>$live) &"
+		echo await
+		i=$((i + 1))
+	done >"$script"
+	TTV_SCRIPT=$script TTV_SCRIPT_TIMING=$times TTV_SIZE=120x40 "$TTV" --follow "$live" >/dev/null 2>&1 || true
+	grep '^await' "$times" | cut -f3 | paste - "$marks" | awk '{ print $1 - $2 }' | stats3 >"$TMP_R"
+	msrow "$name" $(cat "$TMP_R") "($n appends of one record)"
+	rm -f "$live" "$rec" "$script" "$times" "$marks"
+}
+
+# lnav_row: the same 5M podtrace events as text (ttv --dump) loaded and
+# filtered by lnav headless, against ttv on the binary trace.
+lnav_rows() {
+	pt=$1 re=$2
+	if ! command -v lnav >/dev/null; then
+		if [ "$(id -u)" = 0 ]; then
+			DEBIAN_FRONTEND=noninteractive apt-get install -y -qq lnav >/dev/null
+		else
+			echo "(lnav rows skipped: sudo apt-get install -y lnav)"
+			return
+		fi
+	fi
+	txt=${pt%.ptrace}.txt
+	[ -s "$txt" ] || "$TTV" --dump "$pt" >"$txt"
+	cat "$pt" "$txt" >/dev/null
+	for what in load filter; do
+		: >"$TMP_R"; : >"$TMP_C"
+		i=0
+		while [ $i -lt "$RUNS" ]; do
+			if [ $what = load ]; then
+				time_cmd "$TMP_R" lnav -n -q "$txt"
+				time_cmd "$TMP_C" "$TTV" --stats "$pt"
+			else
+				time_cmd "$TMP_R" lnav -n -c ":filter-in $re" "$txt"
+				time_cmd "$TMP_C" "$TTV" -e "$re" --stats "$pt"
+			fi
+			i=$((i + 1))
+		done
+		set -- $(cut -d' ' -f1 "$TMP_R" | stats3); l=$1 lmin=$2 lmax=$3
+		set -- $(cut -d' ' -f1 "$TMP_C" | stats3); t=$1 tmin=$2 tmax=$3
+		awk -v w="$what" -v l="$l" -v lmin="$lmin" -v lmax="$lmax" -v t="$t" -v tmin="$tmin" -v tmax="$tmax" 'BEGIN {
+			if (t <= 0) t = 0.005
+			printf "%-8s lnav %6.2f s (%.2f-%.2f)   ttv %6.2f s (%.2f-%.2f)   ttv is %.1fx faster\n",
+				w, l, lmin, lmax, t, tmin, tmax, l / t }'
+	done
+	echo "load: lnav -n -q TEXT vs ttv --stats TRACE; filter: lnav -n -c ':filter-in $re' TEXT vs ttv -e '$re' --stats TRACE"
+	echo "TEXT: ttv --dump of the trace, $(wc -l <"$txt") lines, $(($(stat -c %s "$txt") / 1000000)) MB; $(lnav -V | head -1)"
+}
+
+# Streaming formats: 30M events each, as their writers generate them.
+PT=$DIR/podtrace-30M.ptrace
+[ -s "$PT" ] || "$TBIN/ptwrite" --generate 30000000 --seed 1 "$PT"
+row podtrace "$PT"
+SC=$DIR/syscall-30M.sc
+[ -s "$SC" ] || "$TBIN/scwrite" --generate 30000000 --seed 1 "$SC"
+row syscall "$SC"
+HT=$DIR/htdump-30M.htdump
+[ -s "$HT" ] || "$TBIN/htwrite" --generate 30000000 --seed 1 "$HT"
+row htdump "$HT"
 # dial9: 4 workers' ~1 MiB batches (overlapping in time) and the flush
 # thread's CPU samples with pooled stacks, as the tokio telemetry writes them
 D9=$DIR/dial9-30M.bin
 [ -s "$D9" ] || "$TBIN/d9write" --generate 30000000 --seed 1 "$D9"
 row dial9 "$D9"
-echo
-keys "viewer, podtrace 5M" "$PT"
+# ATF: a generated session directory (the manifest is written last)
+ATF=$DIR/atf-1024mb
+[ -s "$ATF/manifest.json" ] || "$TBIN/atfwrite" --generate 1024 --seed 1 "$ATF"
+row "atf session" "$ATF"
+first_row "atf first --dump line" "$ATF"
 echo
 echo "decode: ttv --stats FILE (load, order, pair, count); vs cat: cat time / decode time;"
 echo "RSS: peak resident memory of ttv --stats; B/event: that RSS per event.  Traces in $DIR."
-echo "first --dump line: time until ttv --dump has written its first line (everything"
-echo "loaded), and its peak RSS."
-echo "keystroke to screen: TTV_SCRIPT session, each key handled and the screen drawn."
+echo "first --dump line: time until ttv --dump has written its first line, and its peak RSS."
+echo
+
+echo "viewer                                          median      (min-max)"
+for f in "podtrace 30M:$PT" "syscall 30M:$SC" "htdump 30M:$HT" "dial9 30M:$D9" "atf 1 GB:$ATF"; do
+	first_screen "${f%%:*}" "${f#*:}"
+done
+keys "keystroke to screen, podtrace 30M" "$PT"
+PT10=$DIR/podtrace-10M.ptrace
+[ -s "$PT10" ] || "$TBIN/ptwrite" --generate 10000000 --seed 1 "$PT10"
+cat_all "$PT10"
+filter_time "filter, string field, podtrace 10M" "$PT10" 'target:example\.com'
+filter_time "filter, full text, podtrace 10M" "$PT10" 'example\.com'
+follow_latency "follow: append to screen, podtrace"
+echo "first screen: ttv FILE on a script(1) pty with TTV_QUIT_AT_FIRST_SCREEN=1, start to exit, less script running /bin/true."
+echo "keystroke: TTV_SCRIPT session, each key handled and the screen drawn (120x40)."
+echo "filter: TTV_SCRIPT, Enter on the filter prompt until the screen is drawn, all events filtered."
+echo
+
+PT5=$DIR/podtrace-5M.ptrace
+[ -s "$PT5" ] || "$TBIN/ptwrite" --generate 5000000 --seed 1 "$PT5"
+echo "side by side with lnav, podtrace 5M"
+lnav_rows "$PT5" 'example\.com'

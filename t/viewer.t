@@ -417,4 +417,14 @@ S
 sed -n '2,$p' "$TMP/agree.txt" | grep '^+' | awk '{print $1 "\t" $5}' >"$TMP/viewer.txt"
 is "$(cat "$TMP/viewer.txt")" "$(cat "$TMP/batch.txt")" "-e in batch and & in the viewer keep the same events"
 
+# Big enough that a filter splits its scan over two threads: the same events as in batch
+"$TBIN/ptwrite" --generate 140000 --seed 7 "$TMP/huge.pt"
+for re in 'example\.com' '!target:^10\.'; do
+	n=$("$TTV" -e "$re" --stats "$TMP/huge.pt" | sed -n '1s/ events//p')
+	last=$("$TTV" -e "$re" --dump "$TMP/huge.pt" | tail -1 | cut -f1)
+	printf '&\ntype %s\nEnter\nG\ndump %s\n' "$re" "$TMP/huge.txt" >"$TMP/huge.script"
+	TTV_SCRIPT=$TMP/huge.script TTV_SIZE=100x10 "$TTV" "$TMP/huge.pt" >/dev/null 2>&1
+	like "$(tail -1 "$TMP/huge.txt")" "#$n/$n \\$last " "filter $re over 140000 events: as many as in batch, the same last one"
+done
+
 done_testing

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "src/esc.h"
+#include "src/worker.h"
 #include "ui/app.h"
 
 #define BLOCK 512 /* positions per rank entry: 8 bitmap words */
@@ -91,17 +92,46 @@ void vis_reset(struct app *a)
 	v->gen = model_generation(a->m);
 }
 
-static bool passes(struct app *a, uint64_t pos, bool picked)
+static bool passes(struct app *a, const struct event *e, bool picked)
 {
-	struct event e;
-	model_get(a->m, pos, &e);
-	uint8_t f = e.lane < a->caplaneflags ? a->lane_flags[e.lane] : 0;
+	uint8_t f = e->lane < a->caplaneflags ? a->lane_flags[e->lane] : 0;
 	if (f & LANE_HIDDEN)
 		return false;
 	if (picked && !(f & LANE_PICKED))
 		return false;
-	return filterset_match(a->fs, a->t, &e);
+	return filterset_match(a->fs, a->t, e);
 }
+
+/* Evaluate positions [lo, hi) into the bitmap; scan: keep the events'
+ * pages mapped as it goes (only one thread may: the inputs' scan windows
+ * are not shared). */
+struct mark_job {
+	struct app *a;
+	uint64_t lo, hi;
+	bool picked, scan;
+};
+
+static void mark(void *arg)
+{
+	struct mark_job *j = arg;
+	uint64_t *bits = j->a->vis.bits;
+	struct event e;
+	for (uint64_t p = j->lo; p < j->hi; p++) {
+		model_get(j->a->m, p, &e);
+		if (j->scan)
+			trace_scan(j->a->t, &e);
+		if (p % 64 == 0)
+			bits[p / 64] = 0;
+		if (passes(j->a, &e, j->picked))
+			bits[p / 64] |= 1ull << (p % 64);
+	}
+}
+
+/* Full-text filters over millions of events take seconds: then each step
+ * of PAR_BLOCKS blocks is split in two, the second half marked on the
+ * worker thread.  Halves are whole blocks, so the threads never write the
+ * same bitmap word. */
+#define PAR_BLOCKS 64
 
 bool vis_step(struct app *a, uint64_t budget_ns)
 {
@@ -120,22 +150,35 @@ bool vis_step(struct app *a, uint64_t budget_ns)
 	}
 	xgrow(&v->rank, &v->caprank, blocks + 1, sizeof *v->rank);
 	bool picked = any_picked(a);
+	bool par = n - v->done >= 4 * PAR_BLOCKS * BLOCK && model_get_shared(a->m) &&
+		   filterset_parallel_ok(a->fs, a->t);
+	if (par)
+		filterset_prepare(a->fs, a->m);
 	uint64_t deadline = now_ns() + budget_ns;
 	uint64_t p = v->done;
 	if (!p)
 		v->rank[0] = 0;
 	while (p < n) {
-		if (p % 64 == 0)
-			v->bits[p / 64] = 0;
-		if (passes(a, p, picked))
-			v->bits[p / 64] |= 1ull << (p % 64);
-		if (++p % BLOCK)
-			continue;
-		uint64_t b = p / BLOCK, c = 0; /* block b-1 is complete: rank[b] = visible before block b */
-		for (uint64_t i = (b - 1) * (BLOCK / 64); i < b * (BLOCK / 64); i++)
-			c += (uint64_t)__builtin_popcountll(v->bits[i]);
-		v->rank[b] = v->rank[b - 1] + c;
-		if (now_ns() > deadline)
+		/* up to the end of this block, or of PAR_BLOCKS blocks */
+		uint64_t q = MIN(n, (p / BLOCK + (par ? PAR_BLOCKS : 1)) * BLOCK);
+		uint64_t mid = (p + q) / 2 / BLOCK * BLOCK;
+		struct mark_job first = {a, p, q, picked, true}, second = {a, mid, q, picked, false};
+		if (par && mid > p && worker_start(mark, &second)) {
+			first.hi = mid; /* its scan window reaches past mid */
+			mark(&first);
+			worker_wait();
+		} else {
+			mark(&first);
+		}
+		/* blocks that are now complete: rank[b] = visible before block b */
+		for (uint64_t b = p / BLOCK + 1; b * BLOCK <= q; b++) {
+			uint64_t c = 0;
+			for (uint64_t i = (b - 1) * (BLOCK / 64); i < b * (BLOCK / 64); i++)
+				c += (uint64_t)__builtin_popcountll(v->bits[i]);
+			v->rank[b] = v->rank[b - 1] + c;
+		}
+		p = q;
+		if (q % BLOCK == 0 && now_ns() > deadline)
 			break;
 	}
 	v->done = p;

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <sys/ioctl.h>
 #include <termkey.h>
+#include <time.h>
 #include <unistd.h>
 #include <wchar.h>
 
@@ -23,6 +24,7 @@
 #include "ui/ui.h"
 
 #define SLICE_NS 15000000 /* decode at most this long between looks at the keyboard */
+#define FIRST_SLICE_NS 3000000 /* less before the first screen: it should come at once */
 
 static struct {
 	FILE *tty;
@@ -476,11 +478,11 @@ static void after_load(struct app *a, uint64_t before, bool was_at_end)
 	}
 }
 
-static void load_step(struct app *a, bool wait)
+static void load_step(struct app *a, uint64_t budget_ns, bool wait)
 {
 	uint64_t before = model_count(a->m);
 	bool was_at_end = at_end(a);
-	a->loading = trace_step(a->t, SLICE_NS, wait);
+	a->loading = trace_step(a->t, budget_ns, wait);
 	if (model_count(a->m) != before || model_generation(a->m) != a->vis.gen || !a->loading ||
 	    a->t->notices != a->notices)
 		after_load(a, before, was_at_end);
@@ -525,7 +527,7 @@ static bool script_step(struct app *a, char *line)
 		trace_check(a->t, true);
 		a->loading = true;
 		while (a->loading)
-			load_step(a, false);
+			load_step(a, SLICE_NS, false);
 	} else if (!strcmp(line, "await")) {
 		/* run the follow loop until new events arrive (at most 5 s) */
 		uint64_t before = model_count(a->m), until = now_ns() + 5000000000ull;
@@ -542,7 +544,7 @@ static bool script_step(struct app *a, char *line)
 			trace_check(a->t, true);
 			a->loading = true;
 			while (a->loading)
-				load_step(a, false);
+				load_step(a, SLICE_NS, false);
 		}
 	} else if (!strncmp(line, "shell ", 6)) {
 		if (system(line + 6) != 0)
@@ -618,6 +620,8 @@ static void loop(struct app *a)
 	struct sigaction sa = {.sa_handler = on_sigbus};
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGBUS, &sa, NULL);
+	/* for make bench: quit once a screen with events is on the terminal */
+	bool quit_at_first = getenv("TTV_QUIT_AT_FIRST_SCREEN") != NULL;
 	while (!a->quit) {
 		if (sigsetjmp(bus_jmp, 1)) {
 			a->t->last_check = 0;
@@ -627,6 +631,8 @@ static void loop(struct app *a)
 		}
 		bus_armed = 1;
 		draw(a);
+		if (quit_at_first && (model_count(a->m) || !a->loading))
+			break;
 		bool busy = a->loading || a->vis.done < model_count(a->m);
 		struct pollfd p[2 + 16] = {{fileno(term.tty), POLLIN, 0}, {term.sigpipe[0], POLLIN, 0}};
 		nfds_t np = 2;
@@ -666,7 +672,7 @@ static void loop(struct app *a)
 			a->loading = true;
 		}
 		if (a->loading)
-			load_step(a, false);
+			load_step(a, SLICE_NS, false);
 		else if (a->vis.done < model_count(a->m))
 			vis_step(a, SLICE_NS);
 		if (a->fs->too_expensive) {
@@ -721,13 +727,14 @@ int ui_run(struct trace *t, struct filterset *fs, const struct cli *c)
 	if (a->scripted) {
 		/* Deterministic: everything is read and filtered before the first step. */
 		while (a->loading)
-			load_step(a, !a->follow);
+			load_step(a, SLICE_NS, !a->follow);
 		while (vis_step(a, SLICE_NS))
 			;
 		refresh_selection(a);
 		FILE *f = fopen(script, "r");
-		/* TTV_SCRIPT_TIMING=FILE: each step is drawn, and the time from the
-		 * key to the finished screen is written there (the bench uses it). */
+		/* TTV_SCRIPT_TIMING=FILE: each step is drawn, and a line written there
+		 * (the bench uses it): the step, ns from the key to the finished
+		 * screen, and the wall-clock time (ns since 1970) when it was done. */
 		const char *tpath = getenv("TTV_SCRIPT_TIMING");
 		FILE *timing = tpath && *tpath ? fopen(tpath, "w") : NULL;
 		char line[4096];
@@ -750,8 +757,10 @@ int ui_run(struct trace *t, struct filterset *fs, const struct cli *c)
 				draw(a);
 				line[strcspn(line, "\r\n")] = 0;
 				uint64_t t1 = now_ns();
-				fprintf(timing, "%s\t%llu\t%llu\n", line, (unsigned long long)(t1 - t0),
-					(unsigned long long)t1);
+				struct timespec wall; /* for latencies against other processes' clocks */
+				clock_gettime(CLOCK_REALTIME, &wall);
+				fprintf(timing, "%s\t%llu\t%llu%09ld\n", line, (unsigned long long)(t1 - t0),
+					(unsigned long long)wall.tv_sec, wall.tv_nsec);
 			}
 		}
 		if (timing)
@@ -759,7 +768,7 @@ int ui_run(struct trace *t, struct filterset *fs, const struct cli *c)
 		if (f)
 			fclose(f);
 	} else {
-		load_step(a, false);
+		load_step(a, FIRST_SLICE_NS, false);
 		loop(a);
 	}
 	term_close();

@@ -18,7 +18,10 @@
  * until new events arrive, at most 5 s),
  * `dump FILE` (write the screen as text), `dumpattr FILE` (mark highlighted
  * cells: m match, s selection), `partial` (from here on, filters advance one
- * slice per step instead of finishing) or `# comment`. */
+ * slice per step instead of finishing) or `# comment`.
+ *
+ * TTV_QUIT_AT_FIRST_SCREEN=1 (make bench): quit as soon as the first screen
+ * with events has been drawn on the terminal. */
 int ui_run(struct trace *t, struct filterset *fs, const struct cli *c);
 
 #endif
