@@ -110,6 +110,9 @@ void event_detail(struct trace *t, const struct event *e, struct buf *b)
 		d->fields(st, e, &ts.s);
 }
 
+/* Filters run over this many events at a time (on two threads when they can). */
+#define SCAN_CHUNK 65536
+
 void batch_dump(struct trace *t, struct filterset *fs, bool json, FILE *out)
 {
 	int64_t first = 0, last;
@@ -118,11 +121,14 @@ void batch_dump(struct trace *t, struct filterset *fs, bool json, FILE *out)
 	uint64_t n = model_count(t->m);
 	struct buf b = {0};
 	struct event e;
+	uint64_t pass[SCAN_CHUNK / 64];
 	for (uint64_t pos = 0; pos < n; pos++) {
+		if (filtering && pos % SCAN_CHUNK == 0)
+			filterset_mark(fs, t, pos, MIN(n, pos + SCAN_CHUNK), pos, pass, NULL, NULL);
+		if (filtering && !(pass[pos % SCAN_CHUNK / 64] >> (pos % 64) & 1))
+			continue;
 		model_get(t->m, pos, &e);
 		trace_scan(t, &e);
-		if (filtering && !filterset_match(fs, t, &e))
-			continue;
 		if (json)
 			dump_json(t, &e, &b);
 		else
@@ -528,17 +534,17 @@ void batch_stats(struct trace *t, struct filterset *fs, bool json, FILE *out)
 	bool filtering = filterset_active(fs);
 	uint64_t n = model_count(m);
 	struct event e;
+	uint64_t pass[SCAN_CHUNK / 64];
 	for (uint64_t pos = 0; pos < n; pos++) {
 		/* Sequences read their records from the mapped files: let the
 		 * pages go as the scan moves on, as --dump does. */
 		if ((pos & 0xffff) == 0xffff)
 			trace_release(t);
+		if (filtering && pos % SCAN_CHUNK == 0)
+			filterset_mark(fs, t, pos, MIN(n, pos + SCAN_CHUNK), pos, pass, NULL, NULL);
+		if (filtering && !(pass[pos % SCAN_CHUNK / 64] >> (pos % 64) & 1))
+			continue;
 		model_get(m, pos, &e);
-		if (filtering) {
-			trace_scan(t, &e);
-			if (!filterset_match(fs, t, &e))
-				continue;
-		}
 		stats_event(&st, &e);
 	}
 	for (uint32_t l = 0; l < model_nlanes(m); l++) {

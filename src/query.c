@@ -8,6 +8,7 @@
 #include "decoders/decoder.h"
 #include "src/esc.h"
 #include "src/strtab.h"
+#include "src/worker.h"
 
 /* Limits that stop a pathological pattern instead of freezing the screen. */
 #define MATCH_LIMIT 1000000
@@ -428,7 +429,7 @@ bool filter_hit(struct filter *f, struct trace *t, const struct event *e, bool *
 
 bool filterset_parallel_ok(const struct filterset *fs, const struct trace *t)
 {
-	if (!filterset_active(fs))
+	if (!filterset_active(fs) || !model_get_shared(t->m))
 		return false;
 	for (size_t i = 0; i < t->nsrc; i++)
 		if (t->src[i]->dec && !t->src[i]->dec->reentrant)
@@ -436,7 +437,9 @@ bool filterset_parallel_ok(const struct filterset *fs, const struct trace *t)
 	return true;
 }
 
-void filterset_prepare(struct filterset *fs, struct model *m)
+/* Before filters run on two threads: every lazily made thing made now (the
+ * caches sized for every string the model holds). */
+static void filterset_prepare(struct filterset *fs, struct model *m)
 {
 	uint32_t nstr = strtab_count(model_strings(m));
 	for (size_t i = 0; i < fs->n; i++) {
@@ -446,6 +449,52 @@ void filterset_prepare(struct filterset *fs, struct model *m)
 		if (f->re)
 			size_cache(f, nstr);
 	}
+}
+
+struct mark_job {
+	struct filterset *fs;
+	struct trace *t;
+	uint64_t lo, hi, base, *bits;
+	filter_keep_fn *keep;
+	void *ctx;
+	bool scan; /* keep the events' pages mapped: one thread only (the scan windows are not shared) */
+};
+
+static void mark(void *arg)
+{
+	struct mark_job *j = arg;
+	struct event e;
+	for (uint64_t p = j->lo; p < j->hi; p++) {
+		model_get(j->t->m, p, &e);
+		if (j->scan)
+			trace_scan(j->t, &e);
+		uint64_t i = p - j->base, *w = &j->bits[i / 64];
+		if (i % 64 == 0)
+			*w = 0;
+		if ((!j->keep || j->keep(j->ctx, &e)) && filterset_match(j->fs, j->t, &e))
+			*w |= 1ull << (i % 64);
+	}
+}
+
+#define PAR_MIN 4096 /* fewer events are not worth waking the worker */
+
+void filterset_mark(struct filterset *fs, struct trace *t, uint64_t lo, uint64_t hi, uint64_t base, uint64_t *bits,
+		    filter_keep_fn *keep, void *ctx)
+{
+	struct mark_job first = {fs, t, lo, hi, base, bits, keep, ctx, true}, second = first;
+	/* the halves meet at a word boundary: the threads never write the same word */
+	second.lo = base + ((lo + hi) / 2 - base) / 64 * 64;
+	second.scan = false;
+	if (hi - lo >= PAR_MIN && second.lo > lo && filterset_parallel_ok(fs, t)) {
+		filterset_prepare(fs, t->m);
+		if (worker_start(mark, &second)) {
+			first.hi = second.lo;
+			mark(&first);
+			worker_wait();
+			return;
+		}
+	}
+	mark(&first);
 }
 
 bool filterset_match(struct filterset *fs, struct trace *t, const struct event *e)

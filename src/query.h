@@ -82,11 +82,17 @@ bool filterset_add(struct filterset *fs, const char *spec, char **err);
 void filterset_remove(struct filterset *fs, size_t i);
 void filterset_free(struct filterset *fs);
 bool filterset_active(const struct filterset *fs);
-/* Can filterset_match() run on several threads at once for this trace?
- * Then call filterset_prepare() first (it sizes the caches for every string
- * the model holds) and do not decode while they run. */
+/* Can filterset_mark() use two threads on this trace?  (Filters are on,
+ * every decoder is reentrant, the model has no sequences.) */
 bool filterset_parallel_ok(const struct filterset *fs, const struct trace *t);
-void filterset_prepare(struct filterset *fs, struct model *m);
+/* Which events at positions [lo, hi) pass keep() (when given) and every
+ * filter: sets or clears bit p - base of bits for each (base and, unless
+ * lo == base, lo are multiples of 64; a word is only cleared where it
+ * starts).  Long ranges are split with the worker thread when
+ * filterset_parallel_ok(); nothing may decode meanwhile. */
+typedef bool filter_keep_fn(void *ctx, const struct event *e);
+void filterset_mark(struct filterset *fs, struct trace *t, uint64_t lo, uint64_t hi, uint64_t base, uint64_t *bits,
+		    filter_keep_fn *keep, void *ctx);
 /* Does the event pass every enabled filter?  (The caller keeps the event's
  * bytes mapped: trace_scan.) */
 bool filterset_match(struct filterset *fs, struct trace *t, const struct event *e);

@@ -392,8 +392,9 @@ type text:^(a|aa)+$|(x+x+)+y
 Enter
 S
 unlike "$SCREEN" 'filtering' "a costly pattern finishes (limits), never hangs"
-"$TBIN/ptwrite" --generate 20000 --seed 3 "$TMP/big.pt"
-scenario cancel big.pt <<'S'
+# Big enough that a filter takes several steps even on two threads
+"$TBIN/ptwrite" --generate 140000 --seed 7 "$TMP/huge.pt"
+scenario cancel huge.pt <<'S'
 partial
 Tab
 &
@@ -417,8 +418,7 @@ S
 sed -n '2,$p' "$TMP/agree.txt" | grep '^+' | awk '{print $1 "\t" $5}' >"$TMP/viewer.txt"
 is "$(cat "$TMP/viewer.txt")" "$(cat "$TMP/batch.txt")" "-e in batch and & in the viewer keep the same events"
 
-# Big enough that a filter splits its scan over two threads: the same events as in batch
-"$TBIN/ptwrite" --generate 140000 --seed 7 "$TMP/huge.pt"
+# A filter that splits its scan over two threads keeps the same events as batch
 for re in 'example\.com' '!target:^10\.'; do
 	n=$("$TTV" -e "$re" --stats "$TMP/huge.pt" | sed -n '1s/ events//p')
 	last=$("$TTV" -e "$re" --dump "$TMP/huge.pt" | tail -1 | cut -f1)

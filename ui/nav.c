@@ -3,7 +3,6 @@
 #include <stdlib.h>
 
 #include "src/esc.h"
-#include "src/worker.h"
 #include "ui/app.h"
 
 #define BLOCK 512 /* positions per rank entry: 8 bitmap words */
@@ -92,45 +91,22 @@ void vis_reset(struct app *a)
 	v->gen = model_generation(a->m);
 }
 
-static bool passes(struct app *a, const struct event *e, bool picked)
-{
-	uint8_t f = e->lane < a->caplaneflags ? a->lane_flags[e->lane] : 0;
-	if (f & LANE_HIDDEN)
-		return false;
-	if (picked && !(f & LANE_PICKED))
-		return false;
-	return filterset_match(a->fs, a->t, e);
-}
-
-/* Evaluate positions [lo, hi) into the bitmap; scan: keep the events'
- * pages mapped as it goes (only one thread may: the inputs' scan windows
- * are not shared). */
-struct mark_job {
-	struct app *a;
-	uint64_t lo, hi;
-	bool picked, scan;
+/* Does the event's lane let it through: not hidden, and picked when some are? */
+struct lane_filter {
+	const struct app *a;
+	bool picked;
 };
 
-static void mark(void *arg)
+static bool lane_passes(void *ctx, const struct event *e)
 {
-	struct mark_job *j = arg;
-	uint64_t *bits = j->a->vis.bits;
-	struct event e;
-	for (uint64_t p = j->lo; p < j->hi; p++) {
-		model_get(j->a->m, p, &e);
-		if (j->scan)
-			trace_scan(j->a->t, &e);
-		if (p % 64 == 0)
-			bits[p / 64] = 0;
-		if (passes(j->a, &e, j->picked))
-			bits[p / 64] |= 1ull << (p % 64);
-	}
+	const struct lane_filter *lf = ctx;
+	const struct app *a = lf->a;
+	uint8_t f = e->lane < a->caplaneflags ? a->lane_flags[e->lane] : 0;
+	return !(f & LANE_HIDDEN) && (!lf->picked || (f & LANE_PICKED));
 }
 
-/* Full-text filters over millions of events take seconds: then each step
- * of PAR_BLOCKS blocks is split in two, the second half marked on the
- * worker thread.  Halves are whole blocks, so the threads never write the
- * same bitmap word. */
+/* Full-text filters over millions of events take seconds: steps of
+ * PAR_BLOCKS blocks, which filterset_mark() splits with the worker thread. */
 #define PAR_BLOCKS 64
 
 bool vis_step(struct app *a, uint64_t budget_ns)
@@ -149,28 +125,16 @@ bool vis_step(struct app *a, uint64_t budget_ns)
 		memset(v->bits + old, 0, (v->capbits - old) * sizeof *v->bits);
 	}
 	xgrow(&v->rank, &v->caprank, blocks + 1, sizeof *v->rank);
-	bool picked = any_picked(a);
-	bool par = n - v->done >= 4 * PAR_BLOCKS * BLOCK && model_get_shared(a->m) &&
-		   filterset_parallel_ok(a->fs, a->t);
-	if (par)
-		filterset_prepare(a->fs, a->m);
+	struct lane_filter lf = {a, any_picked(a)};
+	uint64_t step = filterset_parallel_ok(a->fs, a->t) ? PAR_BLOCKS : 1;
 	uint64_t deadline = now_ns() + budget_ns;
 	uint64_t p = v->done;
 	if (!p)
 		v->rank[0] = 0;
 	while (p < n) {
-		/* up to the end of this block, or of PAR_BLOCKS blocks */
-		uint64_t q = MIN(n, (p / BLOCK + (par ? PAR_BLOCKS : 1)) * BLOCK);
-		uint64_t mid = (p + q) / 2 / BLOCK * BLOCK;
-		struct mark_job first = {a, p, q, picked, true}, second = {a, mid, q, picked, false};
-		if (par && mid > p && worker_start(mark, &second)) {
-			first.hi = mid; /* its scan window reaches past mid */
-			mark(&first);
-			worker_wait();
-		} else {
-			mark(&first);
-		}
-		/* blocks that are now complete: rank[b] = visible before block b */
+		uint64_t q = MIN(n, (p / BLOCK + step) * BLOCK); /* to a block's end */
+		filterset_mark(a->fs, a->t, p, q, 0, v->bits, lane_passes, &lf);
+		/* blocks now complete: rank[b] = visible before block b */
 		for (uint64_t b = p / BLOCK + 1; b * BLOCK <= q; b++) {
 			uint64_t c = 0;
 			for (uint64_t i = (b - 1) * (BLOCK / 64); i < b * (BLOCK / 64); i++)
