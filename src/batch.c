@@ -49,7 +49,10 @@ static void markers(const struct event *e, struct buf *b)
 
 void dump_line(struct trace *t, const struct event *e, int64_t base, struct buf *b)
 {
-	fmt_reltime(b, e->ts - base);
+	if (ev_untimed(e))
+		buf_adds(b, "metadata");
+	else
+		fmt_reltime(b, e->ts - base);
 	buf_addc(b, '\t');
 	add_str(b, t->m, lane_name(t->m, e->lane));
 	buf_addc(b, '\t');

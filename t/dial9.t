@@ -400,4 +400,9 @@ run --stats "$TMP/gen.bin"
 unlike "$OUT" "unpaired" "generated: every poll and span pairs"
 like "$OUT" "^  worker 3$" "generated: four workers"
 
+# Symbol tables have no time: shown as metadata, not as minus the trace start
+"$TTV" --dump "$D/$J" >"$TMP/june.txt"
+is "$(grep -c '^metadata	metadata	SymbolTableEntry	' "$TMP/june.txt")" 5035 "symbol entries: time column says metadata"
+is "$(grep -c '^-' "$TMP/june.txt")" 0 "no event shows a negative time"
+
 done_testing

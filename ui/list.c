@@ -72,7 +72,10 @@ static void draw_row(struct app *a, int y, uint64_t pos, int tmw, int lw, int tw
 	if (sel)
 		draw_fill(y, 0, a->cols, " ");
 	struct buf b = {0};
-	fmt_time(a, &b, e.ts);
+	if (ev_untimed(&e))
+		buf_adds(&b, "metadata");
+	else
+		fmt_time(a, &b, e.ts);
 	int x = 0;
 	draw_role(sel ? R_SELECTED : R_DIM);
 	draw_text(y, x, tmw, b.p, b.len);

@@ -46,8 +46,12 @@ static void detail_page(struct app *a)
 	s = model_strget(a->m, model_lane_get(a->m, e.lane)->name, &n);
 	esc_term(b, s, n);
 	buf_adds(b, "\ntime: ");
-	fmt_time(a, b, e.ts);
-	buf_printf(b, " (%lld ns)\n", (long long)e.ts);
+	if (ev_untimed(&e)) {
+		buf_adds(b, "none (metadata)\n");
+	} else {
+		fmt_time(a, b, e.ts);
+		buf_printf(b, " (%lld ns)\n", (long long)e.ts);
+	}
 	enum ev_role r = ev_role(&e);
 	static const char *const roles[] = {"instant", "span", "span begin", "span end"};
 	buf_printf(b, "kind: %s", roles[r]);

@@ -491,7 +491,12 @@ void status_draw(struct app *a)
 	if (a->sel != NO_POS) {
 		buf_printf(&right, "#%llu/%llu ", (unsigned long long)vis_rank(a, a->sel) + 1,
 			   (unsigned long long)vis_count(a));
-		fmt_time(a, &right, model_ts(a->m, a->sel));
+		struct event e;
+		model_get(a->m, a->sel, &e);
+		if (ev_untimed(&e))
+			buf_adds(&right, "metadata");
+		else
+			fmt_time(a, &right, e.ts);
 	} else {
 		buf_printf(&right, "0/%llu", (unsigned long long)vis_count(a));
 	}
