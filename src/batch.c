@@ -1,5 +1,6 @@
 #include "src/batch.h"
 
+#include <poll.h>
 #include <stdlib.h>
 
 #include "decoders/decoder.h"
@@ -144,6 +145,84 @@ void batch_dump(struct trace *t, struct filterset *fs, bool json, FILE *out)
 	}
 	fwrite(buf_str(&b), 1, b.len, out);
 	buf_free(&b);
+}
+
+/* Which events were printed: per input (or sequence), the offset (or
+ * record number) after the last one.  An input's records are decoded in
+ * order, so whatever arrives later lies past it. */
+static uint64_t follow_key(const struct event *e) { return e->seq ? (uint64_t)e->seq << 32 : e->input; }
+
+void batch_follow(struct trace *t, struct filterset *fs, bool json, FILE *out)
+{
+	struct hmap printed = {0}, next = {0};
+	struct buf b = {0};
+	struct event e;
+	int64_t first = 0, last;
+	t->follow = true;
+	trace_watch(t);
+	for (;;) {
+		/* an input read again from the start (it was truncated) starts over */
+		for (uint32_t i = 0; i < t->nin; i++) {
+			uint64_t *wm = hmap_ref(&printed, i);
+			if (t->in[i]->consumed < *wm)
+				*wm = 0;
+		}
+		while (trace_step(t, 100000000, false))
+			;
+		if (!first)
+			model_span(t->m, &first, &last);
+		uint64_t n = model_count(t->m);
+		hmap_clear(&next);
+		for (uint64_t pos = model_take_changed(t->m); pos < n; pos++) {
+			model_get(t->m, pos, &e);
+			uint64_t done = 0;
+			if (hmap_get(&printed, follow_key(&e), &done) && e.off < done)
+				continue;
+			uint64_t *wm = hmap_ref(&next, follow_key(&e));
+			*wm = MAX(*wm, e.off + 1);
+			trace_scan(t, &e);
+			if (filterset_active(fs) && !filterset_match(fs, t, &e))
+				continue;
+			if (json)
+				dump_json(t, &e, &b);
+			else
+				dump_line(t, &e, first, &b);
+			buf_addc(&b, '\n');
+			if (b.len > (64u << 10)) {
+				fwrite(b.p, 1, b.len, out);
+				buf_reset(&b);
+			}
+		}
+		for (size_t i = 0; i < next.cap; i++)
+			if (next.used[i]) {
+				uint64_t *wm = hmap_ref(&printed, next.keys[i]);
+				*wm = MAX(*wm, next.vals[i]);
+			}
+		fwrite(buf_str(&b), 1, b.len, out);
+		buf_reset(&b);
+		if (fflush(out) != 0)
+			break;
+		bool open = false;
+		for (uint32_t i = 0; i < t->nin; i++)
+			open |= !t->in[i]->done;
+		if (!open)
+			break;
+		struct pollfd p[17];
+		int fds[16];
+		nfds_t np = 0;
+		if (trace_watch_fd(t) >= 0)
+			p[np++] = (struct pollfd){trace_watch_fd(t), POLLIN, 0};
+		size_t ns = trace_poll_fds(t, fds, ARRAY_LEN(fds));
+		for (size_t i = 0; i < ns; i++)
+			p[np++] = (struct pollfd){fds[i], POLLIN, 0};
+		uint64_t notices = t->notices;
+		trace_check(t, poll(p, np, 1000) > 0);
+		if (t->notices != notices)
+			fprintf(stderr, "%s: %s\n", progname, t->notice);
+	}
+	buf_free(&b);
+	hmap_free(&printed);
+	hmap_free(&next);
 }
 
 /* ---- info ----------------------------------------------------------------- */

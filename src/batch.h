@@ -10,6 +10,9 @@
 
 /* Every event passing the filters, one per line, in time order. */
 void batch_dump(struct trace *t, struct filterset *fs, bool json, FILE *out);
+/* --dump --follow: the same, then every event that arrives as the files grow,
+ * until the inputs end (pipes) or the process is stopped. */
+void batch_follow(struct trace *t, struct filterset *fs, bool json, FILE *out);
 /* Per source: format, size, lanes, counts, time span, damage, decoder findings. */
 void batch_info(struct trace *t, bool json, FILE *out);
 /* Counts per type and lane, durations per type, spans by name (with self time). */

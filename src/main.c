@@ -20,7 +20,8 @@ static void usage(FILE *f)
 		"       ttv --info [--json] PATH...      format, lanes, counts, time span, damage\n"
 		"       ttv --stats [--json] PATH...     counts per type and lane, span durations\n"
 		"\n"
-		"  -f, --follow          keep reading as the files grow\n"
+		"  -f, --follow          keep reading as the files grow (with --dump: print\n"
+		"                        each event as it arrives, like tail -f)\n"
 		"  -e, --filter REGEX    keep matching events (repeatable; !REGEX drops them;\n"
 		"                        lane:RE type:RE FIELD:RE match one part)\n"
 		"      --format NAME     skip probing:");
@@ -96,6 +97,8 @@ int cli_parse(struct cli *c, int argc, char **argv)
 		return 0;
 	if (c->json && (c->mode == MODE_VIEW))
 		return usage_error("%s", "--json goes with --dump, --info or --stats");
+	if (c->follow && (c->mode == MODE_INFO || c->mode == MODE_STATS))
+		return usage_error("%s", "--follow goes with the viewer or --dump");
 	if (optind >= argc)
 		return usage_error("%s", "no trace to open: give a PATH (or - for standard input)");
 	c->paths = argv + optind;
@@ -150,6 +153,10 @@ int main(int argc, char **argv)
 	if (c.mode == MODE_VIEW) {
 		t.follow = c.follow;
 		status = ui_run(&t, &fs, &c);
+	} else if (c.follow) {
+		batch_follow(&t, &fs, c.json, stdout);
+		trace_report(&t);
+		status = !trace_any_readable(&t) ? 1 : trace_damaged(&t) ? 3 : 0;
 	} else {
 		trace_load_all(&t);
 		switch (c.mode) {

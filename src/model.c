@@ -97,6 +97,7 @@ struct model {
 	unsigned cur_next;
 
 	uint64_t generation;
+	uint64_t changed_from; /* lowest position changed since model_take_changed() */
 };
 
 static const struct seq_ops compact_ops;
@@ -651,8 +652,11 @@ void model_commit(struct model *m)
 	struct cev *tail = m->ev + old;
 	sort_events(m, tail, nt);
 	size_t p = old;
+	/* (with sequences, compact positions are not global ones) */
+	m->changed_from = MIN(m->changed_from, m->nseqs == 1 ? old : 0);
 	if (old && cev_less(&tail[0], &m->ev[old - 1])) {
 		p = upper_bound_cev(m->ev, old, &tail[0]);
+		m->changed_from = MIN(m->changed_from, m->nseqs == 1 ? p : 0);
 		/* the first late begin or end: pairing changes from there on */
 		struct cev first_pair = {0};
 		bool late_pairs = false;
@@ -746,6 +750,7 @@ uint32_t model_add_seq(struct model *m, const struct seq_ops *ops, void *ctx)
 		m->cur[i] = (struct cursor){0};
 	}
 	m->generation++;
+	m->changed_from = 0;
 	return (uint32_t)m->nseqs++;
 }
 
@@ -778,6 +783,7 @@ uint64_t model_drop_input(struct model *m, uint32_t input)
 			note_span(&m->lanes[cev_lane(&m->ev[i])], m->ev[i].ts, dur_decode(m, m->ev[i].dur), m->ev[i].loc);
 	m->cur[0].valid = m->cur[1].valid = false;
 	m->generation++;
+	m->changed_from = 0;
 	return dropped;
 }
 
@@ -785,6 +791,14 @@ void model_seq_changed(struct model *m)
 {
 	m->cur[0].valid = m->cur[1].valid = false;
 	m->generation++;
+	m->changed_from = 0;
+}
+
+uint64_t model_take_changed(struct model *m)
+{
+	uint64_t p = MIN(m->changed_from, model_count(m));
+	m->changed_from = UINT64_MAX;
+	return p;
 }
 
 uint64_t model_generation(const struct model *m) { return m->generation; }

@@ -176,6 +176,9 @@ bool model_get_shared(const struct model *m);
 /* How many times the event order changed behind already committed
  * positions (late events merged in); views use it to re-find their place. */
 uint64_t model_generation(const struct model *m);
+/* The lowest position whose event changed (added, moved, dropped) since
+ * the last call; model_count() when none did.  For following in batch. */
+uint64_t model_take_changed(struct model *m);
 
 /* Memory the model holds for its events, for the bench's bytes/event. */
 size_t model_event_bytes(const struct model *m);

@@ -125,4 +125,33 @@ run --dump tcp:127.0.0.1:1
 is "$RC" 1 "tcp: nothing listening: exit 1"
 like "$ERR" 'cannot connect to 127.0.0.1:1' "tcp: says why"
 
+# --dump --follow: tail -f for traces (printed as they arrive, each once)
+wait_lines() { # FILE N: until FILE has N lines (at most 5 s)
+	i=0
+	while [ "$(wc -l <"$1")" -lt "$2" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	wc -l <"$1" | tr -d ' '
+}
+spec 1 3 | "$TBIN/ptwrite" bf.pt
+"$TTV" --dump -f bf.pt >bf.out 2>bf.err &
+pid=$!
+is "$(wait_lines bf.out 3)" 3 "dump -f: what is there"
+cat more.pt >>bf.pt
+is "$(wait_lines bf.out 5)" 5 "dump -f: appended records"
+cat torn1 >>bf.pt
+sleep 0.5
+is "$(wc -l <bf.out | tr -d ' ')" 5 "dump -f: a torn record waits for its rest"
+cat torn2 last >>bf.pt
+is "$(wait_lines bf.out 7)" 7 "dump -f: and comes when it is whole"
+is "$(grep -o '/file/[0-9]*' bf.out | tr '\n' ' ')" "/file/1 /file/2 /file/3 /file/4 /file/5 /file/6 /file/7 " \
+	"dump -f: each event once, in order"
+spec 1 2 | "$TBIN/ptwrite" bf2.pt
+cat bf2.pt >bf.pt
+is "$(wait_lines bf.out 9)" 9 "dump -f: a truncated file is read again"
+like "$(cat bf.err)" 'bf.pt was truncated' "dump -f: and says so on stderr"
+kill $pid
+cat live.pt | "$TTV" --dump -f - >bfp.out
+is "$?:$(wc -l <bfp.out | tr -d ' ')" "0:$("$TTV" --dump live.pt | wc -l | tr -d ' ')" "dump -f of a pipe ends with it"
+run --stats -f bf.pt
+is "$RC" 2 "--stats --follow: usage error"
+
 done_testing
