@@ -619,9 +619,11 @@ bool trace_check(struct trace *t, bool woken)
 		for (size_t i = 0; i < t->nsrc; i++) {
 			struct source *s = t->src[i];
 			size_t before = s->ninputs;
+			uint64_t told = t->notices;
 			if (s->dec && s->dec->rescan)
 				s->dec->rescan(s);
-			if (s->ninputs != before) {
+			changed |= t->notices != told;
+			if (s->ninputs != before && t->notices == told) { /* the decoder's own notice says more */
 				trace_notice(t, "%s: %zu new file%s", s->path, s->ninputs - before,
 					     s->ninputs - before == 1 ? "" : "s");
 				changed = true;
