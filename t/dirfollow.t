@@ -77,6 +77,11 @@ is "$(tasks d9.5)" "1 2 3 SymbolTableEntry 101 102 103 201 202 " \
 like "$(screen d9.5)" 'holds other data: reading it as a new file' "dial9: and told so"
 is "$(cat d9.err)" "" "dial9: no damage reported"
 
+# in process, with a generated segment: the names change under one input
+"$W" --generate 5000 --seed 9 gen.bin
+mkdir mv
+tap_run "$TBIN/dirfollow_test" gen.bin sym.bin mv
+
 # ---- ATF ----
 A=$TBIN/atfwrite
 atfspec() { # crash|final: the same records; final adds the manifest, rewritten headers, footers
