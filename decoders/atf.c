@@ -2553,6 +2553,35 @@ static void thread_free(struct thread *th)
 	free(th);
 }
 
+/* A file of the session was truncated (following): read it again from
+ * scratch.  The index's sequence counts its records, so it shrinks to 0;
+ * link checks are made again when both files are read. */
+static void atf_restart(void *st)
+{
+	enum tag tag = *(enum tag *)st;
+	if (tag == T_INDEX) {
+		struct idx *x = st;
+		struct thread *th = x->th;
+		struct input *in = x->in;
+		free(x->ch);
+		for (int k = 0; k < PERM_CACHE; k++)
+			free(x->cache[k].p);
+		free(x->stk);
+		free(x->pc);
+		hmap_free(&x->far);
+		*x = (struct idx){.tag = T_INDEX, .th = th, .in = in};
+		th->settled = false;
+		model_seq_changed(th->ss->m);
+	} else if (tag == T_DETAIL) {
+		struct det *d = st;
+		struct thread *th = d->th;
+		struct input *in = d->in;
+		free(d->offs);
+		*d = (struct det){.tag = T_DETAIL, .th = th, .in = in};
+		th->settled = false;
+	}
+}
+
 static void atf_close(void *st)
 {
 	if (!st || *(enum tag *)st != T_SESSION)
@@ -2590,6 +2619,7 @@ const struct decoder atf_decoder = {
 	.probe_dir = atf_probe_dir,
 	.open_dir = atf_open_dir,
 	.rescan = atf_rescan,
+	.restart = atf_restart,
 	.fields = atf_fields,
 	.summary = atf_summary,
 	.linked = atf_linked,

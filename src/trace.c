@@ -432,13 +432,22 @@ static struct input *input_of_wd(struct trace *t, int wd)
 static void restart_truncated(struct trace *t, struct input *in)
 {
 	uint64_t dropped = model_drop_input(t->m, in->id);
-	if (in->dec && in->dec->close && in->dstate && in->dstate != in->src->dstate)
-		in->dec->close(in->dstate);
-	input_restart(in);
-	in->dstate = in->dec && in->dec->open ? in->dec->open(in) : NULL;
+	if (in->dec && in->dec->restart) {
+		input_restart(in);
+		in->dec->restart(in->dstate);
+	} else {
+		if (in->dec && in->dec->close && in->dstate && in->dstate != in->src->dstate)
+			in->dec->close(in->dstate);
+		input_restart(in);
+		in->dstate = in->dec && in->dec->open ? in->dec->open(in) : NULL;
+	}
 	in->done = in->quiet = false;
-	trace_notice(t, "%s was truncated: its %llu events are gone from the file; reading it again from the start",
-		     in->path, (unsigned long long)dropped);
+	if (dropped)
+		trace_notice(t, "%s was truncated: its %llu events are gone from the file; reading it again from the start",
+			     in->path, (unsigned long long)dropped);
+	else /* records read in place (a sequence): not counted here */
+		trace_notice(t, "%s was truncated: its events are gone from the file; reading it again from the start",
+			     in->path);
 }
 
 /* Look at one input: truncated, replaced, gone, or back.  defer: a file of

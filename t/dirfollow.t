@@ -131,6 +131,12 @@ dump atf.4.txt
 shell for f in thread_0/index.atf thread_0/detail.atf thread_1/index.atf; do dd if=final.pid/$f of=atf/$f conv=notrunc status=none; done
 check
 dump atf.5.txt
+shell : > atf/thread_1/index.atf
+check
+dump atf.6.txt
+shell cp final.pid/thread_1/index.atf atf/thread_1/
+await
+dump atf.7.txt
 S
 # the events on a screen: "TIME LANE TYPE NAME" per line
 evs() { screen "$1" | grep '^+' | awk '{print $1, $3, $4, $5}' | tr -d '(' | tr '\n' ';'; }
@@ -148,6 +154,9 @@ like "$(evs atf.4)" '^\+0.000000000 0 CALL main;\+0.000000010 1 CALL work;' "ATF
 like "$(screen atf.4)" 'the manifest was written: 2 symbols' "ATF: the late manifest is told"
 is "$(evs atf.5)" "$(evs atf.4)" "ATF: finalized in place (headers rewritten, footers appended): the same events"
 is "$(screen atf.5 | grep -c '^+')" 14 "ATF: the footers are not read as records"
+is "$(screen atf.6 | grep -c '^+')" 10 "ATF: a thread's index truncated: its events go"
+like "$(screen atf.6)" 'thread_1/index.atf was truncated: its events are gone' "ATF: the truncation is told"
+is "$(evs atf.7)" "$(evs atf.5)" "ATF: written again: read again from its start, once"
 is "$(cat atf.err)" "" "ATF: no damage reported"
 
 done_testing
