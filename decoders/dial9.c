@@ -2243,7 +2243,8 @@ static size_t add_segments(struct source *src, struct d9dir *dd)
 	struct seg *s = NULL;
 	size_t n = 0, cap = 0, added = 0;
 	list_segments(dd->path, "", &s, &n, &cap, 0);
-	qsort(s, n, sizeof *s, by_seg);
+	if (n)
+		qsort(s, n, sizeof *s, by_seg);
 	for (size_t i = 0, k; i < n; i = k) {
 		for (k = i + 1; k < n && same_seg(&s[i], &s[k]); k++)
 			;
