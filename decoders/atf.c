@@ -191,6 +191,7 @@ struct pidinfo {
 	uint32_t *listed; /* thread ids listed in the manifest */
 	size_t nlisted, caplisted;
 	struct input *late; /* following: a manifest that appeared after opening, until it parses */
+	uint64_t late_size; /* its size when it last failed to parse */
 };
 
 struct session {
@@ -1240,7 +1241,7 @@ static void manifest_late(struct session *ss, size_t pidx)
 	if (!pi->late && is_file(path))
 		pi->late = add_input(ss, path, &ss->meta_tag);
 	struct input *in = pi->late;
-	if (!in || !in->size || in->size > JSON_MAX_BYTES) {
+	if (!in || !in->size || in->size > JSON_MAX_BYTES || in->size == pi->late_size) {
 		free(path);
 		return;
 	}
@@ -1253,6 +1254,8 @@ static void manifest_late(struct session *ss, size_t pidx)
 		model_seq_changed(ss->m);
 		trace_notice(ss->src->trace, "%s: the manifest was written: %llu symbols name the calls", pi->dir,
 			     (unsigned long long)pi->nsymbols);
+	} else {
+		pi->late_size = in->size; /* half written: parse again when it has grown */
 	}
 	json_free(&j);
 	free(path);
@@ -1312,6 +1315,8 @@ static void *atf_open(struct input *in)
 		load_pid_manifest(ss, pidx, pdir);
 	struct thread *th = thread_new(ss, pidx, slot);
 	th->alone = !dir || strcmp(base, detail ? "detail.atf" : "index.atf");
+	if (!th->alone)
+		th->dir = xstrdup(dir); /* following: its sibling may come later */
 	void *st;
 	if (detail) {
 		th->dt.in = in;

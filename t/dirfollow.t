@@ -159,4 +159,16 @@ like "$(screen atf.6)" 'thread_1/index.atf was truncated: its events are gone' "
 is "$(evs atf.7)" "$(evs atf.5)" "ATF: written again: read again from its start, once"
 is "$(cat atf.err)" "" "ATF: no damage reported"
 
+# a thread's index.atf opened by itself: its detail.atf may come later
+mkdir -p one/thread_0
+cp live.pid/thread_0/index.atf one/thread_0/
+scenario one -f one/thread_0/index.atf <<'S'
+Tab
+shell cp live.pid/thread_0/detail.atf one/thread_0/
+check
+dump one.txt
+S
+like "$(screen one)" 'one/thread_0/index.atf: 1 new file' "ATF: a single index.atf: the detail.atf made beside it later is read"
+is "$(cat one.err)" "" "ATF: a single index.atf: no damage reported"
+
 done_testing
