@@ -172,6 +172,7 @@ struct thread {
 	struct idx ix;
 	struct det dt;
 	bool alone; /* one file opened by itself: its sibling was not looked for */
+	char *dir;  /* its thread_N directory (following: files made late), NULL for a file alone */
 	bool settled;
 	uint32_t name_tid; /* the OS thread id in the lane's name (0 = none yet) */
 	uint64_t fwd_ok, fwd_dangling, fwd_mismatch, back_past, back_mismatch;
@@ -189,6 +190,8 @@ struct pidinfo {
 	uint64_t clock_type, nmodules, nsymbols;
 	uint32_t *listed; /* thread ids listed in the manifest */
 	size_t nlisted, caplisted;
+	struct input *late; /* following: a manifest that appeared after opening, until it parses */
+	uint64_t late_size; /* its size when it last failed to parse */
 };
 
 struct session {
@@ -976,6 +979,22 @@ static bool load_json(struct session *ss, const char *path, struct json *j, stru
 	return true;
 }
 
+/* A session manifest that parsed as JSON. */
+static void pid_manifest(struct session *ss, struct pidinfo *pi, const char *path, struct input *in, struct json *j)
+{
+	uint32_t root = json_root(j);
+	if (json_get(j, root, "threads")) {
+		pi->manifest = M_OK;
+		pi->manifest_path = xstrdup(path);
+		read_session_manifest(ss, pi, j, root);
+	} else {
+		pi->manifest = M_BAD;
+		pi->manifest_path = xstrdup(path);
+		pi->manifest_err = xstrdup("has no \"threads\" key: not a session manifest");
+		dec_damage(in, 0, "no \"threads\" key: not an ATF session manifest");
+	}
+}
+
 static void load_pid_manifest(struct session *ss, size_t pidx, const char *pdir)
 {
 	char *path = path_join(pdir, "manifest.json");
@@ -983,17 +1002,7 @@ static void load_pid_manifest(struct session *ss, size_t pidx, const char *pdir)
 	struct input *in;
 	struct pidinfo *pi = &ss->pids[pidx];
 	if (load_json(ss, path, &j, &in)) {
-		uint32_t root = json_root(&j);
-		if (json_get(&j, root, "threads")) {
-			pi->manifest = M_OK;
-			pi->manifest_path = xstrdup(path);
-			read_session_manifest(ss, pi, &j, root);
-		} else {
-			pi->manifest = M_BAD;
-			pi->manifest_path = xstrdup(path);
-			pi->manifest_err = xstrdup("has no \"threads\" key: not a session manifest");
-			dec_damage(in, 0, "no \"threads\" key: not an ATF session manifest");
-		}
+		pid_manifest(ss, pi, path, in, &j);
 		json_free(&j);
 	} else if (in) {
 		pi->manifest = M_BAD;
@@ -1005,21 +1014,28 @@ static void load_pid_manifest(struct session *ss, size_t pidx, const char *pdir)
 
 /* ---- opening what users have ---------------------------------------------- */
 
+/* Add the thread's files that exist and are not read yet.  Following a
+ * live session, the writer makes detail.atf at the first detail record. */
+static void thread_files(struct thread *th)
+{
+	struct session *ss = th->ss;
+	char *ip = path_join(th->dir, "index.atf"), *dp = path_join(th->dir, "detail.atf");
+	if (!th->ix.in && !th->settled && is_file(ip) && (th->ix.in = add_input(ss, ip, &th->ix))) {
+		th->ix.final = false;
+		thread_ready(th);
+	}
+	if (!th->dt.in && !th->settled && is_file(dp) && (th->dt.in = add_input(ss, dp, &th->dt)))
+		th->dt.final = false;
+	free(ip);
+	free(dp);
+}
+
 static void open_thread(struct session *ss, size_t pidx, uint32_t slot, const char *tdir)
 {
 	struct thread *th = thread_new(ss, pidx, slot);
-	char *ip = path_join(tdir, "index.atf"), *dp = path_join(tdir, "detail.atf");
-	if (is_file(ip))
-		th->ix.in = add_input(ss, ip, &th->ix);
-	if (is_file(dp))
-		th->dt.in = add_input(ss, dp, &th->dt);
-	if (!th->ix.in)
-		th->ix.final = true;
-	if (!th->dt.in)
-		th->dt.final = true;
-	thread_ready(th);
-	free(ip);
-	free(dp);
+	th->dir = xstrdup(tdir);
+	th->ix.final = th->dt.final = true; /* until a file is there */
+	thread_files(th);
 }
 
 static void open_pid(struct session *ss, const char *pdir)
@@ -1203,6 +1219,72 @@ static bool atf_open_dir(struct source *src, const char *dir)
 	return ss->nth > 0;
 }
 
+/* ---- following a session being written ------------------------------------ */
+
+static struct thread *thread_find(struct session *ss, size_t pidx, uint32_t slot)
+{
+	for (size_t i = 0; i < ss->nth; i++)
+		if (ss->th[i]->pidx == pidx && ss->th[i]->slot == slot)
+			return ss->th[i];
+	return NULL;
+}
+
+/* The manifest is written at stop (never after a crash).  Once it parses,
+ * its symbols name the calls: names are looked up lazily, so forgetting
+ * the ones made so far renames every event of the index sequences. */
+static void manifest_late(struct session *ss, size_t pidx)
+{
+	struct pidinfo *pi = &ss->pids[pidx];
+	if (pi->manifest != M_MISSING || !pi->dir)
+		return;
+	char *path = path_join(pi->dir, "manifest.json");
+	if (!pi->late && is_file(path))
+		pi->late = add_input(ss, path, &ss->meta_tag);
+	struct input *in = pi->late;
+	if (!in || !in->size || in->size > JSON_MAX_BYTES || in->size == pi->late_size) {
+		free(path);
+		return;
+	}
+	struct json j;
+	/* the loader keeps its bytes current; a half-written one waits */
+	if (json_parse(&j, in->map, in->size) && json_type(&j, json_root(&j)) == JSON_OBJ) {
+		pid_manifest(ss, pi, path, in, &j);
+		hmap_clear(&ss->names);
+		memset(ss->nc_used, 0, sizeof ss->nc_used);
+		model_seq_changed(ss->m);
+		trace_notice(ss->src->trace, "%s: the manifest was written: %llu symbols name the calls", pi->dir,
+			     (unsigned long long)pi->nsymbols);
+	} else {
+		pi->late_size = in->size; /* half written: parse again when it has grown */
+	}
+	json_free(&j);
+	free(path);
+}
+
+/* New thread_N directories, files made late, the manifest. */
+static void atf_rescan(struct source *src)
+{
+	struct session *ss = src->dstate;
+	if (!ss || ss->tag != T_SESSION)
+		return;
+	/* a thread directory or a file opened by itself: no other threads */
+	bool whole = ss->layout && strcmp(ss->layout, "thread directory") && strcmp(ss->layout, "single file");
+	for (size_t p = 0; p < ss->npids; p++) {
+		manifest_late(ss, p);
+		if (!whole || !ss->pids[p].dir)
+			continue;
+		struct dent *d;
+		size_t n = list_numbered(ss->pids[p].dir, "thread_", &d);
+		for (size_t i = 0; i < n; i++)
+			if (!thread_find(ss, p, d[i].num) && thread_dir_has_files(d[i].path))
+				open_thread(ss, p, d[i].num, d[i].path);
+		free_dents(d, n);
+	}
+	for (size_t i = 0; i < ss->nth; i++)
+		if (ss->th[i]->dir)
+			thread_files(ss->th[i]);
+}
+
 static int atf_probe(const uint8_t *p, size_t n, bool final)
 {
 	if (n < 4)
@@ -1233,6 +1315,8 @@ static void *atf_open(struct input *in)
 		load_pid_manifest(ss, pidx, pdir);
 	struct thread *th = thread_new(ss, pidx, slot);
 	th->alone = !dir || strcmp(base, detail ? "detail.atf" : "index.atf");
+	if (!th->alone)
+		th->dir = xstrdup(dir); /* following: its sibling may come later */
 	void *st;
 	if (detail) {
 		th->dt.in = in;
@@ -1463,7 +1547,12 @@ static uint64_t idx_policy(struct idx *x, bool final)
 	}
 	x->footer = false;
 	if (!final) {
-		uint64_t lim = size >= E + 68 ? (size - 68 - E) / REC : 0;
+		/* A footer starts at a record boundary with "2ITA": the records
+		 * before the first such boundary near the end are records. */
+		uint64_t lim = (size - E) / REC;
+		for (uint64_t r = size >= E + 68 ? (size - 68 - E) / REC : 0; r < lim; r++)
+			if (!memcmp(map + E + REC * r, "2ITA", 4))
+				lim = r;
 		if (hfo > E)
 			lim = MIN(lim, (hfo - E) / REC);
 		return lim;
@@ -1638,7 +1727,9 @@ static size_t idx_feed(struct idx *x, const uint8_t *p, size_t n, uint64_t off, 
 	}
 	idx_records(x, p + (pos - off), upto);
 	used = (size_t)(x->E + REC * x->n - off);
-	if (final || in->done) {
+	/* finalized (footer written, header rewritten): nothing more comes */
+	bool sealed = x->footer && x->hdr_footer == x->footer_at && x->n == x->footer_count;
+	if (final || in->done || sealed) {
 		idx_finish(x);
 		idx_done(x);
 		return n;
@@ -1767,7 +1858,9 @@ static size_t det_feed(struct det *d, const uint8_t *p, size_t n, uint64_t off, 
 	}
 	uint64_t size = in->size, stop = off + n;
 	d->footer = size >= d->S + 64 && !memcmp(in->map + size - 64, "2DTA", 4);
-	uint64_t end = d->footer ? size - 64 : final ? size : size >= 64 ? size - 64 : 0;
+	/* A footer at a record boundary reads as a record of impossible
+	 * length: records before it are safe to take while the file grows. */
+	uint64_t end = d->footer ? size - 64 : size;
 	end = MIN(end, stop);
 	while (pos + DREC_HDR <= end && d->n < MAX_RECORDS) {
 		const uint8_t *q = p + (pos - off);
@@ -1785,7 +1878,14 @@ static size_t det_feed(struct det *d, const uint8_t *p, size_t n, uint64_t off, 
 	used = (size_t)(pos - off);
 	if (d->th->ix.final)
 		check_back(d->th, d->n);
-	if (!final && !in->done)
+	/* finalized (footer written, header rewritten: read it again) while
+	 * following: nothing more comes */
+	bool sealed = d->footer && pos == size - 64 && !memcmp(in->map + 28, in->map + size - 56, 16);
+	if (sealed) {
+		d->hdr_count = ld64le(in->map + 28);
+		d->hdr_bytes = ld64le(in->map + 36);
+	}
+	if (!final && !in->done && !sealed)
 		return used;
 	/* the end: what follows the last whole record */
 	d->size = size;
@@ -2454,7 +2554,37 @@ static void thread_free(struct thread *th)
 	free(x->pc);
 	hmap_free(&x->far);
 	free(th->dt.offs);
+	free(th->dir);
 	free(th);
+}
+
+/* A file of the session was truncated (following): read it again from
+ * scratch.  The index's sequence counts its records, so it shrinks to 0;
+ * link checks are made again when both files are read. */
+static void atf_restart(void *st)
+{
+	enum tag tag = *(enum tag *)st;
+	if (tag == T_INDEX) {
+		struct idx *x = st;
+		struct thread *th = x->th;
+		struct input *in = x->in;
+		free(x->ch);
+		for (int k = 0; k < PERM_CACHE; k++)
+			free(x->cache[k].p);
+		free(x->stk);
+		free(x->pc);
+		hmap_free(&x->far);
+		*x = (struct idx){.tag = T_INDEX, .th = th, .in = in};
+		th->settled = false;
+		model_seq_changed(th->ss->m);
+	} else if (tag == T_DETAIL) {
+		struct det *d = st;
+		struct thread *th = d->th;
+		struct input *in = d->in;
+		free(d->offs);
+		*d = (struct det){.tag = T_DETAIL, .th = th, .in = in};
+		th->settled = false;
+	}
 }
 
 static void atf_close(void *st)
@@ -2493,6 +2623,8 @@ const struct decoder atf_decoder = {
 	.feed = atf_feed,
 	.probe_dir = atf_probe_dir,
 	.open_dir = atf_open_dir,
+	.rescan = atf_rescan,
+	.restart = atf_restart,
 	.fields = atf_fields,
 	.summary = atf_summary,
 	.linked = atf_linked,

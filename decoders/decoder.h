@@ -70,6 +70,11 @@ struct decoder {
 	bool (*linked)(struct trace *t, const struct event *e, uint32_t *input, uint64_t *off);
 	void (*record_fields)(struct trace *t, uint32_t input, uint64_t off, struct fsink *out);
 	bool (*record_back)(struct trace *t, uint32_t input, uint64_t off, uint64_t *pos);
+	/* Optional: the input of state st was truncated (following) and is
+	 * read again from its first byte; its events in the model's array are
+	 * gone.  Forget what was decoded from it.  Without it, the state is
+	 * closed and opened again. */
+	void (*restart)(void *st);
 	/* Format findings for --info and the info view, once per source. */
 	void (*info)(struct source *src, struct fsink *out);
 	void (*close)(void *st);

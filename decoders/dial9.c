@@ -232,6 +232,7 @@ struct seg {
 	uint64_t n;
 	int rank; /* .bin 0, .bin.gz 1, .bin.active 2: the one to read when several exist */
 	char *path;
+	struct input *in; /* the input reading it (NULL: it could not be opened) */
 };
 
 struct d9dir {
@@ -2174,7 +2175,7 @@ static void list_segments(const char *dir, const char *sub, struct seg **out, si
 			continue;
 		}
 		xgrow(out, cap, *n + 1, sizeof **out);
-		(*out)[(*n)++] = (struct seg){xstrdup(sub), stem, num, rank, full.p};
+		(*out)[(*n)++] = (struct seg){xstrdup(sub), stem, num, rank, full.p, NULL};
 	}
 	closedir(dh);
 	if (*n == before && depth == 0)
@@ -2205,12 +2206,35 @@ static int d9_probe_dir(const char *dir)
 	return n ? PROBE_MAGIC : PROBE_NO;
 }
 
-static bool seg_known(const struct d9dir *dd, const struct seg *s)
+static bool same_seg(const struct seg *a, const struct seg *b)
+{
+	return a->n == b->n && !strcmp(a->sub, b->sub) && !strcmp(a->stem, b->stem);
+}
+
+static struct seg *seg_known(const struct d9dir *dd, const struct seg *s)
 {
 	for (size_t i = 0; i < dd->nsegs; i++)
-		if (dd->segs[i].n == s->n && !strcmp(dd->segs[i].sub, s->sub) && !strcmp(dd->segs[i].stem, s->stem))
-			return true;
-	return false;
+		if (same_seg(&dd->segs[i], s))
+			return &dd->segs[i];
+	return NULL;
+}
+
+/* A segment read before whose file is no longer listed under its name: the
+ * writer sealed it (trace.N.bin.active renamed trace.N.bin) or compressed
+ * it (trace.N.bin replaced by trace.N.bin.gz).  s[0..n): its files now, in
+ * rank order. */
+static void seg_moved(struct seg *known, const struct seg *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(s[i].path, known->path))
+			return; /* still there (being compressed: the copy is not done) */
+	struct input *now = known->in ? source_move_input(known->in, s[0].path) : NULL;
+	if (!now)
+		return;
+	known->in = now;
+	known->rank = s[0].rank;
+	free(known->path);
+	known->path = xstrdup(s[0].path);
 }
 
 /* Add the segments not seen before, in order; one per (subdir, stem, N). */
@@ -2219,14 +2243,20 @@ static size_t add_segments(struct source *src, struct d9dir *dd)
 	struct seg *s = NULL;
 	size_t n = 0, cap = 0, added = 0;
 	list_segments(dd->path, "", &s, &n, &cap, 0);
-	qsort(s, n, sizeof *s, by_seg);
-	for (size_t i = 0; i < n; i++) {
-		if (seg_known(dd, &s[i]))
+	if (n)
+		qsort(s, n, sizeof *s, by_seg);
+	for (size_t i = 0, k; i < n; i = k) {
+		for (k = i + 1; k < n && same_seg(&s[i], &s[k]); k++)
+			;
+		struct seg *known = seg_known(dd, &s[i]);
+		if (known) {
+			seg_moved(known, s + i, k - i);
 			continue;
+		}
+		struct input *in = source_add_input(src, s[i].path);
 		xgrow(&dd->segs, &dd->capsegs, dd->nsegs + 1, sizeof *dd->segs);
 		dd->segs[dd->nsegs++] = (struct seg){xstrdup(s[i].sub), xstrdup(s[i].stem), s[i].n, s[i].rank,
-						     xstrdup(s[i].path)};
-		struct input *in = source_add_input(src, s[i].path);
+						     xstrdup(s[i].path), in};
 		if (!in)
 			continue;
 		in->dec = &dial9_decoder;

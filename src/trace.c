@@ -433,17 +433,28 @@ static struct input *input_of_wd(struct trace *t, int wd)
 static void restart_truncated(struct trace *t, struct input *in)
 {
 	uint64_t dropped = model_drop_input(t->m, in->id);
-	if (in->dec && in->dec->close && in->dstate && in->dstate != in->src->dstate)
-		in->dec->close(in->dstate);
-	input_restart(in);
-	in->dstate = in->dec && in->dec->open ? in->dec->open(in) : NULL;
+	if (in->dec && in->dec->restart) {
+		input_restart(in);
+		in->dec->restart(in->dstate);
+	} else {
+		if (in->dec && in->dec->close && in->dstate && in->dstate != in->src->dstate)
+			in->dec->close(in->dstate);
+		input_restart(in);
+		in->dstate = in->dec && in->dec->open ? in->dec->open(in) : NULL;
+	}
 	in->done = in->quiet = false;
-	trace_notice(t, "%s was truncated: its %llu events are gone from the file; reading it again from the start",
-		     in->path, (unsigned long long)dropped);
+	if (dropped)
+		trace_notice(t, "%s was truncated: its %llu events are gone from the file; reading it again from the start",
+			     in->path, (unsigned long long)dropped);
+	else /* records read in place (a sequence): not counted here */
+		trace_notice(t, "%s was truncated: its events are gone from the file; reading it again from the start",
+			     in->path);
 }
 
-/* Look at one input: truncated, replaced, gone, or back. */
-static bool check_input(struct trace *t, struct input *in)
+/* Look at one input: truncated, replaced, gone, or back.  defer: a file of
+ * a directory source that is gone may have been renamed or replaced by a
+ * copy; the full check (rescan first) decides, so say so in *all. */
+static bool check_input(struct trace *t, struct input *in, bool *defer)
 {
 	if (in->replaced)
 		return false; /* its successor is the one to watch */
@@ -469,6 +480,10 @@ static bool check_input(struct trace *t, struct input *in)
 		return true;
 	}
 	case INPUT_GONE:
+		if (!in->gone && defer && in->src->dec && in->src->dec->rescan) {
+			*defer = true;
+			return false;
+		}
 		if (!in->gone)
 			trace_notice(t, "%s was renamed or deleted: its events stay", in->path);
 		in->gone = true;
@@ -479,6 +494,71 @@ static bool check_input(struct trace *t, struct input *in)
 		return false;
 	}
 	return false;
+}
+
+struct input *source_move_input(struct input *in, const char *path)
+{
+	struct trace *t = in->src->trace;
+	struct stat st;
+	if (stat(path, &st) != 0)
+		return NULL;
+	if (st.st_dev == in->dev && st.st_ino == in->ino) { /* renamed: the same file */
+		if (strcmp(in->path, path)) {
+			free(in->path);
+			in->path = xstrdup(path);
+		}
+		in->gone = false;
+		return in;
+	}
+	if (in->replaced || stat(in->path, &st) == 0)
+		return NULL; /* both are there (a copy being made): stay with ours */
+	char *err = NULL;
+	struct input *nw = input_open(path, &err);
+	free(err);
+	if (!nw)
+		return NULL;
+	/* The copy must start with every byte we have (for a gzip file, once
+	 * inflated); it may hold more. */
+	while (nw->size < in->size && input_refresh(nw, 64u << 20, false))
+		;
+	uint64_t n = MIN(nw->size, in->size);
+	bool same = !n || !memcmp(nw->map, in->map, n);
+	if (same && nw->size < in->size) {
+		input_close(nw); /* still being written: look again later */
+		return NULL;
+	}
+	if (in->wd >= 0 && t->watch >= 0)
+		inotify_rm_watch(t->watch, in->wd);
+	in->wd = -1;
+	if (!same) {
+		/* other data under the successor's name: a new file of its own */
+		in->replaced = true;
+		add_input(in->src, nw);
+		nw->dec = in->dec;
+		nw->dstate = in->dec && in->dec->open ? in->dec->open(nw) : NULL;
+		trace_notice(t, "%s is gone; %s holds other data: reading it as a new file (the old events stay)",
+			     in->path, path);
+		return nw;
+	}
+	/* The same data: the input reads on from the new file, where it was.
+	 * Its events keep their offsets, which name the same bytes there. */
+	struct input old = *in;
+	*in = *nw;
+	in->id = old.id;
+	in->src = old.src;
+	in->dec = old.dec;
+	in->dstate = old.dstate;
+	in->consumed = old.consumed;
+	in->done = old.done;
+	in->quiet = in->gone = in->replaced = false;
+	in->wd = -1;
+	*nw = old;
+	nw->dec = NULL;
+	nw->dstate = NULL;
+	trace_notice(t, "%s became %s (same data%s): reading on", nw->path, in->path,
+		     in->size > nw->size ? " and more" : "");
+	input_close(nw);
+	return in;
 }
 
 #define RECONNECT_NS 1000000000ull
@@ -530,7 +610,7 @@ bool trace_check(struct trace *t, bool woken)
 				if (in) {
 					in->quiet = false;
 					if (ie->mask & (IN_ATTRIB | IN_MOVE_SELF | IN_DELETE_SELF | IN_MODIFY))
-						changed |= check_input(t, in);
+						changed |= check_input(t, in, &all);
 				} else {
 					all = true; /* a directory changed: new files, renames */
 				}
@@ -542,24 +622,29 @@ bool trace_check(struct trace *t, bool woken)
 	uint64_t every = t->watch >= 0 ? CHECK_EVERY_NS : CHECK_NO_WATCH_NS;
 	if (all || now - t->last_check >= every) {
 		t->last_check = now;
+		/* Rescan first: a directory decoder moves the inputs whose files
+		 * were renamed or replaced by a copy (source_move_input) before
+		 * they are taken for gone. */
 		size_t nin = t->nin;
+		for (size_t i = 0; i < t->nsrc; i++) {
+			struct source *s = t->src[i];
+			size_t before = s->ninputs;
+			uint64_t told = t->notices;
+			if (s->dec && s->dec->rescan)
+				s->dec->rescan(s);
+			changed |= t->notices != told;
+			if (s->ninputs != before && t->notices == told) { /* the decoder's own notice says more */
+				trace_notice(t, "%s: %zu new file%s", s->path, s->ninputs - before,
+					     s->ninputs - before == 1 ? "" : "s");
+				changed = true;
+			}
+		}
 		for (size_t i = 0; i < nin; i++) {
 			struct input *in = t->in[i];
 			if (in->done && !in->regular)
 				continue;
 			in->quiet = false;
-			changed |= check_input(t, in);
-		}
-		for (size_t i = 0; i < t->nsrc; i++) {
-			struct source *s = t->src[i];
-			size_t before = s->ninputs;
-			if (s->dec && s->dec->rescan)
-				s->dec->rescan(s);
-			if (s->ninputs != before) {
-				trace_notice(t, "%s: %zu new file%s", s->path, s->ninputs - before,
-					     s->ninputs - before == 1 ? "" : "s");
-				changed = true;
-			}
+			changed |= check_input(t, in, NULL);
 		}
 		trace_watch(t);
 		changed = true;

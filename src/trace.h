@@ -60,6 +60,14 @@ void trace_free(struct trace *t);
 struct source *trace_open(struct trace *t, const char *path);
 /* Add an input (a file of a directory source).  NULL on failure (reported as damage). */
 struct input *source_add_input(struct source *src, const char *path);
+/* A directory decoder found the file it reads as `in` under another name:
+ * the same file renamed (dial9 seals trace.N.bin.active as trace.N.bin), or,
+ * once in's own path is gone, a copy that starts with the same bytes, maybe
+ * compressed and with more after them (trace.N.bin replaced by
+ * trace.N.bin.gz).  The input reads on from there, nothing read twice.
+ * Returns the input that reads `path` now: in, or a new input when `path`
+ * holds other data; NULL when it cannot tell yet (look again later). */
+struct input *source_move_input(struct input *in, const char *path);
 /* Record damage in a file of the source (has_off: off is meaningful). */
 void source_damage(struct source *src, const char *path, bool has_off, uint64_t off, bool fatal, const char *fmt,
 		   ...) PRINTF_LIKE(6, 7);
