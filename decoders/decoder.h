@@ -84,6 +84,10 @@ uint32_t dec_type(const struct input *in, const struct decoder *d, const char *n
 /* Add an event; sets e->input.  Returns false when the event cannot be
  * stored (offset beyond what the model can address). */
 bool dec_emit(struct input *in, struct event *e);
+/* Sequences (model_add_seq) and their lanes' counts (model_lane_count),
+ * through the source, so that --align can shift their times. */
+uint32_t dec_add_seq(struct input *in, const struct seq_ops *ops, void *ctx);
+void dec_lane_count(struct input *in, uint32_t lane, uint64_t n, int64_t first, int64_t last);
 void dec_damage(struct input *in, uint64_t off, const char *fmt, ...) PRINTF_LIKE(3, 4);
 /* Damage after which this input cannot be decoded further. */
 void dec_fatal(struct input *in, uint64_t off, const char *fmt, ...) PRINTF_LIKE(3, 4);

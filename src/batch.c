@@ -94,8 +94,9 @@ void dump_json(struct trace *t, const struct event *e, struct buf *b)
 	json_sink_begin(&js, b);
 	void *st;
 	const struct decoder *d = trace_decoder_of(t, e, &st);
+	struct event own = trace_own(t, e);
 	if (d && d->fields)
-		d->fields(st, e, &js.s);
+		d->fields(st, &own, &js.s);
 	json_sink_end(&js);
 	buf_addc(b, '}');
 }
@@ -106,8 +107,9 @@ void event_detail(struct trace *t, const struct event *e, struct buf *b)
 	tree_sink_init(&ts, b);
 	void *st;
 	const struct decoder *d = trace_decoder_of(t, e, &st);
+	struct event own = trace_own(t, e);
 	if (d && d->fields)
-		d->fields(st, e, &ts.s);
+		d->fields(st, &own, &ts.s);
 }
 
 void batch_dump(struct trace *t, struct filterset *fs, bool json, FILE *out)

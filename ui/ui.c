@@ -712,9 +712,16 @@ int ui_run(struct trace *t, struct filterset *fs, const struct cli *c)
 	if (terr)
 		buf_printf(&errors, "%s%s", errors.len ? "; " : "", terr);
 	free(terr);
+	/* the config file's bad lines (file:line: why), after its own messages */
+	for (const char *p = buf_str(&c->cfg_errors); *p;) {
+		size_t n = strcspn(p, "\n");
+		buf_printf(&errors, "%s%.*s", errors.len ? "; " : "", (int)n, p);
+		p += n + (p[n] == '\n');
+	}
 	if (errors.len)
 		message(a, true, "%s", errors.p);
 	buf_free(&errors);
+	a->abs_time = c->abs_time;
 	if (c->follow)
 		toggle_follow(a);
 
