@@ -638,6 +638,15 @@ bool dec_emit(struct input *in, struct event *e)
 	return true;
 }
 
+void dec_clock_anchor(struct input *in, int64_t ts, int64_t wall_ns)
+{
+	struct source *src = in->src;
+	if (!src->has_boot) {
+		src->has_boot = true;
+		src->boot_ns = shift_ts(wall_ns, ts == INT64_MIN ? INT64_MAX : -ts);
+	}
+}
+
 /* ---- --align: a shift per source ----------------------------------------- */
 
 /* Times move by the shift; one pushed past the int64 range stays at its end. */

@@ -46,6 +46,9 @@ struct source {
 	size_t nheld, capheld;
 	struct held_count *held_counts;
 	size_t nheld_counts, capheld_counts;
+	/* its clock's zero in wall-clock ns (wall - ts of dec_clock_anchor) */
+	bool has_boot;
+	int64_t boot_ns;
 };
 
 struct held_count {
