@@ -718,12 +718,12 @@ int ui_run(struct trace *t, struct filterset *fs, const struct cli *c)
 		buf_printf(&errors, "%s%.*s", errors.len ? "; " : "", (int)n, p);
 		p += n + (p[n] == '\n');
 	}
-	if (errors.len)
-		message(a, true, "%s", errors.p);
-	buf_free(&errors);
 	a->abs_time = c->abs_time;
 	if (c->follow)
 		toggle_follow(a);
+	if (errors.len) /* after follow's own message: errors matter more */
+		message(a, true, "%s", errors.p);
+	buf_free(&errors);
 
 	if (a->scripted) {
 		/* Deterministic: everything is read and filtered before the first step. */
