@@ -72,6 +72,13 @@ like "$OUT" "CALL" "--align: --stats of an ATF session"
 # filters by time see the aligned times
 is "$(count --align -e 'range:0..1ms' "$PT")" "$(count -e 'range:+0..+1ms' "$PT")" "--align: range filters on aligned times"
 
+# one source: times are shown from its first event, so --align changes nothing
+for f in "$PT" "$HT" "$SC1" "$D9" "$ATF" "$SAMPLES/atf/crash_sigkill"; do
+	a=$("$TTV" --dump "$f" 2>&1; "$TTV" --stats "$f" 2>&1)
+	b=$("$TTV" --dump --align "$f" 2>&1; "$TTV" --stats --align "$f" 2>&1)
+	ok $([ "$a" = "$b" ] && echo 0 || echo 1) "--align of one source: the same --dump and --stats ($(basename "$f"))"
+done
+
 # ---- the viewer: lanes of both sources, one axis ----
 printf 'dump %s\n' "$TMP/v.txt" >"$TMP/v.script"
 TTV_SCRIPT=$TMP/v.script TTV_SIZE=100x40 "$TTV" --align "$PT" "$HT" >/dev/null 2>&1
