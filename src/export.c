@@ -1,7 +1,67 @@
 #include "src/export.h"
 
+#include <stdlib.h>
+
 #include "decoders/decoder.h"
 #include "src/esc.h"
+#include "src/hmap.h"
+
+/* Tracks.  Perfetto and chrome://tracing want the slices of a thread to
+ * nest; spans of one lane may overlap without nesting (podtrace: calls of
+ * several threads of one pid).  A span goes on the lane's own track when it
+ * nests there, else on the lane's first extra track where it does ("LANE
+ * (2)", ...), so that nothing is dropped or drawn wrong. */
+struct track {
+	int64_t last_start; /* spans arrive by start; one that does not moves on */
+	int64_t *ends;      /* the open spans' ends, innermost last */
+	size_t n, cap;
+	uint32_t tid;
+};
+
+struct tracks {
+	struct track *t;
+	size_t n, cap;
+	struct hmap by_key; /* lane << 32 | k -> index + 1 */
+	uint32_t next_tid;  /* for extra tracks, after the lanes' */
+};
+
+/* The tid for a span [start, end) of lane l; *k: which of the lane's tracks
+ * (0: its own). */
+static uint32_t track_place(struct tracks *ts, uint32_t l, int64_t start, int64_t end, uint32_t *k)
+{
+	for (*k = 0;; (*k)++) {
+		uint64_t key = (uint64_t)l << 32 | *k, idx;
+		struct track *t;
+		if (!hmap_get(&ts->by_key, key, &idx)) {
+			xgrow(&ts->t, &ts->cap, ts->n + 1, sizeof *ts->t);
+			ts->t[ts->n] = (struct track){.last_start = INT64_MIN, .tid = *k ? ts->next_tid++ : l + 1};
+			hmap_put(&ts->by_key, key, ++ts->n);
+			idx = ts->n;
+		}
+		t = &ts->t[idx - 1];
+		if (start < t->last_start)
+			continue;
+		while (t->n && t->ends[t->n - 1] <= start)
+			t->n--;
+		if (t->n && end > t->ends[t->n - 1])
+			continue;
+		t->last_start = start;
+		xgrow(&t->ends, &t->cap, t->n + 1, sizeof *t->ends);
+		t->ends[t->n++] = end;
+		return t->tid;
+	}
+}
+
+/* a lane's extra tracks sort right after it */
+#define SORT_INDEX(lane, k) ((unsigned long long)(lane) * 64 + MIN((k), 63u))
+
+static void tracks_free(struct tracks *ts)
+{
+	for (size_t i = 0; i < ts->n; i++)
+		free(ts->t[i].ends);
+	free(ts->t);
+	hmap_free(&ts->by_key);
+}
 
 /* ns as microseconds with three decimals: exact, and a JSON number. */
 static void put_us(struct buf *b, int64_t ns)
@@ -56,12 +116,13 @@ static void describe(struct trace *t, const struct event *e, struct buf *b)
 	json_sink_end(&js);
 }
 
-static void head(struct trace *t, const struct event *e, const char *ph, int64_t ts, int64_t base, struct buf *b)
+static void head(struct trace *t, const struct event *e, const char *ph, uint32_t tid, int64_t ts, int64_t base,
+		 struct buf *b)
 {
 	struct model *m = t->m;
 	const struct lane *l = model_lane_get(m, e->lane);
 	const struct type *ty = model_type_get(m, e->type);
-	buf_printf(b, "{\"ph\":\"%s\",\"pid\":%u,\"tid\":%u,\"ts\":", ph, (l ? l->source : 0) + 1, e->lane + 1);
+	buf_printf(b, "{\"ph\":\"%s\",\"pid\":%u,\"tid\":%u,\"ts\":", ph, (l ? l->source : 0) + 1, tid);
 	put_us(b, ts - base);
 	buf_adds(b, ",\"name\":");
 	put_str(b, m, e->name ? e->name : ty->name);
@@ -90,7 +151,7 @@ static void metadata(struct trace *t, struct buf *b)
 			   ln->source + 1, l + 1);
 		put_str(b, m, ln->name);
 		buf_printf(b, "}},\n{\"ph\":\"M\",\"pid\":%u,\"tid\":%u,\"name\":\"thread_sort_index\","
-			      "\"args\":{\"sort_index\":%u}},\n", ln->source + 1, l + 1, l);
+			      "\"args\":{\"sort_index\":%llu}},\n", ln->source + 1, l + 1, SORT_INDEX(l, 0));
 	}
 }
 
@@ -107,6 +168,7 @@ void export_chrome(struct trace *t, struct filterset *fs, FILE *out)
 	metadata(t, &b);
 	struct event e, o;
 	bool first = true;
+	struct tracks tr = {.next_tid = model_nlanes(m) + 1};
 	for (uint64_t pos = 0; pos < n; pos++) {
 		if ((pos & 0xffff) == 0xffff)
 			trace_release(t);
@@ -131,19 +193,32 @@ void export_chrome(struct trace *t, struct filterset *fs, FILE *out)
 		exported++;
 		const struct event *begin = paired && r == ROLE_END && have_o ? &o : &e;
 		const struct event *end = paired && r == ROLE_END ? &e : have_o ? &o : NULL;
-		if (paired) {
-			int64_t ts = r == ROLE_END ? shift_ts(e.ts, -(int64_t)MIN(e.dur, (uint64_t)INT64_MAX)) : e.ts;
-			head(t, begin, "X", ts, base, &b);
+		int64_t dur = e.dur == TTV_NODUR ? 0 : (int64_t)MIN(e.dur, (uint64_t)INT64_MAX);
+		int64_t ts = paired && r == ROLE_END ? shift_ts(e.ts, -dur) : e.ts;
+		const char *ph = paired || (e.dur != TTV_NODUR && r != ROLE_END) ? "X" : r == ROLE_BEGIN ? "B" : "i";
+		uint32_t tid = e.lane + 1, k = 0;
+		if (*ph != 'i') /* a B lasts to the end of the trace */
+			tid = track_place(&tr, e.lane, ts, *ph == 'B' ? INT64_MAX : shift_ts(ts, dur), &k);
+		if (k) {
+			/* a new extra track: name it after its lane, sorted after it */
+			const struct lane *ln = model_lane_get(m, e.lane);
+			buf_printf(&b, "{\"ph\":\"M\",\"pid\":%u,\"tid\":%u,\"name\":\"thread_name\",\"args\":{\"name\":",
+				   ln->source + 1, tid);
+			struct buf name = {0};
+			size_t len;
+			const char *str = model_strget(m, ln->name, &len);
+			buf_add(&name, str, len);
+			buf_printf(&name, " (%u)", k + 1);
+			esc_json(&b, name.p, name.len);
+			buf_free(&name);
+			buf_printf(&b, "}},\n{\"ph\":\"M\",\"pid\":%u,\"tid\":%u,\"name\":\"thread_sort_index\","
+				       "\"args\":{\"sort_index\":%llu}},\n", ln->source + 1, tid, SORT_INDEX(e.lane, k));
+		}
+		head(t, begin, ph, tid, ts, base, &b);
+		if (*ph == 'X') {
 			buf_adds(&b, ",\"dur\":");
-			put_us(&b, (int64_t)MIN(e.dur, (uint64_t)INT64_MAX));
-		} else if (r == ROLE_BEGIN) {
-			head(t, &e, "B", e.ts, base, &b);
-		} else if (e.dur != TTV_NODUR && r != ROLE_END) {
-			head(t, &e, "X", e.ts, base, &b);
-			buf_adds(&b, ",\"dur\":");
-			put_us(&b, (int64_t)MIN(e.dur, (uint64_t)INT64_MAX));
-		} else {
-			head(t, &e, "i", e.ts, base, &b);
+			put_us(&b, dur);
+		} else if (*ph == 'i') {
 			buf_adds(&b, ",\"s\":\"t\"");
 		}
 		spans += paired || (e.dur != TTV_NODUR && r != ROLE_END);
@@ -166,4 +241,5 @@ void export_chrome(struct trace *t, struct filterset *fs, FILE *out)
 		   (unsigned long long)meta);
 	fwrite(b.p, 1, b.len, out);
 	buf_free(&b);
+	tracks_free(&tr);
 }

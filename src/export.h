@@ -11,7 +11,10 @@
  * chrome://tracing open) of every event passing the filters:
  *   - a process per source (pid = source number + 1, named by its path and
  *     format) and a thread per lane (tid = lane number + 1, named by the lane),
- *     as metadata events (ph "M"), in ttv's order;
+ *     as metadata events (ph "M"), in ttv's order; the slices of a thread
+ *     nest (as both viewers need), so a span overlapping another of its lane
+ *     without nesting goes on an extra thread "LANE (2)", "LANE (3)"...
+ *     (tids after the lanes'), sorted after its lane;
  *   - spans as complete events (ph "X"): events with a duration, and
  *     begin/end pairs, once, at their begin, with the end's record in
  *     args.end (a pair is exported when either of its events passes);

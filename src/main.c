@@ -16,14 +16,14 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: ttv [OPTIONS] PATH...            open the viewer (paths are merged by time)\n"
+		"usage: ttv [OPTIONS] PATH...            the viewer (the paths merged by time)\n"
 		"       ttv --dump [--json] PATH...      every event, one per line, in time order\n"
 		"       ttv --info [--json] PATH...      format, lanes, counts, time span, damage\n"
 		"       ttv --stats [--json] PATH...     counts per type and lane, span durations\n"
-		"       ttv --export chrome PATH...      Chrome trace event JSON (Perfetto, chrome://tracing)\n"
+		"       ttv --export chrome PATH...      Chrome trace events (for Perfetto)\n"
 		"\n"
 		"  -f, --follow          keep reading as the files grow\n"
-		"      --no-follow       do not follow (when the config file says follow = yes)\n"
+		"      --no-follow       do not follow (overrides follow = yes in the config)\n"
 		"  -e, --filter REGEX    keep matching events (repeatable; !REGEX drops them;\n"
 		"                        lane:RE type:RE FIELD:RE match one part)\n"
 		"      --format NAME     skip probing:");
@@ -33,13 +33,16 @@ static void usage(FILE *f)
 		"\n"
 		"      --keymap NAME     key bindings (less, vi, emacs, or a file)\n"
 		"      --theme NAME      colours (dark, light, mono, or a file)\n"
-		"      --time WHEN       the viewer shows times relative (to the first event) or absolute\n"
+		"      --time WHEN       the viewer's times: relative (default) or absolute\n"
 		"      --align           line up the sources: each one's first event at time 0\n"
+		"                        (--info says whether their clocks can be related)\n"
 		"  -h, --help            this text\n"
 		"  -V, --version         the version\n"
-		"PATH may be - for standard input or tcp:HOST:PORT (HawkTracer); gzip is read whatever the name.\n"
-		"Defaults for --keymap, --theme, --time and --follow: $XDG_CONFIG_HOME/ttv/config (see ttv(1)).\n"
-		"Exit status: 0 clean, 3 some input damaged or cut short, 1 nothing readable, 2 usage.\n");
+		"PATH may be - for standard input or tcp:HOST:PORT (HawkTracer); gzip is read\n"
+		"whatever the name.  Defaults for --keymap, --theme, --time and --follow are read\n"
+		"from $XDG_CONFIG_HOME/ttv/config (see ttv(1)).\n"
+		"Exit status: 0 clean, 3 some input damaged or cut short, 1 nothing readable,\n"
+		"2 usage.\n");
 }
 
 static int usage_error(const char *fmt, const char *arg)

@@ -7,7 +7,8 @@
  * displayTimeUnit and otherData.time_base_ns.  The content: every non-
  * metadata event of the dump appears exactly once (as an event, or as the
  * end of a pair in args.end) at its time, spans with their duration, and
- * nothing else appears but the partners of exported pairs.
+ * nothing else appears but the partners of exported pairs.  The slices of
+ * each thread (X, and B lasting to the end) nest, as Perfetto needs.
  * Prints what is wrong on stderr and a summary on stdout; exit 0 when all is
  * well. */
 #include <stdio.h>
@@ -105,6 +106,43 @@ struct exported {
 	uint64_t key, partner; /* partner: 0 when none */
 };
 
+struct slice {
+	uint64_t thread;
+	int64_t start, end;
+};
+
+static int by_thread_start(const void *a, const void *b)
+{
+	const struct slice *x = a, *y = b;
+	if (x->thread != y->thread)
+		return x->thread < y->thread ? -1 : 1;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->end > y->end ? -1 : x->end < y->end; /* the longer one is the parent */
+}
+
+/* Every thread's slices nest: each one ends within the innermost open one. */
+static void check_nesting(struct slice *sl, size_t n)
+{
+	qsort(sl, n, sizeof *sl, by_thread_start);
+	int64_t *stack = xmalloc((n + 1) * sizeof *stack);
+	size_t depth = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (i && sl[i].thread != sl[i - 1].thread)
+			depth = 0;
+		while (depth && stack[depth - 1] <= sl[i].start)
+			depth--;
+		if (depth && sl[i].end > stack[depth - 1]) {
+			problem("pid %llu tid %llu: the slice at %lld ns overlaps one ending at %lld ns without nesting",
+				(unsigned long long)(sl[i].thread >> 32), (unsigned long long)(sl[i].thread & 0xffffffff),
+				(long long)sl[i].start, (long long)stack[depth - 1]);
+			continue;
+		}
+		stack[depth++] = sl[i].end;
+	}
+	free(stack);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 3) {
@@ -131,6 +169,8 @@ int main(int argc, char **argv)
 	struct hmap procs = {0}, threads = {0}, used_procs = {0}, used_threads = {0}, seen = {0};
 	struct exported *ex = NULL;
 	size_t nex = 0, capex = 0;
+	struct slice *sl = NULL;
+	size_t nsl = 0, capsl = 0;
 	uint64_t counts[4] = {0}; /* X i B, events */
 	for (uint32_t e = json_child(&j, evs); e; e = json_next(&j, e)) {
 		uint64_t pid, tid;
@@ -177,6 +217,10 @@ int main(int argc, char **argv)
 			problem("event at byte %u: unexpected ph", j.nodes[e].off);
 			continue;
 		}
+		if (str_is(&j, ph, "X") || str_is(&j, ph, "B")) {
+			xgrow(&sl, &capsl, nsl + 1, sizeof *sl);
+			sl[nsl++] = (struct slice){pid << 32 | tid, ts, dur < 0 ? INT64_MAX : ts + dur};
+		}
 		struct exported x = {0};
 		if (!record_identity(&j, args, ts, &x.key)) {
 			problem("event at byte %u: args lack type, role, file, offset or fields", j.nodes[e].off);
@@ -198,6 +242,8 @@ int main(int argc, char **argv)
 		ex[nex++] = x;
 		(*hmap_ref(&seen, x.key))++;
 	}
+	check_nesting(sl, nsl);
+	free(sl);
 	if (counts[3] != declared)
 		problem("otherData.events says %llu, there are %llu", (unsigned long long)declared,
 			(unsigned long long)counts[3]);

@@ -68,6 +68,23 @@ grep -v thread_name "$TMP/good.json" >"$TMP/bad4.json"
 "$TBIN/chrome_check" "$TMP/bad4.json" "$TMP/good.jsonl" >/dev/null 2>&1
 is $? 1 "chrome_check: a thread without a name fails"
 
+# spans of one lane that overlap without nesting: the second goes on an
+# extra thread of that lane, as Perfetto wants the slices of a thread nested
+"$TBIN/ptwrite" "$TMP/o.pt" <<'SPEC'
+V4 ts=1000 pid=7 type=0 latency=3000 comm=alpha target=one
+V4 ts=2000 pid=7 type=0 latency=5000 comm=alpha target=two
+V4 ts=2500 pid=7 type=0 latency=1000 comm=alpha target=three
+SPEC
+check "overlapping spans" "$TMP/o.pt"
+X=$(cat "$TMP/x.json")
+like "$X" '"tid":2,"name":"thread_name","args":\{"name":"pid 7 \(alpha\) \(2\)"\}' "an extra thread, named after the lane"
+like "$X" '"ph":"X","pid":1,"tid":2,"ts":1.000,"name":"two"' "the overlapping span on it"
+like "$X" '"ph":"X","pid":1,"tid":1,"ts":1.500,"name":"three"' "a nested one stays on the lane"
+sed 's/"tid":2,"ts":1.000,/"tid":1,"ts":1.000,/' "$TMP/x.json" >"$TMP/bad5.json"
+"$TBIN/chrome_check" "$TMP/bad5.json" "$TMP/d.jsonl" >/dev/null 2>"$TMP/bad5.err"
+is $? 1 "chrome_check: slices of a thread that do not nest fail"
+like "$(cat "$TMP/bad5.err")" "without nesting" "chrome_check: ... and says so"
+
 # usage
 run --export perfetto "$TMP/a.pt"
 is "$RC" 2 "--export unknown: exit 2"

@@ -27,6 +27,7 @@ fi
 # ---- every option of --help is in the man page (as rendered) ----
 run --help
 HELP=$OUT
+is "$(printf '%s\n' "$HELP" | awk 'length > 80')" "" "--help fits in 80 columns"
 opts=$(printf '%s\n' "$HELP" | grep -oE -- '(^|[ ,\[])--?[a-zA-Z][a-zA-Z-]*' | sed 's/^[ ,[]//' | sort -u)
 n=$(printf '%s\n' "$opts" | grep -c .)
 ok $([ "$n" -ge 15 ] && echo 0 || echo 1) "--help lists $n options"
