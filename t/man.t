@@ -79,6 +79,13 @@ if command -v zsh >/dev/null 2>&1; then
 else
 	ok 0 "# SKIP zsh not installed (make deps installs it)"
 fi
+if command -v zsh >/dev/null 2>&1; then
+	# zsh: the keymap and theme names it offers (completion builtins stubbed)
+	got=$(PATH="$BUILD:$PATH" zsh -f -c '
+		_describe() { print -l -- "${(@P)4}"; }; _files() { :; }; _arguments() { :; }
+		source "$1"; _ttv_data_names keymaps .keys; _ttv_data_names themes .theme' _ "$ROOT/completions/_ttv" | tr '\n' ' ')
+	is "$got" "emacs less vi dark light mono " "zsh: keymap and theme names"
+fi
 missing=""
 for o in $opts; do
 	grep -qe "$o\b" "$ROOT/completions/ttv.bash" || missing="$missing bash:$o"
