@@ -237,6 +237,19 @@ static void clock_line(const struct source *s, struct buf *b)
 	buf_addc(b, '\n');
 }
 
+bool clock_warning(struct trace *t, struct buf *b)
+{
+	const struct source *x, *y;
+	if (t->align || clock_domains(t, &x, &y) != CLOCKS_DIFFERENT)
+		return false;
+	buf_adds(b, "different clocks: ");
+	esc_term(b, x->path, strlen(x->path));
+	buf_adds(b, " and ");
+	esc_term(b, y->path, strlen(y->path));
+	buf_adds(b, " do not share a time axis (see the info page; --align lines them up)");
+	return true;
+}
+
 static void clock_summary(struct trace *t, struct buf *b)
 {
 	const struct source *x, *y;

@@ -86,6 +86,12 @@ V=$(cat "$TMP/v.txt")
 like "$V" "^26 lanes" "viewer: the lanes of both sources"
 like "$V" "pid 990 \(envoy\)" "viewer: a podtrace lane"
 like "$V" "thread 2" "viewer: an htdump lane"
+unlike "$(tail -n 1 "$TMP/v.txt")" "different clocks" "viewer: no clock warning for aligned sources"
+TTV_SCRIPT=$TMP/v.script TTV_SIZE=300x20 "$TTV" "$SC1" "$D9" >/dev/null 2>&1
+like "$(tail -n 1 "$TMP/v.txt")" "different clocks: .*ls_l.dat and .*block_in_place.* do not share a time axis" \
+	"viewer: sources on different clocks are said in the status line"
+TTV_SCRIPT=$TMP/v.script TTV_SIZE=300x20 "$TTV" "$SC1" "$SC2" >/dev/null 2>&1
+unlike "$(tail -n 1 "$TMP/v.txt")" "different clocks" "viewer: no warning for one clock"
 printf 'Tab\ndump %s\n' "$TMP/l.txt" >"$TMP/l.script"
 TTV_SCRIPT=$TMP/l.script TTV_SIZE=120x30 "$TTV" --align "$PT" "$HT" >/dev/null 2>&1
 like "$(cat "$TMP/l.txt")" "#1/[0-9]+" "viewer: one list"

@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <wchar.h>
 
+#include "src/batch.h"
 #include "src/esc.h"
 #include "ui/app.h"
 #include "ui/keymap.h"
@@ -473,6 +474,13 @@ static void after_load(struct app *a, uint64_t before, bool was_at_end)
 	if (a->t->notices != a->notices) {
 		a->notices = a->t->notices;
 		message(a, false, "%s", a->t->notice);
+	}
+	if (!a->loading && !a->clocks_said) {
+		struct buf w = {0};
+		a->clocks_said = true;
+		if (clock_warning(a->t, &w))
+			message(a, true, "%s", w.p);
+		buf_free(&w);
 	}
 }
 
