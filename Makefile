@@ -4,6 +4,9 @@
 #   make demo     ... then open the viewer on generated sample traces
 #   make check    ... then build and run every test (prove -r t/)
 #   make bench    ... then generate large traces and print the benchmark table
+#   make install  build, then install under $(DESTDIR)$(PREFIX) (default /usr/local):
+#                 bin/ttv, share/ttv/{keymaps,themes}, share/man/man1/ttv.1,
+#                 bash and zsh completions; `make uninstall` removes them
 #
 # The real work happens in a sub-make, so that pkg-config is asked only after
 # `deps` has installed what was missing.
@@ -29,7 +32,7 @@ UI_OBJS   := $(UI_SRCS:%.c=$(BUILD)/%.o)
 MAIN_OBJ  := $(BUILD)/src/main.o
 TEST_BINS := $(TEST_SRCS:t/%.c=$(BUILD)/t/%)
 
-.PHONY: all deps build tests check demo bench clean
+.PHONY: all deps build tests check demo bench clean install uninstall
 
 all: deps
 	@$(MAKE) --no-print-directory build
@@ -39,7 +42,7 @@ all: deps
 DEP_PKGS := ncursesw:libncurses-dev termkey:libtermkey-dev \
             libpcre2-8:libpcre2-dev zlib:zlib1g-dev
 # command : Debian package
-DEP_CMDS := cc:gcc pkg-config:pkg-config tmux:tmux prove:perl
+DEP_CMDS := cc:gcc pkg-config:pkg-config tmux:tmux prove:perl zsh:zsh groff:groff man:man-db
 
 deps:
 	@missing=""; \
@@ -105,3 +108,30 @@ bench: deps
 
 clean:
 	rm -rf build build-* ttv
+
+# --- install --------------------------------------------------------------
+# The binary finds its data in ../share/ttv next to it (ui/theme.c
+# datadir_find), so any PREFIX works without rebuilding.
+PREFIX  ?= /usr/local
+DESTDIR ?=
+BINDIR  := $(DESTDIR)$(PREFIX)/bin
+DATADIR := $(DESTDIR)$(PREFIX)/share/ttv
+MANDIR  := $(DESTDIR)$(PREFIX)/share/man/man1
+BASHDIR := $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+ZSHDIR  := $(DESTDIR)$(PREFIX)/share/zsh/site-functions
+INSTALL ?= install
+
+install: all
+	$(INSTALL) -d $(BINDIR) $(DATADIR)/keymaps $(DATADIR)/themes $(MANDIR) $(BASHDIR) $(ZSHDIR)
+	$(INSTALL) -m 755 $(BUILD)/ttv $(BINDIR)/ttv
+	$(INSTALL) -m 644 keymaps/*.keys $(DATADIR)/keymaps/
+	$(INSTALL) -m 644 themes/*.theme $(DATADIR)/themes/
+	$(INSTALL) -m 644 ttv.1 $(MANDIR)/ttv.1
+	$(INSTALL) -m 644 completions/ttv.bash $(BASHDIR)/ttv
+	$(INSTALL) -m 644 completions/_ttv $(ZSHDIR)/_ttv
+
+uninstall:
+	rm -f $(BINDIR)/ttv $(MANDIR)/ttv.1 $(BASHDIR)/ttv $(ZSHDIR)/_ttv
+	rm -f $(patsubst keymaps/%,$(DATADIR)/keymaps/%,$(wildcard keymaps/*.keys))
+	rm -f $(patsubst themes/%,$(DATADIR)/themes/%,$(wildcard themes/*.theme))
+	-rmdir $(DATADIR)/keymaps $(DATADIR)/themes $(DATADIR) 2>/dev/null

@@ -885,7 +885,7 @@ static struct thread *thread_new(struct session *ss, size_t pidx, uint32_t slot)
 static void thread_ready(struct thread *th)
 {
 	if (th->ix.in)
-		th->seq = model_add_seq(th->ss->m, &seq_ops, th);
+		th->seq = dec_add_seq(th->ix.in, &seq_ops, th);
 }
 
 /* ---- manifests (JSON) ----------------------------------------------------- */
@@ -1612,7 +1612,7 @@ static void idx_records(struct idx *x, const uint8_t *p, uint64_t upto)
 		x->n = r + 1;
 	}
 	if (upto > from) {
-		model_lane_count(ss->m, x->th->lane, upto - from, bmin, bmax);
+		dec_lane_count(x->in, x->th->lane, upto - from, bmin, bmax);
 		x->cur_start = x->cur_end = 0; /* chunks changed */
 		x->pc_gen++;                    /* calls may have found their returns */
 		model_seq_changed(ss->m);

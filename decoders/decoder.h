@@ -93,6 +93,15 @@ uint32_t dec_type(const struct input *in, const struct decoder *d, const char *n
 /* Add an event; sets e->input.  Returns false when the event cannot be
  * stored (offset beyond what the model can address). */
 bool dec_emit(struct input *in, struct event *e);
+/* Sequences (model_add_seq) and their lanes' counts (model_lane_count),
+ * through the source, so that --align can shift their times. */
+uint32_t dec_add_seq(struct input *in, const struct seq_ops *ops, void *ctx);
+void dec_lane_count(struct input *in, uint32_t lane, uint64_t n, int64_t first, int64_t last);
+/* A wall-clock reading (Unix ns) taken at the trace's time `ts`: where the
+ * format has one, it tells which boot of which machine the monotonic clock
+ * belongs to, so that --info can say whether sources share a clock.  The
+ * first anchor of a source is kept. */
+void dec_clock_anchor(struct input *in, int64_t ts, int64_t wall_ns);
 void dec_damage(struct input *in, uint64_t off, const char *fmt, ...) PRINTF_LIKE(3, 4);
 /* Damage after which this input cannot be decoded further. */
 void dec_fatal(struct input *in, uint64_t off, const char *fmt, ...) PRINTF_LIKE(3, 4);

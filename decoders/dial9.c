@@ -1482,6 +1482,8 @@ static void note_rare(struct d9 *d, const struct schema *s, const uint8_t *f, co
 		if (c.have[0] == 1) {
 			xgrow(&d->clocks, &d->capclocks, d->nclocks + 1, sizeof *d->clocks);
 			d->clocks[d->nclocks++] = (struct clock){ts, c.u[0]};
+			if (c.u[0] <= INT64_MAX)
+				dec_clock_anchor(d->in, ts, (int64_t)c.u[0]);
 		}
 		return;
 	}

@@ -418,6 +418,8 @@ static size_t open_stream(struct sc *sc, const uint8_t *q, size_t left, uint64_t
 	if (hlen == HDR_LEN) {
 		s->ref = (int64_t)ld64(q + 20, be);
 		s->has_ref = true;
+		if (s->epoch > 0 && s->epoch < INT64_MAX / 1000000000)
+			dec_clock_anchor(sc->in, s->ref, s->epoch * 1000000000);
 	}
 	if (s->version != 1)
 		dec_damage(sc->in, pos + 4, "stream header version %u (expected 1): decoded as version 1", s->version);

@@ -2,6 +2,7 @@
 
 #include <poll.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "decoders/decoder.h"
 #include "src/esc.h"
@@ -98,8 +99,9 @@ void dump_json(struct trace *t, const struct event *e, struct buf *b)
 	json_sink_begin(&js, b);
 	void *st;
 	const struct decoder *d = trace_decoder_of(t, e, &st);
+	struct event own = trace_own(t, e);
 	if (d && d->fields)
-		d->fields(st, e, &js.s);
+		d->fields(st, &own, &js.s);
 	json_sink_end(&js);
 	buf_addc(b, '}');
 }
@@ -110,8 +112,9 @@ void event_detail(struct trace *t, const struct event *e, struct buf *b)
 	tree_sink_init(&ts, b);
 	void *st;
 	const struct decoder *d = trace_decoder_of(t, e, &st);
+	struct event own = trace_own(t, e);
 	if (d && d->fields)
-		d->fields(st, e, &ts.s);
+		d->fields(st, &own, &ts.s);
 }
 
 /* Filters run over this many events at a time (on two threads when they can). */
@@ -265,6 +268,102 @@ static const char *status_of(const struct source *s)
 
 #define INFO_LANES 50
 
+/* Clock domains.  Every format ttv reads stamps events with a monotonic
+ * clock (ns since boot), which only relates to itself: two sources share a
+ * time axis when they come from the same boot of the same machine.  A
+ * source whose format records a wall-clock anchor (dial9 ClockSyncEvent,
+ * the syscall header's epoch) says when its clock's zero was; two zeros
+ * within CLOCK_SLACK_NS (the syscall epoch has whole seconds) are one boot. */
+#define CLOCK_SLACK_NS 2000000000LL
+
+enum clocks { CLOCKS_ONE, CLOCKS_SAME, CLOCKS_DIFFERENT, CLOCKS_UNKNOWN };
+
+/* How the sources with events relate; *a and *b name two that differ or
+ * one without an anchor. */
+static enum clocks clock_domains(struct trace *t, const struct source **a, const struct source **b)
+{
+	const struct source *ref = NULL;
+	size_t n = 0;
+	enum clocks r = CLOCKS_SAME;
+	*a = *b = NULL;
+	for (size_t i = 0; i < t->nsrc; i++) {
+		const struct source *s = t->src[i];
+		if (!summarize(t, s).span)
+			continue;
+		n++;
+		if (!s->has_boot) {
+			if (r != CLOCKS_DIFFERENT && !*a)
+				r = CLOCKS_UNKNOWN, *a = s;
+			continue;
+		}
+		if (!ref) {
+			ref = s;
+		} else if (r != CLOCKS_DIFFERENT &&
+			   (s->boot_ns - ref->boot_ns > CLOCK_SLACK_NS || ref->boot_ns - s->boot_ns > CLOCK_SLACK_NS)) {
+			r = CLOCKS_DIFFERENT, *a = ref, *b = s;
+		}
+	}
+	return n < 2 ? CLOCKS_ONE : r;
+}
+
+static void clock_line(const struct source *s, struct buf *b)
+{
+	buf_adds(b, "  clock:   monotonic ns");
+	if (s->has_boot) {
+		char d[64];
+		time_t sec = (time_t)(s->boot_ns / 1000000000);
+		struct tm tm;
+		if (gmtime_r(&sec, &tm) && strftime(d, sizeof d, "%Y-%m-%d %H:%M:%S UTC", &tm))
+			buf_printf(b, ", zero at %s (booted then, from a wall-clock anchor)", d);
+	} else {
+		buf_adds(b, ", no wall-clock anchor in the trace");
+	}
+	if (s->align != ALIGN_NONE) {
+		buf_adds(b, "\n  align:   shifted by ");
+		buf_printf(b, "%lld ns (its first event at 0)", (long long)s->shift);
+	}
+	buf_addc(b, '\n');
+}
+
+bool clock_warning(struct trace *t, struct buf *b)
+{
+	const struct source *x, *y;
+	if (t->align || clock_domains(t, &x, &y) != CLOCKS_DIFFERENT)
+		return false;
+	buf_adds(b, "different clocks: ");
+	esc_term(b, x->path, strlen(x->path));
+	buf_adds(b, " and ");
+	esc_term(b, y->path, strlen(y->path));
+	buf_adds(b, " do not share a time axis (see the info page; --align lines them up)");
+	return true;
+}
+
+static void clock_summary(struct trace *t, struct buf *b)
+{
+	const struct source *x, *y;
+	enum clocks c = clock_domains(t, &x, &y);
+	if (c == CLOCKS_ONE)
+		return;
+	buf_adds(b, "\ntimeline: ");
+	if (t->align)
+		buf_adds(b, "--align: each source starts at 0 (their own clocks are not compared)\n");
+	else if (c == CLOCKS_SAME)
+		buf_adds(b, "one clock: every source's clock started at the same time (same boot)\n");
+	else if (c == CLOCKS_DIFFERENT) {
+		buf_adds(b, "DIFFERENT CLOCKS: ");
+		esc_term(b, x->path, strlen(x->path));
+		buf_adds(b, " and ");
+		esc_term(b, y->path, strlen(y->path));
+		buf_adds(b, " were recorded on different boots or machines; their times cannot be related "
+			    "(use --align to line them up by their first events)\n");
+	} else {
+		buf_adds(b, "clocks not known to be related: ");
+		esc_term(b, x->path, strlen(x->path));
+		buf_adds(b, " has no wall-clock anchor; times are shown as recorded, which lines up only for "
+			    "traces of the same boot of one machine (use --align to line them up by their first events)\n");
+	}
+}
+
 void info_text(struct trace *t, struct buf *b)
 {
 	for (size_t i = 0; i < t->nsrc; i++) {
@@ -291,6 +390,8 @@ void info_text(struct trace *t, struct buf *b)
 			fmt_dur(b, (uint64_t)(r.last - r.first));
 			buf_adds(b, ")\n");
 		}
+		if (r.span)
+			clock_line(s, b);
 		if (s->dec && s->dec->info) {
 			struct buf d = {0};
 			struct tree_sink ts;
@@ -332,6 +433,7 @@ void info_text(struct trace *t, struct buf *b)
 			buf_printf(b, ": %llu events\n", (unsigned long long)ln->count);
 		}
 	}
+	clock_summary(t, b);
 }
 
 void info_json(struct trace *t, struct buf *b)
@@ -355,6 +457,10 @@ void info_json(struct trace *t, struct buf *b)
 			   (unsigned long long)r.bytes, (unsigned long long)r.raw, (unsigned long long)r.events);
 		if (r.span)
 			buf_printf(b, ",\"first_ts\":%lld,\"last_ts\":%lld", (long long)r.first, (long long)r.last);
+		if (s->has_boot)
+			buf_printf(b, ",\"clock_zero_wall_ns\":%lld", (long long)s->boot_ns);
+		if (s->align != ALIGN_NONE)
+			buf_printf(b, ",\"shift_ns\":%lld", (long long)s->shift);
 		buf_adds(b, ",\"lanes\":[");
 		bool first = true;
 		for (uint32_t l = 0; l < model_nlanes(t->m); l++) {
@@ -391,7 +497,9 @@ void info_json(struct trace *t, struct buf *b)
 	buf_printf(b, "],\"events\":%llu", (unsigned long long)model_count(t->m));
 	if (model_span(t->m, &first, &last))
 		buf_printf(b, ",\"first_ts\":%lld,\"last_ts\":%lld", (long long)first, (long long)last);
-	buf_adds(b, "}");
+	const struct source *x, *y;
+	static const char *const clocks[] = {"one source", "same", "different", "unknown"};
+	buf_printf(b, ",\"clocks\":\"%s\",\"aligned\":%s}", clocks[clock_domains(t, &x, &y)], t->align ? "true" : "false");
 }
 
 void batch_info(struct trace *t, bool json, FILE *out)

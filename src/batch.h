@@ -21,6 +21,9 @@ void batch_stats(struct trace *t, struct filterset *fs, bool json, FILE *out);
 /* The info document, shared with the viewer's info view. */
 void info_text(struct trace *t, struct buf *b);
 void info_json(struct trace *t, struct buf *b);
+/* Sources recorded on different clocks and not --align'ed: a warning for
+ * the viewer's status line in *b, and true. */
+bool clock_warning(struct trace *t, struct buf *b);
 
 /* Detail of one event as lines `name: value` (also used by the detail view). */
 void event_detail(struct trace *t, const struct event *e, struct buf *b);

@@ -1,23 +1,49 @@
-/* The parsed command line. */
+/* The parsed command line, over the defaults of the config file. */
 #ifndef TTV_CLI_H
 #define TTV_CLI_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
-enum mode { MODE_VIEW, MODE_DUMP, MODE_INFO, MODE_STATS };
+#include "src/util.h"
+
+enum mode { MODE_VIEW, MODE_DUMP, MODE_INFO, MODE_STATS, MODE_EXPORT };
 
 struct cli {
 	enum mode mode;
-	bool json, follow, help, version;
+	bool json, follow, help, version, align;
+	bool abs_time;       /* the viewer shows absolute times */
 	const char **filters;
 	size_t nfilters, capfilters;
 	const char *format, *keymap, *theme;
+	const char *export_format; /* --export FORMAT */
 	char **paths;
 	size_t npaths;
+	/* the config file: what it set (the command line overrides it) and
+	 * what was wrong in it, one `file:line: why` per line */
+	struct config *cfg;
+	struct buf cfg_errors;
 };
 
-/* Returns 0, or 2 after printing a usage error. */
+/* Returns 0, or 2 after printing a usage error.  Reads the config file first. */
 int cli_parse(struct cli *c, int argc, char **argv);
+void cli_free(struct cli *c);
+
+/* The config file: $XDG_CONFIG_HOME/ttv/config (~/.config/ttv/config),
+ * `key = value` lines, `#` comments:
+ *   keymap = NAME      theme = NAME      time = relative|absolute
+ *   follow = yes|no
+ * A bad line is reported as file:line and the rest still loads. */
+struct config {
+	char *keymap, *theme;
+	bool abs_time, follow;
+	char *path; /* the file read, NULL when there was none */
+};
+/* Read the config file (NULL path: the default place); errors are appended
+ * to *errors.  Returns a config (all defaults when there is no file). */
+struct config *config_load(const char *path, struct buf *errors);
+void config_free(struct config *cfg);
+/* The default place, in a static buffer; NULL without HOME and XDG_CONFIG_HOME. */
+const char *config_path(void);
 
 #endif

@@ -8,6 +8,7 @@
 #include "src/batch.h"
 #include "src/cli.h"
 #include "src/esc.h"
+#include "src/export.h"
 #include "ui/ui.h"
 
 #define TTV_VERSION "0.1.0"
@@ -15,13 +16,15 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: ttv [OPTIONS] PATH...            open the viewer (paths are merged by time)\n"
+		"usage: ttv [OPTIONS] PATH...            the viewer (the paths merged by time)\n"
 		"       ttv --dump [--json] PATH...      every event, one per line, in time order\n"
 		"       ttv --info [--json] PATH...      format, lanes, counts, time span, damage\n"
 		"       ttv --stats [--json] PATH...     counts per type and lane, span durations\n"
+		"       ttv --export chrome PATH...      Chrome trace events (for Perfetto)\n"
 		"\n"
 		"  -f, --follow          keep reading as the files grow (with --dump: print\n"
 		"                        each event as it arrives, like tail -f)\n"
+		"      --no-follow       do not follow (overrides follow = yes in the config)\n"
 		"  -e, --filter REGEX    keep matching events (repeatable; !REGEX drops them;\n"
 		"                        lane:RE type:RE FIELD:RE match one part)\n"
 		"      --format NAME     skip probing:");
@@ -31,10 +34,16 @@ static void usage(FILE *f)
 		"\n"
 		"      --keymap NAME     key bindings (less, vi, emacs, or a file)\n"
 		"      --theme NAME      colours (dark, light, mono, or a file)\n"
+		"      --time WHEN       the viewer's times: relative (default) or absolute\n"
+		"      --align           line up the sources: each one's first event at time 0\n"
+		"                        (--info says whether their clocks can be related)\n"
 		"  -h, --help            this text\n"
 		"  -V, --version         the version\n"
-		"PATH may be - for standard input; gzip is read whatever the name.\n"
-		"Exit status: 0 clean, 3 some input damaged or cut short, 1 nothing readable, 2 usage.\n");
+		"PATH may be - for standard input or tcp:HOST:PORT (HawkTracer); gzip is read\n"
+		"whatever the name.  Defaults for --keymap, --theme, --time and --follow are read\n"
+		"from $XDG_CONFIG_HOME/ttv/config (see ttv(1)).\n"
+		"Exit status: 0 clean, 3 some input damaged or cut short, 1 nothing readable,\n"
+		"2 usage.\n");
 }
 
 static int usage_error(const char *fmt, const char *arg)
@@ -47,22 +56,30 @@ static int usage_error(const char *fmt, const char *arg)
 
 int cli_parse(struct cli *c, int argc, char **argv)
 {
-	enum { O_DUMP = 256, O_JSON, O_INFO, O_STATS, O_FORMAT, O_KEYMAP, O_THEME };
+	enum { O_DUMP = 256, O_JSON, O_INFO, O_STATS, O_EXPORT, O_FORMAT, O_KEYMAP, O_THEME, O_TIME, O_ALIGN,
+	       O_NOFOLLOW };
 	static const struct option opts[] = {
 		{"dump", no_argument, NULL, O_DUMP},
 		{"json", no_argument, NULL, O_JSON},
 		{"info", no_argument, NULL, O_INFO},
 		{"stats", no_argument, NULL, O_STATS},
+		{"export", required_argument, NULL, O_EXPORT},
 		{"follow", no_argument, NULL, 'f'},
+		{"no-follow", no_argument, NULL, O_NOFOLLOW},
 		{"filter", required_argument, NULL, 'e'},
 		{"format", required_argument, NULL, O_FORMAT},
 		{"keymap", required_argument, NULL, O_KEYMAP},
 		{"theme", required_argument, NULL, O_THEME},
+		{"time", required_argument, NULL, O_TIME},
+		{"align", no_argument, NULL, O_ALIGN},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{0},
 	};
 	memset(c, 0, sizeof *c);
+	c->cfg = config_load(NULL, &c->cfg_errors);
+	int follow = -1; /* -f / --no-follow, else the config's (viewer only) */
+	c->abs_time = c->cfg->abs_time;
 	opterr = 0;
 	int o;
 	while ((o = getopt_long(argc, argv, ":fe:hV", opts, NULL)) != -1) {
@@ -70,12 +87,25 @@ int cli_parse(struct cli *c, int argc, char **argv)
 		case O_DUMP:
 		case O_INFO:
 		case O_STATS:
+		case O_EXPORT:
 			if (c->mode != MODE_VIEW)
-				return usage_error("%s", "choose one of --dump, --info and --stats");
-			c->mode = o == O_DUMP ? MODE_DUMP : o == O_INFO ? MODE_INFO : MODE_STATS;
+				return usage_error("%s", "choose one of --dump, --info, --stats and --export");
+			c->mode = o == O_DUMP ? MODE_DUMP : o == O_INFO ? MODE_INFO : o == O_STATS ? MODE_STATS : MODE_EXPORT;
+			if (o == O_EXPORT) {
+				if (strcmp(optarg, "chrome"))
+					return usage_error("unknown export format '%s' (there is: chrome)", optarg);
+				c->export_format = optarg;
+			}
 			break;
 		case O_JSON: c->json = true; break;
-		case 'f': c->follow = true; break;
+		case 'f': follow = 1; break;
+		case O_NOFOLLOW: follow = 0; break;
+		case O_ALIGN: c->align = true; break;
+		case O_TIME:
+			if (strcmp(optarg, "relative") && strcmp(optarg, "absolute"))
+				return usage_error("--time: want relative or absolute, not '%s'", optarg);
+			c->abs_time = !strcmp(optarg, "absolute");
+			break;
 		case 'e':
 			xgrow(&c->filters, &c->capfilters, c->nfilters + 1, sizeof *c->filters);
 			c->filters[c->nfilters++] = optarg;
@@ -95,15 +125,27 @@ int cli_parse(struct cli *c, int argc, char **argv)
 	}
 	if (c->help || c->version)
 		return 0;
-	if (c->json && (c->mode == MODE_VIEW))
+	if (c->json && (c->mode == MODE_VIEW || c->mode == MODE_EXPORT))
 		return usage_error("%s", "--json goes with --dump, --info or --stats");
-	if (c->follow && (c->mode == MODE_INFO || c->mode == MODE_STATS))
+	c->follow = follow >= 0 ? follow : c->mode == MODE_VIEW && c->cfg->follow;
+	if (c->follow && (c->mode == MODE_INFO || c->mode == MODE_STATS || c->mode == MODE_EXPORT))
 		return usage_error("%s", "--follow goes with the viewer or --dump");
+	if (!c->keymap)
+		c->keymap = c->cfg->keymap;
+	if (!c->theme)
+		c->theme = c->cfg->theme;
 	if (optind >= argc)
 		return usage_error("%s", "no trace to open: give a PATH (or - for standard input)");
 	c->paths = argv + optind;
 	c->npaths = (size_t)(argc - optind);
 	return 0;
+}
+
+void cli_free(struct cli *c)
+{
+	free(c->filters);
+	config_free(c->cfg);
+	buf_free(&c->cfg_errors);
 }
 
 int main(int argc, char **argv)
@@ -115,18 +157,26 @@ int main(int argc, char **argv)
 	struct cli c;
 	int r = cli_parse(&c, argc, argv);
 	if (r) {
-		free(c.filters);
+		cli_free(&c);
 		return r;
 	}
 	if (c.help) {
 		usage(stdout);
-		free(c.filters);
+		cli_free(&c);
 		return 0;
 	}
 	if (c.version) {
 		printf("ttv %s\n", TTV_VERSION);
-		free(c.filters);
+		cli_free(&c);
 		return 0;
+	}
+	/* The viewer shows these in its status line; batch modes say them here. */
+	if (c.mode != MODE_VIEW && c.cfg_errors.len) {
+		for (const char *p = buf_str(&c.cfg_errors); *p;) {
+			size_t n = strcspn(p, "\n");
+			fprintf(stderr, "%s: %.*s\n", progname, (int)n, p);
+			p += n + (p[n] == '\n');
+		}
 	}
 	struct filterset fs = {0};
 	for (size_t i = 0; i < c.nfilters; i++) {
@@ -138,7 +188,7 @@ int main(int argc, char **argv)
 			buf_free(&b);
 			free(err);
 			filterset_free(&fs);
-			free(c.filters);
+			cli_free(&c);
 			return 2;
 		}
 	}
@@ -146,6 +196,7 @@ int main(int argc, char **argv)
 	struct trace t;
 	trace_init(&t);
 	t.format = c.format;
+	t.align = c.align;
 	for (size_t i = 0; i < c.npaths; i++)
 		trace_open(&t, c.paths[i]);
 
@@ -162,6 +213,7 @@ int main(int argc, char **argv)
 		switch (c.mode) {
 		case MODE_INFO: batch_info(&t, c.json, stdout); break;
 		case MODE_STATS: batch_stats(&t, &fs, c.json, stdout); break;
+		case MODE_EXPORT: export_chrome(&t, &fs, stdout); break;
 		case MODE_DUMP:
 		case MODE_VIEW: batch_dump(&t, &fs, c.json, stdout); break;
 		}
@@ -174,6 +226,6 @@ int main(int argc, char **argv)
 	}
 	trace_free(&t);
 	filterset_free(&fs);
-	free(c.filters);
+	cli_free(&c);
 	return status;
 }

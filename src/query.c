@@ -264,12 +264,13 @@ void event_summary(struct trace *t, const struct event *e, struct buf *b)
 {
 	void *st;
 	const struct decoder *d = trace_decoder_of(t, e, &st);
+	struct event own = trace_own(t, e);
 	if (d && d->summary) {
-		d->summary(st, e, b);
+		d->summary(st, &own, b);
 	} else if (d && d->fields) {
 		struct line_sink ls;
 		line_sink_init(&ls, b);
-		d->fields(st, e, &ls.s);
+		d->fields(st, &own, &ls.s);
 	}
 }
 
@@ -378,7 +379,8 @@ static bool field_text(struct trace *t, const struct event *e, const char *name,
 	if (!d || !d->fields)
 		return false;
 	struct field_pick p = {.s.put = pick_put, .want = name, .out = out};
-	d->fields(st, e, &p.s);
+	struct event own = trace_own(t, e);
+	d->fields(st, &own, &p.s);
 	return p.found;
 }
 

@@ -41,6 +41,8 @@ void trace_free(struct trace *t)
 			free(s->dmg[d].msg);
 		}
 		free(s->dmg);
+		free(s->held);
+		free(s->held_counts);
 		free(s->inputs);
 		free(s->error);
 		free(s->path);
@@ -49,6 +51,9 @@ void trace_free(struct trace *t)
 	free(t->src);
 	free(t->in);
 	model_free(t->m);
+	for (size_t i = 0; i < t->nseqs; i++)
+		free(t->seqs[i]);
+	free(t->seqs);
 	if (t->watch >= 0)
 		close(t->watch);
 }
@@ -131,6 +136,7 @@ struct source *trace_open(struct trace *t, const char *path)
 	src->id = (uint32_t)t->nsrc;
 	src->path = xstrdup(path);
 	src->trace = t;
+	src->align = t->align ? ALIGN_WAIT : ALIGN_NONE;
 	xgrow(&t->src, &t->capsrc, t->nsrc + 1, sizeof *t->src);
 	t->src[t->nsrc++] = src;
 
@@ -213,6 +219,8 @@ static bool probe_input(struct input *in, bool final)
 	return true;
 }
 
+static void align_settle(struct source *src);
+
 static void step_input(struct trace *t, struct input *in, bool wait)
 {
 	input_refresh(in, t->slice, wait);
@@ -251,6 +259,8 @@ static void step_input(struct trace *t, struct input *in, bool wait)
 	if (in->done && in->gzip && in->zpartial && !in->zerror)
 		source_damage(in->src, in->path, false, 0, false,
 			      "gzip stream cut short after %llu decompressed bytes", (unsigned long long)in->size);
+	if (in->src->align == ALIGN_WAIT)
+		align_settle(in->src);
 }
 
 bool trace_step(struct trace *t, uint64_t budget_ns, bool wait)
@@ -700,8 +710,144 @@ bool dec_emit(struct input *in, struct event *e)
 		return false;
 	}
 	e->input = in->id;
-	model_add(dec_model(in), e);
+	struct source *src = in->src;
+	if (LIKELY(!src->shift && src->align != ALIGN_WAIT)) {
+		model_add(dec_model(in), e);
+	} else if (src->align == ALIGN_WAIT) {
+		xgrow(&src->held, &src->capheld, src->nheld + 1, sizeof *src->held);
+		src->held[src->nheld++] = *e;
+	} else {
+		struct event x = *e; /* the decoder may look at its event again */
+		x.ts = shift_ts(x.ts, src->shift);
+		model_add(dec_model(in), &x);
+	}
 	return true;
+}
+
+void dec_clock_anchor(struct input *in, int64_t ts, int64_t wall_ns)
+{
+	struct source *src = in->src;
+	if (!src->has_boot) {
+		src->has_boot = true;
+		src->boot_ns = shift_ts(wall_ns, ts == INT64_MIN ? INT64_MAX : -ts);
+	}
+}
+
+/* ---- --align: a shift per source ----------------------------------------- */
+
+/* Times move by the shift; one pushed past the int64 range stays at its end. */
+int64_t shift_ts(int64_t ts, int64_t shift)
+{
+	__int128 v = (__int128)ts + shift;
+	return v > INT64_MAX ? INT64_MAX : v < INT64_MIN ? INT64_MIN : (int64_t)v;
+}
+
+void dec_lane_count(struct input *in, uint32_t lane, uint64_t n, int64_t first, int64_t last)
+{
+	struct source *src = in->src;
+	if (src->align == ALIGN_WAIT) {
+		xgrow(&src->held_counts, &src->capheld_counts, src->nheld_counts + 1, sizeof *src->held_counts);
+		src->held_counts[src->nheld_counts++] = (struct held_count){lane, n, first, last};
+		return;
+	}
+	model_lane_count(dec_model(in), lane, n, shift_ts(first, src->shift), shift_ts(last, src->shift));
+}
+
+/* A sequence of a source that --align shifts: the model sees it through
+ * these, which move its times by the source's shift (0 until it is known). */
+struct seq_shift {
+	const struct seq_ops *ops;
+	void *ctx;
+	const struct source *src;
+};
+
+static uint64_t sh_count(void *c)
+{
+	struct seq_shift *w = c;
+	return w->ops->count(w->ctx);
+}
+
+static int64_t sh_ts(void *c, uint64_t i)
+{
+	struct seq_shift *w = c;
+	return shift_ts(w->ops->ts(w->ctx, i), w->src->shift);
+}
+
+/* first i with ts(i) + shift >= t (or > t), exactly */
+static uint64_t sh_bound(struct seq_shift *w, int64_t t, bool upper)
+{
+	__int128 raw = (__int128)t - w->src->shift;
+	if (raw > INT64_MAX || (upper && raw == INT64_MAX))
+		return w->ops->count(w->ctx);
+	if (raw < INT64_MIN)
+		return 0;
+	return upper ? w->ops->upper(w->ctx, (int64_t)raw) : w->ops->lower(w->ctx, (int64_t)raw);
+}
+
+static uint64_t sh_lower(void *c, int64_t t) { return sh_bound(c, t, false); }
+static uint64_t sh_upper(void *c, int64_t t) { return sh_bound(c, t, true); }
+
+static void sh_get(void *c, uint64_t i, struct event *e)
+{
+	struct seq_shift *w = c;
+	w->ops->get(w->ctx, i, e);
+	e->ts = shift_ts(e->ts, w->src->shift);
+}
+
+static bool sh_partner(void *c, uint64_t i, uint64_t *j)
+{
+	struct seq_shift *w = c;
+	return w->ops->partner && w->ops->partner(w->ctx, i, j);
+}
+
+static const struct seq_ops shift_ops = {sh_count, sh_ts, sh_lower, sh_upper, sh_get, sh_partner};
+
+uint32_t dec_add_seq(struct input *in, const struct seq_ops *ops, void *ctx)
+{
+	struct trace *t = in->src->trace;
+	if (in->src->align == ALIGN_NONE)
+		return model_add_seq(t->m, ops, ctx);
+	struct seq_shift *w = xmalloc(sizeof *w);
+	*w = (struct seq_shift){ops, ctx, in->src};
+	xgrow(&t->seqs, &t->capseqs, t->nseqs + 1, sizeof *t->seqs);
+	t->seqs[t->nseqs++] = w;
+	return model_add_seq(t->m, &shift_ops, w);
+}
+
+/* A waiting source has decoded a slice: once it has timeline events, its
+ * earliest one sets the shift, and what waited goes to the model. */
+static void align_settle(struct source *src)
+{
+	bool done = true;
+	for (size_t i = 0; i < src->ninputs; i++)
+		done &= src->inputs[i]->done;
+	bool have = false;
+	int64_t first = 0;
+	for (size_t i = 0; i < src->nheld; i++)
+		if (!(src->held[i].flags & EVF_META) && (!have || src->held[i].ts < first))
+			first = src->held[i].ts, have = true;
+	for (size_t i = 0; i < src->nheld_counts; i++)
+		if (src->held_counts[i].n && (!have || src->held_counts[i].first < first))
+			first = src->held_counts[i].first, have = true;
+	if (!have && !done)
+		return; /* nothing on the timeline yet: wait for more */
+	struct model *m = src->trace->m;
+	src->shift = !have ? 0 : first == INT64_MIN ? INT64_MAX : -first;
+	src->align = ALIGN_SET;
+	for (size_t i = 0; i < src->nheld; i++) {
+		src->held[i].ts = shift_ts(src->held[i].ts, src->shift);
+		model_add(m, &src->held[i]);
+	}
+	for (size_t i = 0; i < src->nheld_counts; i++) {
+		const struct held_count *h = &src->held_counts[i];
+		model_lane_count(m, h->lane, h->n, shift_ts(h->first, src->shift), shift_ts(h->last, src->shift));
+	}
+	free(src->held);
+	free(src->held_counts);
+	src->held = NULL;
+	src->held_counts = NULL;
+	src->nheld = src->capheld = src->nheld_counts = src->capheld_counts = 0;
+	model_seq_changed(m); /* its sequences' times moved */
 }
 
 void dec_damage(struct input *in, uint64_t off, const char *fmt, ...)

@@ -36,6 +36,25 @@ struct source {
 	char *error; /* set when nothing of it could be read */
 	uint64_t retry_at; /* tcp: when to try to connect again (following) */
 	bool live;         /* tcp: a connection is open */
+	/* --align: every time of this source is shifted by `shift` ns (its
+	 * first event goes to 0).  Until the first slice has shown where it
+	 * starts, its events wait in `held` (and sequence lane counts in
+	 * `held_counts`); from then on the shift is applied as they come. */
+	enum { ALIGN_NONE, ALIGN_WAIT, ALIGN_SET } align;
+	int64_t shift;
+	struct event *held;
+	size_t nheld, capheld;
+	struct held_count *held_counts;
+	size_t nheld_counts, capheld_counts;
+	/* its clock's zero in wall-clock ns (wall - ts of dec_clock_anchor) */
+	bool has_boot;
+	int64_t boot_ns;
+};
+
+struct held_count {
+	uint32_t lane;
+	uint64_t n;
+	int64_t first, last;
 };
 
 struct trace {
@@ -46,6 +65,9 @@ struct trace {
 	size_t nin, capin;
 	const char *format; /* --format: skip probing */
 	bool follow;        /* inputs are never final */
+	bool align;         /* --align: sources opened from now on start at time 0 */
+	struct seq_shift **seqs; /* sequences registered through dec_add_seq (--align) */
+	size_t nseqs, capseqs;
 	size_t slice;       /* bytes handed to a decoder per call */
 	/* following: what changed on disk, told to the user */
 	int watch;          /* inotify fd, -1 without one */
@@ -99,6 +121,17 @@ void trace_notice(struct trace *t, const char *fmt, ...) PRINTF_LIKE(2, 3);
 
 /* Decoder and state for an event (by its input). */
 const struct decoder *trace_decoder_of(const struct trace *t, const struct event *e, void **st);
+/* ts + shift, held within the int64 range. */
+int64_t shift_ts(int64_t ts, int64_t shift);
+/* The event with its source's own time (--align shifts what the model
+ * holds): what decoders are handed to decode fields and summaries. */
+static inline struct event trace_own(const struct trace *t, const struct event *e)
+{
+	struct event o = *e;
+	if (e->input < t->nin)
+		o.ts -= t->in[e->input]->src->shift;
+	return o;
+}
 /* A long scan (filtering, --dump) is about to decode e: keep its file
  * mapped ahead of it, and let go of what it passed. */
 static inline void trace_scan(struct trace *t, const struct event *e)

@@ -113,6 +113,7 @@ struct app {
 	size_t captyperole;
 	bool window_set;
 	bool abs_time;
+	bool clocks_said; /* the warning about unrelated clocks, once loaded */
 
 	/* detail, info, help, filters: one scrolling text page */
 	struct buf page;

@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include <wchar.h>
 
+#include "src/batch.h"
 #include "src/esc.h"
 #include "ui/app.h"
 #include "ui/keymap.h"
@@ -476,6 +477,13 @@ static void after_load(struct app *a, uint64_t before, bool was_at_end)
 		a->notices = a->t->notices;
 		message(a, false, "%s", a->t->notice);
 	}
+	if (!a->loading && !a->clocks_said) {
+		struct buf w = {0};
+		a->clocks_said = true;
+		if (clock_warning(a->t, &w))
+			message(a, true, "%s", w.p);
+		buf_free(&w);
+	}
 }
 
 static void load_step(struct app *a, uint64_t budget_ns, bool wait)
@@ -718,11 +726,18 @@ int ui_run(struct trace *t, struct filterset *fs, const struct cli *c)
 	if (terr)
 		buf_printf(&errors, "%s%s", errors.len ? "; " : "", terr);
 	free(terr);
-	if (errors.len)
-		message(a, true, "%s", errors.p);
-	buf_free(&errors);
+	/* the config file's bad lines (file:line: why), after its own messages */
+	for (const char *p = buf_str(&c->cfg_errors); *p;) {
+		size_t n = strcspn(p, "\n");
+		buf_printf(&errors, "%s%.*s", errors.len ? "; " : "", (int)n, p);
+		p += n + (p[n] == '\n');
+	}
+	a->abs_time = c->abs_time;
 	if (c->follow)
 		toggle_follow(a);
+	if (errors.len) /* after follow's own message: errors matter more */
+		message(a, true, "%s", errors.p);
+	buf_free(&errors);
 
 	if (a->scripted) {
 		/* Deterministic: everything is read and filtered before the first step. */
