@@ -718,7 +718,8 @@ bool dec_emit(struct input *in, struct event *e)
 		src->held[src->nheld++] = *e;
 	} else {
 		struct event x = *e; /* the decoder may look at its event again */
-		x.ts = shift_ts(x.ts, src->shift);
+		if (!ev_untimed(&x)) /* no time: nothing to align */
+			x.ts = shift_ts(x.ts, src->shift);
 		model_add(dec_model(in), &x);
 	}
 	return true;
@@ -835,7 +836,8 @@ static void align_settle(struct source *src)
 	src->shift = !have ? 0 : first == INT64_MIN ? INT64_MAX : -first;
 	src->align = ALIGN_SET;
 	for (size_t i = 0; i < src->nheld; i++) {
-		src->held[i].ts = shift_ts(src->held[i].ts, src->shift);
+		if (!ev_untimed(&src->held[i]))
+			src->held[i].ts = shift_ts(src->held[i].ts, src->shift);
 		model_add(m, &src->held[i]);
 	}
 	for (size_t i = 0; i < src->nheld_counts; i++) {
