@@ -366,7 +366,7 @@ static const char *error_meaning(const struct rec *r, char *tmp, size_t n)
 	case T_PAGE_FAULT:
 	case T_KAFKA_PRODUCE:
 	case T_KAFKA_FETCH: return NULL;
-	default: return e < 0 ? errno_name(-e) : NULL;
+	default: return e < 0 && e > INT32_MIN ? errno_name(-e) : NULL; /* -INT32_MIN overflows */
 	}
 }
 
