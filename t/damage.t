@@ -40,4 +40,21 @@ cp "$T0/index.atf" "$TMP/t0.index"
 cp "$T0/detail.atf" "$TMP/t0.detail"
 tap_run "$TBIN/cut_test" --format atf --damage 400 --seed 12 "$TMP/t0.index"
 tap_run "$TBIN/cut_test" --format atf --damage 300 --seed 13 "$TMP/t0.detail"
+
+# gzip: damaged or cut inside the compressed stream, said so (the data decompressed before still listed)
+gzip -c "$SAMPLES/podtrace/small.ptrace" >"$TMP/s.gz"
+head -c 100 "$TMP/s.gz" >"$TMP/cut100.gz"
+run --dump "$TMP/cut100.gz"
+is "$RC" 1 "gzip cut before any data: nothing readable, exit 1"
+like "$ERR" "cut100.gz: nothing to decode: the gzip stream is cut short before any data" "... and says so"
+head -c 2000 "$TMP/s.gz" >"$TMP/cut2000.gz"
+run --dump "$TMP/cut2000.gz"
+is "$RC" 3 "gzip cut after some data: exit 3"
+like "$ERR" "gzip stream cut short after [0-9]+ decompressed bytes" "... and says so"
+n=$(printf '%s\n' "$OUT" | grep -c .)
+ok $((n < 50)) "... with the events before the cut listed ($n)"
+cp "$TMP/s.gz" "$TMP/flip.gz"
+printf '\377' | dd of="$TMP/flip.gz" bs=1 seek=41 conv=notrunc 2>/dev/null
+run --dump "$TMP/flip.gz"
+like "$ERR" "flip.gz: gzip error after 0 decompressed bytes" "gzip damaged at its start: the gzip error is reported"
 done_testing
