@@ -7,6 +7,8 @@
 #   make install  build, then install under $(DESTDIR)$(PREFIX) (default /usr/local):
 #                 bin/ttv, share/ttv/{keymaps,themes}, share/man/man1/ttv.1,
 #                 bash and zsh completions; `make uninstall` removes them
+#   make fuzz     ... then build the libFuzzer targets (t/fuzz/) with clang and run
+#                 each for FUZZ_SECONDS (FUZZ_TARGETS="podtrace atf" picks some)
 #
 # The real work happens in a sub-make, so that pkg-config is asked only after
 # `deps` has installed what was missing.
@@ -19,7 +21,9 @@ SAN     ?=
 PKGS    := ncursesw termkey libpcre2-8 zlib
 
 STD_FLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -MMD -MP
-ifneq ($(SAN),)
+ifeq ($(SAN),fuzz)
+SAN_FLAGS := -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+else ifneq ($(SAN),)
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 endif
 
@@ -32,7 +36,7 @@ UI_OBJS   := $(UI_SRCS:%.c=$(BUILD)/%.o)
 MAIN_OBJ  := $(BUILD)/src/main.o
 TEST_BINS := $(TEST_SRCS:t/%.c=$(BUILD)/t/%)
 
-.PHONY: all deps build tests check demo bench clean install uninstall
+.PHONY: all deps build tests check demo bench fuzz fuzz-deps fuzz-bins clean install uninstall
 
 all: deps
 	@$(MAKE) --no-print-directory build
@@ -105,6 +109,38 @@ demo: deps
 bench: deps
 	@$(MAKE) --no-print-directory build tests
 	@t/bench.sh
+
+# --- fuzzing --------------------------------------------------------------
+# The targets link the core and the UI (keymap and theme parsers) built with
+# clang's -fsanitize=fuzzer-no-link in build-fuzz/; seeds come from the
+# writers (t/fuzz/seeds.sh), crashes land in build-fuzz/artifacts/.
+FUZZ_SECONDS ?= 10
+FUZZ_TARGETS ?= $(patsubst t/fuzz/fuzz_%.c,%,$(wildcard t/fuzz/fuzz_*.c))
+FUZZ_CC      ?= clang
+
+fuzz: deps fuzz-deps
+	@$(MAKE) --no-print-directory build tests
+	@$(MAKE) --no-print-directory BUILD=build-fuzz CC=$(FUZZ_CC) SAN=fuzz fuzz-bins
+	t/fuzz/run.sh build-fuzz $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+# clang and its libFuzzer runtime (Debian: clang, libclang-rt-dev)
+fuzz-deps:
+	@printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return d && n; }\n' | \
+	  $(FUZZ_CC) -x c -fsanitize=fuzzer,address,undefined -o /dev/null - >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "ttv: installing clang libclang-rt-dev"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+	      apt-get install -y -qq --no-install-recommends clang libclang-rt-dev; \
+	  else \
+	    echo "ttv: make fuzz needs clang with libFuzzer; run:"; \
+	    echo "  sudo apt-get install -y clang libclang-rt-dev"; \
+	    exit 1; \
+	  fi; }
+
+fuzz-bins: $(patsubst t/fuzz/fuzz_%.c,$(BUILD)/fuzz/%,$(wildcard t/fuzz/fuzz_*.c))
+$(BUILD)/fuzz/%: t/fuzz/fuzz_%.c t/fuzz/harness.h $(CORE_OBJS) $(UI_OBJS)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer -o $@ $< $(CORE_OBJS) $(UI_OBJS) $(LIBS)
 
 clean:
 	rm -rf build build-* ttv

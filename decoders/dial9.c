@@ -1877,7 +1877,7 @@ static bool wall_clock(struct d9 *d, int64_t ts, struct buf *b)
 	if (lo > 0 && lo < d->nclocks && (uint64_t)ts - (uint64_t)d->clocks[lo - 1].ts < (uint64_t)best->ts - (uint64_t)ts)
 		best = &d->clocks[lo - 1];
 	char t[40];
-	if (!utc_text(best->realtime + (uint64_t)(ts - best->ts), t, sizeof t))
+	if (!utc_text(best->realtime + ((uint64_t)ts - (uint64_t)best->ts), t, sizeof t))
 		return false;
 	buf_adds(b, t);
 	return true;

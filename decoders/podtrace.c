@@ -324,7 +324,7 @@ static const char *eai_name(int32_t e)
 	static const char *const n[] = {NULL, "EAI_BADFLAGS", "EAI_NONAME", "EAI_AGAIN", "EAI_FAIL", NULL,
 					"EAI_FAMILY", "EAI_SOCKTYPE", "EAI_SERVICE", NULL, "EAI_MEMORY",
 					"EAI_SYSTEM", "EAI_OVERFLOW"};
-	return e < 0 && -e < (int32_t)ARRAY_LEN(n) ? n[-e] : NULL;
+	return e < 0 && e > -(int32_t)ARRAY_LEN(n) ? n[-e] : NULL; /* not -e: INT32_MIN */
 }
 
 static const char *rcode_name(int32_t e)
@@ -366,7 +366,7 @@ static const char *error_meaning(const struct rec *r, char *tmp, size_t n)
 	case T_PAGE_FAULT:
 	case T_KAFKA_PRODUCE:
 	case T_KAFKA_FETCH: return NULL;
-	default: return e < 0 ? errno_name(-e) : NULL;
+	default: return e < 0 && e > INT32_MIN ? errno_name(-e) : NULL; /* -INT32_MIN overflows */
 	}
 }
 

@@ -365,7 +365,7 @@ static int sc_probe(const uint8_t *p, size_t n, bool final)
 {
 	if (n >= 4)
 		return memcmp(p, MAGIC, 4) ? PROBE_NO : PROBE_MAGIC;
-	return !final && !memcmp(p, MAGIC, n) ? PROBE_MORE : PROBE_NO;
+	return !final && (!n || !memcmp(p, MAGIC, n)) ? PROBE_MORE : PROBE_NO; /* p may be NULL when n is 0 */
 }
 
 static void *sc_open(struct input *in)
@@ -616,6 +616,8 @@ static size_t sc_feed(void *st, const uint8_t *p, size_t n, uint64_t off, bool f
 				dec_fatal(sc->in, pos, "not a syscall capture: no magic 78 06 17 a5 here");
 			return at;
 		}
+		if (!sc->ns && left < 4)
+			return at; /* the first magic is not all here yet */
 		if (left >= 4 && !memcmp(q, MAGIC, 4)) {
 			size_t used = open_stream(sc, q, left, pos, final);
 			if (!used)
@@ -921,9 +923,9 @@ static void sc_summary(void *st, const struct event *e, struct buf *b)
 	}
 	const struct stream *s = l.s;
 	if (l.r.has_ts) {
-		int64_t rel = l.r.ts - s->ref;
-		uint64_t a = rel < 0 ? -(uint64_t)rel : (uint64_t)rel;
-		buf_printf(b, "%c%llu.%06llus ", rel < 0 ? '-' : '+', (unsigned long long)(a / 1000000000),
+		bool neg = l.r.ts < s->ref; /* exact for any times a file holds */
+		uint64_t a = neg ? ts_span(l.r.ts, s->ref) : ts_span(s->ref, l.r.ts);
+		buf_printf(b, "%c%llu.%06llus ", neg ? '-' : '+', (unsigned long long)(a / 1000000000),
 			   (unsigned long long)(a % 1000000000 / 1000));
 	}
 	if (l.r.has_tid)
@@ -1268,12 +1270,12 @@ static void sc_fields(void *st, const struct event *e, struct fsink *out)
 				   .meaning = r->has_tid ? NULL : "the stream header's thread"});
 	if (r->has_ts) {
 		f_put(out, &(struct field){.name = "entry_time", .kind = FK_INT, .v.i = r->ts, .unit = "ns"});
-		int64_t rel = r->ts - s->ref;
+		int64_t rel = ts_sub(r->ts, s->ref);
 		f_put(out, &(struct field){.name = "since_start", .kind = FK_INT, .v.i = rel, .unit = "ns",
 					   .meaning = s->ref_from_record ? "since the first record (no mono_ref_ns)" : NULL});
 		if (!s->ref_from_record) {
 			char d[64];
-			utc_date(d, sizeof d, s->epoch + rel / 1000000000);
+			utc_date(d, sizeof d, sat_i64((__int128)s->epoch + rel / 1000000000));
 			f_put(out, &(struct field){.name = "wall_clock", .kind = FK_STR, .v.s = {d, strlen(d)},
 						   .meaning = "to about a second: the header has whole seconds"});
 		}

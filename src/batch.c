@@ -54,7 +54,7 @@ void dump_line(struct trace *t, const struct event *e, int64_t base, struct buf 
 	if (ev_untimed(e))
 		buf_adds(b, "metadata");
 	else
-		fmt_reltime(b, e->ts - base);
+		fmt_reltime(b, e->ts, base);
 	buf_addc(b, '\t');
 	add_str(b, t->m, lane_name(t->m, e->lane));
 	buf_addc(b, '\t');
@@ -387,7 +387,7 @@ void info_text(struct trace *t, struct buf *b)
 		buf_printf(b, "\n  events:  %llu\n  lanes:   %zu\n", (unsigned long long)r.events, r.nlanes);
 		if (r.span) {
 			buf_printf(b, "  time:    %lld .. %lld ns (", (long long)r.first, (long long)r.last);
-			fmt_dur(b, (uint64_t)(r.last - r.first));
+			fmt_dur(b, ts_span(r.first, r.last));
 			buf_adds(b, ")\n");
 		}
 		if (r.span)
@@ -589,7 +589,7 @@ static uint32_t span_slot(struct stats *st, uint32_t type, uint32_t name)
 static void finish(struct stats *st, struct lane_stack *ls, int64_t end)
 {
 	struct open_span o = ls->s[--ls->n];
-	uint64_t d = (uint64_t)(end - o.start);
+	uint64_t d = ts_span(o.start, end);
 	uint64_t self = d > o.child ? d - o.child : 0;
 	durstat_add(&st->spans[o.stat].d, d, self);
 	if (ls->n)
@@ -634,7 +634,7 @@ static void stats_event(struct stats *st, const struct event *e)
 	close_ended(st, ls, e->ts);
 	if (r == ROLE_COMPLETE && e->dur != TTV_NODUR) {
 		durstat_add(&st->by_type[e->type], e->dur, 0);
-		int64_t end = e->ts + (int64_t)e->dur;
+		int64_t end = ts_add(e->ts, e->dur);
 		if (!ls->n || end <= ls->s[ls->n - 1].end) {
 			push(st, ls, e, end); /* nested in what is open: its time counts against the parent */
 			return;
@@ -670,7 +670,7 @@ static void stats_event(struct stats *st, const struct event *e)
 					finish(st, ls, ls->s[ls->n - 1].end);
 				}
 			}
-			durstat_add(&st->by_type[o->type], (uint64_t)(e->ts - o->start), 0);
+			durstat_add(&st->by_type[o->type], ts_span(o->start, e->ts), 0);
 			finish(st, ls, e->ts);
 			return;
 		}

@@ -511,7 +511,7 @@ static void pair_range(struct model *m, size_t from)
 			struct cev *b = &m->ev[l->stk[j]];
 			if (!compatible(m, b, e))
 				continue;
-			uint64_t d = (uint64_t)(e->ts - b->ts);
+			uint64_t d = (uint64_t)e->ts - (uint64_t)b->ts; /* e comes later: exact, even for hostile times */
 			set_dur(m, b, d);
 			set_dur(m, e, d);
 			note_span(l, b->ts, d, b->loc);
@@ -978,7 +978,7 @@ static bool compact_partner(struct model *m, uint64_t i, uint64_t *j)
 	if ((r != ROLE_BEGIN && r != ROLE_END) || e->dur == DUR_NONE)
 		return false;
 	uint64_t d = dur_decode(m, e->dur);
-	int64_t t = r == ROLE_BEGIN ? e->ts + (int64_t)d : e->ts - (int64_t)d;
+	int64_t t = (int64_t)(r == ROLE_BEGIN ? (uint64_t)e->ts + d : (uint64_t)e->ts - d);
 	enum ev_role want = r == ROLE_BEGIN ? ROLE_END : ROLE_BEGIN;
 	for (size_t k = c_bound(m, t, false); k < m->nev && m->ev[k].ts == t; k++) {
 		const struct cev *o = &m->ev[k];

@@ -205,8 +205,10 @@ static bool probe_input(struct input *in, bool final)
 			return false;
 		struct source *src = in->src;
 		if (src->ninputs == 1)
-			source_fail(src, in->size ? "unknown format (no decoder recognises its content)"
-						  : "empty file (0 bytes): nothing to decode");
+			source_fail(src, in->size   ? "unknown format (no decoder recognises its content)"
+					 : in->gzip ? (in->zpartial ? "nothing to decode: the gzip stream is cut short before any data"
+								    : "nothing to decode: the gzip stream gives 0 bytes")
+						    : "empty file (0 bytes): nothing to decode");
 		else
 			source_damage(src, in->path, false, 0, true, "unknown format");
 		in->done = true;

@@ -42,7 +42,8 @@ char *xstrdup(const char *s) { return xstrndup(s, strlen(s)); }
 char *xstrndup(const char *s, size_t n)
 {
 	char *p = xmalloc(n + 1);
-	memcpy(p, s, n);
+	if (n) /* s may be NULL when n is 0 */
+		memcpy(p, s, n);
 	p[n] = 0;
 	return p;
 }
@@ -179,11 +180,11 @@ void fmt_dur(struct buf *b, uint64_t ns)
 	}
 }
 
-void fmt_reltime(struct buf *b, int64_t ns)
+void fmt_reltime(struct buf *b, int64_t t, int64_t base)
 {
-	uint64_t a = ns < 0 ? -(uint64_t)ns : (uint64_t)ns;
-	buf_addc(b, ns < 0 ? '-' : '+');
-	buf_fixed(b, a, 9, 9);
+	bool neg = t < base; /* exact over the whole range: times are whatever a file says */
+	buf_addc(b, neg ? '-' : '+');
+	buf_fixed(b, neg ? ts_span(t, base) : ts_span(base, t), 9, 9);
 }
 
 void fmt_count(struct buf *b, uint64_t n)

@@ -24,6 +24,15 @@
 #define UNLIKELY(x) (x)
 #endif
 
+/* Time arithmetic that cannot overflow: a timestamp is whatever a file says
+ * (a u64 beyond INT64_MAX reads as negative), so differences and ends of
+ * hostile times saturate instead. */
+static inline int64_t sat_i64(__int128 v) { return v > INT64_MAX ? INT64_MAX : v < INT64_MIN ? INT64_MIN : (int64_t)v; }
+static inline int64_t ts_sub(int64_t a, int64_t b) { return sat_i64((__int128)a - b); }
+static inline int64_t ts_add(int64_t t, uint64_t d) { return sat_i64((__int128)t + d); }
+/* hi - lo for lo <= hi (0 otherwise), exact over the whole int64 range. */
+static inline uint64_t ts_span(int64_t lo, int64_t hi) { return hi > lo ? (uint64_t)hi - (uint64_t)lo : 0; }
+
 /* Allocation: out of memory is fatal (message, exit 1). */
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);
@@ -83,8 +92,8 @@ void buf_fixed(struct buf *b, uint64_t v, unsigned scale, unsigned decimals);
 /* Formatting.  Durations pick ns/us/ms/s so that a person can read them:
  * "850ns", "12.50us", "35.74ms", "2.500s". */
 void fmt_dur(struct buf *b, uint64_t ns);
-/* Seconds with nine decimals and a sign: "+1.234567890". */
-void fmt_reltime(struct buf *b, int64_t ns);
+/* t - base in seconds, nine decimals and a sign: "+1.234567890"; exact. */
+void fmt_reltime(struct buf *b, int64_t t, int64_t base);
 /* A count with thin separators: "1 234 567". */
 void fmt_count(struct buf *b, uint64_t n);
 /* Bytes with a binary unit: "678.58 KB". */

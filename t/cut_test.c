@@ -2,6 +2,12 @@
  * STEP-th) and decode each prefix in-process.
  *
  *   cut_test [--format NAME] [--step N] [--from A] [--to B] [--slice S] FILE
+ *   cut_test [--format NAME] --damage N [--seed S] FILE
+ *
+ * --damage N makes N damaged copies instead (bit flips, overwritten runs,
+ * inserted garbage, deleted runs at random offsets, seeded) and checks that
+ * each decodes (within 10 s) to clean or damaged, with every record that
+ * lies wholly before the first damaged byte still listed, unchanged.
  *
  * --slice S hands the decoder at most S bytes per call for the cuts (the
  * full decode uses the default), so resuming mid-record is checked too.
@@ -19,6 +25,7 @@
  *   - the whole file decodes cleanly to the same events.
  * Prints TAP. */
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -66,10 +73,133 @@ static struct rec *decode(const char *path, const char *format, size_t slice, si
 	return r;
 }
 
+static uint64_t rng_state;
+
+static uint64_t rnd(uint64_t n) /* xorshift64*, in [0, n) */
+{
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return n ? (rng_state * 2685821657736338717ull >> 11) % n : 0;
+}
+
+static void write_file(const char *path, const void *p, size_t n)
+{
+	FILE *o = fopen(path, "wb");
+	if (!o || (n && fwrite(p, 1, n, o) != n) || fclose(o)) {
+		perror(path);
+		exit(2);
+	}
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	static const char msg[] = "not ok - a damaged copy did not decode within 10 s\n";
+	if (write(1, msg, sizeof msg - 1) < 0)
+		_exit(1);
+	_exit(1);
+}
+
+/* Damage one copy of data into out; returns the first damaged offset. */
+static size_t damage(const struct buf *data, struct buf *out, int *kind)
+{
+	size_t n = data->len, at = (size_t)rnd(n), len = 1 + (size_t)rnd(rnd(2) ? 4 : 64);
+	buf_reset(out);
+	*kind = (int)rnd(4);
+	switch (*kind) {
+	case 0: /* 1..4 bit flips from at on */
+		buf_add(out, data->p, n);
+		for (size_t i = 0, k = 1 + (size_t)rnd(4); i < k; i++) {
+			size_t o = at + (size_t)rnd(MIN(n - at, 64));
+			out->p[o] ^= (char)(1u << rnd(8));
+		}
+		break;
+	case 1: /* a run of random (or 0x00 / 0xff) bytes overwrites the data */
+		buf_add(out, data->p, n);
+		len = MIN(len, n - at);
+		for (size_t i = 0, fill = (size_t)rnd(3); i < len; i++)
+			out->p[at + i] = fill == 0 ? 0 : fill == 1 ? (char)0xff : (char)rnd(256);
+		break;
+	case 2: /* garbage inserted */
+		buf_add(out, data->p, at);
+		for (size_t i = 0; i < len; i++)
+			buf_addc(out, (char)rnd(256));
+		buf_add(out, data->p + at, n - at);
+		break;
+	default: /* a run deleted */
+		len = MIN(len, n - at);
+		buf_add(out, data->p, at);
+		buf_add(out, data->p + at + len, n - at - len);
+		break;
+	}
+	/* the first byte that differs: a flip or an overwrite may change nothing there */
+	size_t k = 0;
+	while (k < n && k < out->len && data->p[k] == out->p[k])
+		k++;
+	return k;
+}
+
+static void damage_sweep(const char *format, const struct buf *data, const struct rec *full, size_t nfull,
+			 uint64_t count)
+{
+	static const char *const kinds[] = {"bit flips", "overwritten run", "inserted garbage", "deleted run"};
+	char tmp[] = "/tmp/ttv-damage-XXXXXX";
+	int fd = mkstemp(tmp);
+	if (fd < 0) {
+		perror("mkstemp");
+		exit(2);
+	}
+	close(fd);
+	signal(SIGALRM, on_alarm);
+	struct buf copy = {0};
+	uint64_t bad_status = 0, bad_count = 0, identical = 0, dmg_seen = 0;
+	for (uint64_t it = 0; it < count; it++) {
+		int kind;
+		size_t k = damage(data, &copy, &kind);
+		if (copy.len == data->len && k == data->len) {
+			identical++;
+			continue;
+		}
+		write_file(tmp, copy.p, copy.len);
+		size_t n;
+		bool dmg, rd;
+		alarm(10);
+		struct rec *r = decode(tmp, format, 0, &n, &dmg, &rd);
+		alarm(0);
+		dmg_seen += dmg;
+		if (!rd && format && bad_status++ < 5)
+			printf("# copy %llu (%s at %zu): nothing readable\n", (unsigned long long)it, kinds[kind], k);
+		/* each whole record before k is listed, same offset and time */
+		size_t j = 0;
+		for (size_t i = 0; i < nfull; i++) {
+			uint64_t end = i + 1 < nfull && full[i + 1].input == full[i].input ? full[i + 1].off : data->len;
+			if (end > k)
+				continue;
+			while (j < n && (r[j].input < full[i].input || (r[j].input == full[i].input && r[j].off < full[i].off)))
+				j++;
+			if (j == n || r[j].input != full[i].input || r[j].off != full[i].off || r[j].ts != full[i].ts) {
+				if (bad_count++ < 5)
+					printf("# copy %llu (%s at %zu): the record at offset %llu is lost or changed\n",
+					       (unsigned long long)it, kinds[kind], k, (unsigned long long)full[i].off);
+				break;
+			}
+		}
+		free(r);
+	}
+	unlink(tmp);
+	buf_free(&copy);
+	ok(bad_status == 0, "%llu damaged copies (%llu reported damage): every outcome is clean or damaged (%llu not)",
+	   (unsigned long long)(count - identical), (unsigned long long)dmg_seen, (unsigned long long)bad_status);
+	ok(bad_count == 0, "every whole record before the damage is listed unchanged (%llu copies wrong)",
+	   (unsigned long long)bad_count);
+}
+
 int main(int argc, char **argv)
 {
 	const char *format = NULL, *path = NULL;
-	uint64_t step = 1, from = 0, to = UINT64_MAX, slice = 0;
+	uint64_t step = 1, from = 0, to = UINT64_MAX, slice = 0, ndamage = 0;
+	rng_state = 0x9e3779b97f4a7c15ull;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--format") && i + 1 < argc)
 			format = argv[++i];
@@ -81,11 +211,16 @@ int main(int argc, char **argv)
 			to = strtoull(argv[++i], NULL, 0);
 		else if (!strcmp(argv[i], "--slice") && i + 1 < argc)
 			slice = strtoull(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--damage") && i + 1 < argc)
+			ndamage = strtoull(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--seed") && i + 1 < argc)
+			rng_state ^= strtoull(argv[++i], NULL, 0) * 0x2545f4914f6cdd1dull;
 		else
 			path = argv[i];
 	}
 	if (!path) {
-		fprintf(stderr, "usage: cut_test [--format NAME] [--step N] [--from A] [--to B] [--slice S] FILE\n");
+		fprintf(stderr, "usage: cut_test [--format NAME] [--step N] [--from A] [--to B] [--slice S] FILE\n"
+				"       cut_test [--format NAME] --damage N [--seed S] FILE\n");
 		return 2;
 	}
 	FILE *f = fopen(path, "rb");
@@ -104,6 +239,12 @@ int main(int argc, char **argv)
 	bool damaged, readable;
 	struct rec *full = decode(path, format, 0, &nfull, &damaged, &readable);
 	ok(readable && !damaged && nfull > 0, "%s decodes cleanly in full (%zu events)", path, nfull);
+	if (ndamage) {
+		damage_sweep(format, &data, full, nfull, ndamage);
+		free(full);
+		buf_free(&data);
+		return done_testing();
+	}
 
 	char tmp[] = "/tmp/ttv-cut-XXXXXX";
 	int fd = mkstemp(tmp);

@@ -188,6 +188,7 @@ int main(int argc, char **argv)
 				return 1;
 			}
 		}
+		free(w.p);
 		return fclose(f) ? 1 : 0;
 	}
 	if (argc != 2) {

@@ -94,5 +94,5 @@ void fmt_time(struct app *a, struct buf *b, int64_t ts)
 	}
 	int64_t first = 0, last;
 	model_span(a->m, &first, &last);
-	fmt_reltime(b, ts - first);
+	fmt_reltime(b, ts, first);
 }

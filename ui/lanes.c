@@ -42,6 +42,12 @@ static int name_width(struct app *a)
 	return MIN(MAX(6, a->lane_w + 1), MAX(8, MIN(28, a->cols / 4)));
 }
 
+/* The window stays within ±T_LIM ns (±146 years) so that its arithmetic
+ * cannot overflow whatever times a trace holds; events beyond are clipped. */
+#define T_LIM (((int64_t)1 << 62) - 1)
+
+static int64_t clamp_t(__int128 v) { return v > T_LIM ? T_LIM : v < -T_LIM ? -T_LIM : (int64_t)v; }
+
 static int64_t col_time(const struct app *a, int W, int c)
 {
 	return a->t0 + (int64_t)((__int128)(a->t1 - a->t0) * c / W);
@@ -65,20 +71,27 @@ void lanes_fit(struct app *a)
 	int64_t first, last;
 	if (!model_span(a->m, &first, &last))
 		first = last = 0;
-	int64_t w = last - first;
+	__int128 w = (__int128)last - first;
 	if (w < 1000)
 		w = 1000;
-	a->t0 = first - w / 50;
-	a->t1 = last + w / 50 + 1;
+	a->t0 = clamp_t(first - w / 50);
+	a->t1 = clamp_t(last + w / 50 + 1);
+	if (a->t1 - a->t0 < 1000)
+		a->t0 = a->t1 - 1000;
 }
 
-static void set_window(struct app *a, int64_t t0, int64_t t1)
+static void set_window(struct app *a, __int128 t0, __int128 t1)
 {
 	int W = MAX(1, a->cols - name_width(a));
-	if (t1 - t0 < W) /* at most 1 ns per column */
+	t0 = clamp_t(t0);
+	t1 = clamp_t(t1);
+	if (t1 - t0 < W) { /* at most 1 ns per column */
 		t1 = t0 + W;
-	a->t0 = t0;
-	a->t1 = t1;
+		if (t1 > T_LIM)
+			t1 = T_LIM, t0 = T_LIM - W;
+	}
+	a->t0 = (int64_t)t0;
+	a->t1 = (int64_t)t1;
 }
 
 void lanes_follow_sel(struct app *a)
@@ -87,7 +100,7 @@ void lanes_follow_sel(struct app *a)
 		return;
 	int64_t t = model_ts(a->m, a->sel), w = a->t1 - a->t0;
 	if (t < a->t0 || t >= a->t1)
-		set_window(a, t - w / 2, t - w / 2 + w);
+		set_window(a, (__int128)t - w / 2, (__int128)t - w / 2 + w);
 }
 
 static void zoom(struct app *a, double f)
@@ -95,16 +108,17 @@ static void zoom(struct app *a, double f)
 	int64_t c = a->sel != NO_POS ? model_ts(a->m, a->sel) : a->t0 + (a->t1 - a->t0) / 2;
 	double w = (double)(a->t1 - a->t0) * f;
 	int64_t first, last;
-	if (model_span(a->m, &first, &last) && w > 4.0 * (double)(last - first + 1000))
-		w = 4.0 * (double)(last - first + 1000);
+	if (model_span(a->m, &first, &last) && w > 4.0 * ((double)last - (double)first + 1000))
+		w = 4.0 * ((double)last - (double)first + 1000);
+	c = clamp_t(c);
 	double left = (double)(c - a->t0) / (double)(a->t1 - a->t0); /* keep the cursor where it is */
-	int64_t t0 = c - (int64_t)(w * left);
-	set_window(a, t0, t0 + (int64_t)w);
+	__int128 t0 = c - (__int128)(w * left);
+	set_window(a, t0, t0 + (__int128)w);
 }
 
 static void pan(struct app *a, double f)
 {
-	int64_t d = (int64_t)((double)(a->t1 - a->t0) * f);
+	__int128 d = (__int128)((double)(a->t1 - a->t0) * f);
 	if (!d)
 		d = f < 0 ? -1 : 1;
 	set_window(a, a->t0 + d, a->t1 + d);
@@ -192,7 +206,7 @@ static void place(struct grid *g, const struct event *e, uint64_t pos)
 	int64_t end = -1;
 	uint64_t other;
 	if ((r == ROLE_COMPLETE || r == ROLE_BEGIN) && e->dur != TTV_NODUR)
-		end = e->ts + (int64_t)e->dur;
+		end = ts_add(e->ts, e->dur);
 	else if (r == ROLE_BEGIN && e->seq && model_partner(g->a->m, pos, &other))
 		end = model_ts(g->a->m, other); /* a sequence leaves durations to its partner lookup */
 	else if (r == ROLE_BEGIN && !e->seq && is_open(g->a, e, pos))
@@ -234,13 +248,13 @@ static void early_spans(struct grid *g, uint64_t p0, size_t nrows, const uint32_
 		size_t nl = model_lane_longest(a->m, lanes[r], &ls, &rest);
 		back = MAX(back, rest);
 		for (size_t i = 0; i < nl; i++) {
-			if (ls[i].ts >= a->t0 || ls[i].ts + (int64_t)ls[i].dur <= a->t0)
+			if (ls[i].ts >= a->t0 || ts_add(ls[i].ts, ls[i].dur) <= a->t0)
 				continue;
 			if (!model_find(a->m, ls[i].ts, ls[i].input, ls[i].off, &pos) || !vis_is(a, pos))
 				continue;
 			model_get(a->m, pos, &e);
 			if (e.dur == ls[i].dur) /* still paired as when it was noted */
-				add_early(&v, &n, &cap, (struct early){e.ts, e.ts + (int64_t)e.dur, e.type, (int)r, e.input, e.off});
+				add_early(&v, &n, &cap, (struct early){e.ts, ts_add(e.ts, e.dur), e.type, (int)r, e.input, e.off});
 		}
 		const uint64_t *open;
 		size_t no = model_lane_open(a->m, lanes[r], &open);
@@ -260,10 +274,10 @@ static void early_spans(struct grid *g, uint64_t p0, size_t nrows, const uint32_
 	for (uint64_t p = from; p < p0; p++) {
 		model_get(a->m, p, &e);
 		enum ev_role r = ev_role(&e);
-		if ((r != ROLE_COMPLETE && r != ROLE_BEGIN) || e.dur == TTV_NODUR || e.ts + (int64_t)e.dur <= a->t0)
+		if ((r != ROLE_COMPLETE && r != ROLE_BEGIN) || e.dur == TTV_NODUR || ts_add(e.ts, e.dur) <= a->t0)
 			continue;
 		if (e.lane < model_nlanes(a->m) && g->row_of[e.lane] >= 0 && vis_is(a, p))
-			add_early(&v, &n, &cap, (struct early){e.ts, e.ts + (int64_t)e.dur, e.type, g->row_of[e.lane], e.input, e.off});
+			add_early(&v, &n, &cap, (struct early){e.ts, ts_add(e.ts, e.dur), e.type, g->row_of[e.lane], e.input, e.off});
 	}
 	if (n)
 		qsort(v, n, sizeof *v, by_start);
@@ -331,11 +345,11 @@ static void axis(struct app *a, int x0, int W)
 	for (int64_t s = step; (double)s < div && decimals < 9; s *= 10)
 		decimals++;
 	int cur = a->sel != NO_POS ? time_col(a, W, model_ts(a->m, a->sel)) : -1;
-	int64_t rel0 = a->t0 - origin;
-	int64_t t = rel0 - ((rel0 % step) + step) % step;
+	__int128 rel0 = (__int128)a->t0 - origin; /* wide: origin may be any time */
+	__int128 t = rel0 - ((rel0 % step) + step) % step;
 	int last_end = -1;
 	for (; t + origin < a->t1; t += step) {
-		int c = time_col(a, W, t + origin);
+		int c = time_col(a, W, (int64_t)(t + origin));
 		if (c < 0 || c >= W)
 			continue;
 		struct buf b = {0};
@@ -529,7 +543,7 @@ bool lanes_action(struct app *a, enum action act)
 		if (a->sel == NO_POS)
 			return true;
 		model_get(a->m, a->sel, &e);
-		int64_t s = e.ts, t = e.dur != TTV_NODUR ? e.ts + (int64_t)e.dur : e.ts;
+		int64_t s = e.ts, t = e.dur != TTV_NODUR ? ts_add(e.ts, e.dur) : e.ts;
 		if (e.dur == TTV_NODUR && model_partner(a->m, a->sel, &other)) {
 			t = model_ts(a->m, other);
 			if (t < s) {
@@ -542,7 +556,7 @@ bool lanes_action(struct app *a, enum action act)
 			zoom(a, 0.5);
 			return true;
 		}
-		int64_t m = (t - s) / 20 + 1;
+		__int128 m = ((__int128)t - s) / 20 + 1; /* wide: s and t may be any times */
 		set_window(a, s - m, t + m);
 		return true;
 	}

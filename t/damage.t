@@ -1,0 +1,60 @@
+#!/bin/sh
+# Damage sweeps for every format (t/cut_test.c --damage): seeded bit flips,
+# overwritten runs, inserted garbage and deleted runs at random offsets;
+# each copy decodes within 10 s, clean or damaged (exit 0 or 3), with every
+# whole record before the first damaged byte still listed unchanged.
+# Truncation at every offset is t/truncate.t and the per-format tests.
+. "$(dirname "$0")/lib.sh"
+
+# podtrace: every version, hostile strings; the shared sample
+"$TBIN/ptwrite" "$TMP/mix.pt" <<'SPEC'
+V1 ts=10 pid=1 type=0 target=a
+V2 ts=5 pid=2 type=30 old=x new=y cgroup=3
+V3 ts=30 pid=1 type=21 comm=c\x1b target=/p bytes=4
+V4 len=424 ts=20 pid=3 type=13 tcp_state=4
+V4 ts=40 pid=3 type=99 target=\xff\xfe
+SPEC
+tap_run "$TBIN/cut_test" --format podtrace --damage 400 --seed 1 "$TMP/mix.pt"
+tap_run "$TBIN/cut_test" --format podtrace --damage 400 --seed 2 "$SAMPLES/podtrace/small.ptrace"
+
+# syscall: the shared captures (one with a fork, one with every argument type)
+tap_run "$TBIN/cut_test" --format syscall --damage 400 --seed 3 "$SAMPLES/syscall/ls_l.dat"
+tap_run "$TBIN/cut_test" --format syscall --damage 400 --seed 4 "$SAMPLES/syscall/forker.dat"
+tap_run "$TBIN/cut_test" --format syscall --damage 200 --seed 5 "$SAMPLES/syscall/argtypes.dat"
+
+# htdump: both shared samples, and a generated stream with every class shape
+tap_run "$TBIN/cut_test" --format htdump --damage 400 --seed 6 "$SAMPLES/htdump/small.htdump"
+tap_run "$TBIN/cut_test" --format htdump --damage 400 --seed 7 "$SAMPLES/htdump/upstream_hello_world.htdump"
+"$TBIN/htwrite" --generate 200 --seed 8 "$TMP/gen.ht"
+tap_run "$TBIN/cut_test" --format htdump --damage 300 --seed 8 "$TMP/gen.ht"
+
+# dial9: a generated trace (pools, schemas, resets) and a real one
+"$TBIN/d9write" --generate 300 --seed 9 "$TMP/gen.d9"
+tap_run "$TBIN/cut_test" --format dial9 --damage 400 --seed 9 "$TMP/gen.d9"
+gzip -dc "$SAMPLES/dial9/upstream_block_in_place_2026-05-21.bin.gz" >"$TMP/block.d9"
+tap_run "$TBIN/cut_test" --format dial9 --damage 200 --seed 10 "$TMP/block.d9"
+
+# atf: an index and a detail file of the shared session, each by itself
+T0=$SAMPLES/atf/small_finalized/trace/session_20260101_120000/pid_4242/thread_0
+cp "$T0/index.atf" "$TMP/t0.index"
+cp "$T0/detail.atf" "$TMP/t0.detail"
+tap_run "$TBIN/cut_test" --format atf --damage 400 --seed 12 "$TMP/t0.index"
+tap_run "$TBIN/cut_test" --format atf --damage 300 --seed 13 "$TMP/t0.detail"
+
+# gzip: damaged or cut inside the compressed stream, said so (the data decompressed before still listed)
+gzip -c "$SAMPLES/podtrace/small.ptrace" >"$TMP/s.gz"
+head -c 100 "$TMP/s.gz" >"$TMP/cut100.gz"
+run --dump "$TMP/cut100.gz"
+is "$RC" 1 "gzip cut before any data: nothing readable, exit 1"
+like "$ERR" "cut100.gz: nothing to decode: the gzip stream is cut short before any data" "... and says so"
+head -c 2000 "$TMP/s.gz" >"$TMP/cut2000.gz"
+run --dump "$TMP/cut2000.gz"
+is "$RC" 3 "gzip cut after some data: exit 3"
+like "$ERR" "gzip stream cut short after [0-9]+ decompressed bytes" "... and says so"
+n=$(printf '%s\n' "$OUT" | grep -c .)
+ok $((n < 50)) "... with the events before the cut listed ($n)"
+cp "$TMP/s.gz" "$TMP/flip.gz"
+printf '\377' | dd of="$TMP/flip.gz" bs=1 seek=41 conv=notrunc 2>/dev/null
+run --dump "$TMP/flip.gz"
+like "$ERR" "flip.gz: gzip error after 0 decompressed bytes" "gzip damaged at its start: the gzip error is reported"
+done_testing

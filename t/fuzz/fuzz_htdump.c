@@ -1,0 +1,5 @@
+/* libFuzzer target: one htdump file through the loader and every consumer. */
+#include "t/fuzz/harness.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) { return fz_decoder("htdump", data, size); }
