@@ -720,8 +720,7 @@ bool dec_emit(struct input *in, struct event *e)
 		src->held[src->nheld++] = *e;
 	} else {
 		struct event x = *e; /* the decoder may look at its event again */
-		if (!ev_untimed(&x)) /* no time: nothing to align */
-			x.ts = shift_ts(x.ts, src->shift);
+		x.ts = shift_ts(x.ts, src->shift);
 		model_add(dec_model(in), &x);
 	}
 	return true;
@@ -838,8 +837,7 @@ static void align_settle(struct source *src)
 	src->shift = !have ? 0 : first == INT64_MIN ? INT64_MAX : -first;
 	src->align = ALIGN_SET;
 	for (size_t i = 0; i < src->nheld; i++) {
-		if (!ev_untimed(&src->held[i]))
-			src->held[i].ts = shift_ts(src->held[i].ts, src->shift);
+		src->held[i].ts = shift_ts(src->held[i].ts, src->shift);
 		model_add(m, &src->held[i]);
 	}
 	for (size_t i = 0; i < src->nheld_counts; i++) {
