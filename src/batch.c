@@ -51,7 +51,7 @@ static void markers(const struct event *e, struct buf *b)
 
 void dump_line(struct trace *t, const struct event *e, int64_t base, struct buf *b)
 {
-	if (ev_untimed(e))
+	if (trace_untimed(t, e))
 		buf_adds(b, "metadata");
 	else
 		fmt_reltime(b, e->ts, base);

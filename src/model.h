@@ -56,9 +56,7 @@ struct event {
 };
 
 static inline enum ev_role ev_role(const struct event *e) { return (enum ev_role)(e->flags & EVF_ROLE); }
-/* Metadata at time 0 (dial9 symbol tables): its time is no time at all, and
- * is shown as "metadata" rather than as an offset from the trace start. */
-static inline bool ev_untimed(const struct event *e) { return (e->flags & EVF_META) && e->ts == 0; }
+
 
 struct lane {
 	uint32_t name;   /* interned display name */

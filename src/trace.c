@@ -738,6 +738,14 @@ void dec_clock_anchor(struct input *in, int64_t ts, int64_t wall_ns)
 /* ---- --align: a shift per source ----------------------------------------- */
 
 /* Times move by the shift; one pushed past the int64 range stays at its end. */
+bool trace_untimed(const struct trace *t, const struct event *e)
+{
+	if (!(e->flags & EVF_META))
+		return false;
+	int64_t zero = e->input < t->nin ? shift_ts(0, t->in[e->input]->src->shift) : 0;
+	return e->ts == zero;
+}
+
 int64_t shift_ts(int64_t ts, int64_t shift)
 {
 	__int128 v = (__int128)ts + shift;

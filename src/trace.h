@@ -123,6 +123,10 @@ void trace_notice(struct trace *t, const char *fmt, ...) PRINTF_LIKE(2, 3);
 const struct decoder *trace_decoder_of(const struct trace *t, const struct event *e, void **st);
 /* ts + shift, held within the int64 range. */
 int64_t shift_ts(int64_t ts, int64_t shift);
+/* Metadata at time 0 (dial9 symbol tables, htdump system info; moved with
+ * its source by --align): its time is no time at all, and is shown as
+ * "metadata" rather than as an offset from the trace start. */
+bool trace_untimed(const struct trace *t, const struct event *e);
 /* The event with its source's own time (--align shifts what the model
  * holds): what decoders are handed to decode fields and summaries. */
 static inline struct event trace_own(const struct trace *t, const struct event *e)

@@ -404,5 +404,7 @@ like "$OUT" "^  worker 3$" "generated: four workers"
 "$TTV" --dump "$D/$J" >"$TMP/june.txt"
 is "$(grep -c '^metadata	metadata	SymbolTableEntry	' "$TMP/june.txt")" 5035 "symbol entries: time column says metadata"
 is "$(grep -c '^-' "$TMP/june.txt")" 0 "no event shows a negative time"
+"$TTV" --align --dump "$D/$J" "$SAMPLES/podtrace/small.ptrace" >"$TMP/june-align.txt"
+is "$(grep -c '^-' "$TMP/june-align.txt")" 0 "--align: still metadata, no negative time"
 
 done_testing

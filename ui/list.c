@@ -72,7 +72,7 @@ static void draw_row(struct app *a, int y, uint64_t pos, int tmw, int lw, int tw
 	if (sel)
 		draw_fill(y, 0, a->cols, " ");
 	struct buf b = {0};
-	if (ev_untimed(&e))
+	if (trace_untimed(a->t, &e))
 		buf_adds(&b, "metadata");
 	else
 		fmt_time(a, &b, e.ts);

@@ -46,7 +46,7 @@ static void detail_page(struct app *a)
 	s = model_strget(a->m, model_lane_get(a->m, e.lane)->name, &n);
 	esc_term(b, s, n);
 	buf_adds(b, "\ntime: ");
-	if (ev_untimed(&e)) {
+	if (trace_untimed(a->t, &e)) {
 		buf_adds(b, "none (metadata)\n");
 	} else {
 		fmt_time(a, b, e.ts);

@@ -493,7 +493,7 @@ void status_draw(struct app *a)
 			   (unsigned long long)vis_count(a));
 		struct event e;
 		model_get(a->m, a->sel, &e);
-		if (ev_untimed(&e))
+		if (trace_untimed(a->t, &e))
 			buf_adds(&right, "metadata");
 		else
 			fmt_time(a, &right, e.ts);
