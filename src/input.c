@@ -348,8 +348,8 @@ void input_prefetch(struct input *in, uint64_t off, uint64_t len)
 
 void input_scan(struct input *in, uint64_t off)
 {
-	if (off >= in->scan_lo && off + SCAN_WINDOW / 2 < in->scan_hi)
-		return; /* well inside the window */
+	if (off >= in->scan_lo && (off + SCAN_WINDOW / 2 < in->scan_hi || in->scan_hi == in->size))
+		return; /* well inside the window, or it already reaches the end */
 	if (in->scan_hi > in->scan_lo && (off < in->scan_lo || off > in->scan_hi + SCAN_WINDOW))
 		input_release(in, in->scan_lo, in->scan_hi - in->scan_lo); /* jumped away */
 	else if (in->scan_lo < off && off - in->scan_lo > SCAN_WINDOW)
