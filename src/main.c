@@ -150,6 +150,7 @@ void cli_free(struct cli *c)
 
 int main(int argc, char **argv)
 {
+	start_ns = now_ns();
 	/* Big arrays (events, tables) grow by realloc: keep them in their own
 	 * mappings so growth is an mremap, not a copy that fragments the heap.
 	 * A fixed threshold also stops glibc from raising it on its own. */

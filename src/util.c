@@ -6,6 +6,7 @@
 #include <time.h>
 
 const char *progname = "ttv";
+uint64_t start_ns;
 
 static void oom(size_t n)
 {

@@ -114,5 +114,7 @@ uint64_t hash_bytes(const void *p, size_t n);
 
 /* Program name used in messages. */
 extern const char *progname;
+/* now_ns() when main() started (for the bench's time to first screen) */
+extern uint64_t start_ns;
 
 #endif

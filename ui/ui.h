@@ -20,8 +20,9 @@
  * cells: m match, s selection), `partial` (from here on, filters advance one
  * slice per step instead of finishing) or `# comment`.
  *
- * TTV_QUIT_AT_FIRST_SCREEN=1 (make bench): quit as soon as the first screen
- * with events has been drawn on the terminal. */
+ * TTV_QUIT_AT_FIRST_SCREEN=FILE (make bench): quit as soon as the first
+ * screen with events has been drawn on the terminal, and write to FILE the
+ * ns from the start of main() to then. */
 int ui_run(struct trace *t, struct filterset *fs, const struct cli *c);
 
 #endif
