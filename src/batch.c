@@ -17,7 +17,7 @@ static void add_str(struct buf *b, struct model *m, uint32_t sid)
 	esc_term(b, s, n);
 }
 
-static void add_json_str(struct buf *b, struct model *m, uint32_t sid)
+void json_sid(struct buf *b, const struct model *m, uint32_t sid)
 {
 	size_t n;
 	const char *s = model_strget(m, sid, &n);
@@ -64,17 +64,15 @@ void dump_line(struct trace *t, const struct event *e, int64_t base, struct buf 
 	markers(e, b);
 }
 
-void dump_json(struct trace *t, const struct event *e, struct buf *b)
+void event_json_members(struct trace *t, const struct event *e, struct buf *b)
 {
 	struct model *m = t->m;
 	const struct type *ty = model_type_get(m, e->type);
-	buf_printf(b, "{\"ts\":%lld,\"lane\":", (long long)e->ts);
-	add_json_str(b, m, lane_name(m, e->lane));
-	buf_adds(b, ",\"type\":");
-	add_json_str(b, m, ty->name);
+	buf_adds(b, "\"type\":");
+	json_sid(b, m, ty->name);
 	if (ty->category) {
 		buf_adds(b, ",\"category\":");
-		add_json_str(b, m, ty->category);
+		json_sid(b, m, ty->category);
 	}
 	if (e->dur != TTV_NODUR)
 		buf_printf(b, ",\"dur\":%llu", (unsigned long long)e->dur);
@@ -103,6 +101,14 @@ void dump_json(struct trace *t, const struct event *e, struct buf *b)
 	if (d && d->fields)
 		d->fields(st, &own, &js.s);
 	json_sink_end(&js);
+}
+
+void dump_json(struct trace *t, const struct event *e, struct buf *b)
+{
+	buf_printf(b, "{\"ts\":%lld,\"lane\":", (long long)e->ts);
+	json_sid(b, t->m, lane_name(t->m, e->lane));
+	buf_addc(b, ',');
+	event_json_members(t, e, b);
 	buf_addc(b, '}');
 }
 
@@ -211,15 +217,8 @@ void batch_follow(struct trace *t, struct filterset *fs, bool json, FILE *out)
 		if (!open)
 			break;
 		struct pollfd p[17];
-		int fds[16];
-		nfds_t np = 0;
-		if (trace_watch_fd(t) >= 0)
-			p[np++] = (struct pollfd){trace_watch_fd(t), POLLIN, 0};
-		size_t ns = trace_poll_fds(t, fds, ARRAY_LEN(fds));
-		for (size_t i = 0; i < ns; i++)
-			p[np++] = (struct pollfd){fds[i], POLLIN, 0};
 		uint64_t notices = t->notices;
-		trace_check(t, poll(p, np, 1000) > 0);
+		trace_check(t, poll(p, trace_poll_fds(t, p, ARRAY_LEN(p)), 1000) > 0);
 		if (t->notices != notices)
 			fprintf(stderr, "%s: %s\n", progname, t->notice);
 	}
@@ -469,7 +468,7 @@ void info_json(struct trace *t, struct buf *b)
 				continue;
 			buf_adds(b, first ? "{\"name\":" : ",{\"name\":");
 			first = false;
-			add_json_str(b, t->m, ln->name);
+			json_sid(b, t->m, ln->name);
 			buf_printf(b, ",\"events\":%llu}", (unsigned long long)ln->count);
 		}
 		buf_adds(b, "],\"damage\":[");
@@ -783,12 +782,12 @@ void batch_stats(struct trace *t, struct filterset *fs, bool json, FILE *out)
 			bool first = !i || cell[i - 1].key >> 16 != lane;
 			if (first) {
 				buf_adds(&b, i ? "}},{\"lane\":" : "{\"lane\":");
-				add_json_str(&b, m, lane_name(m, lane));
+				json_sid(&b, m, lane_name(m, lane));
 				buf_adds(&b, ",\"types\":{");
 			} else {
 				buf_addc(&b, ',');
 			}
-			add_json_str(&b, m, model_type_get(m, ty)->name);
+			json_sid(&b, m, model_type_get(m, ty)->name);
 			buf_printf(&b, ":%llu", (unsigned long long)cell[i].count);
 			flush_big(&b, out);
 		}
@@ -800,10 +799,10 @@ void batch_stats(struct trace *t, struct filterset *fs, bool json, FILE *out)
 			const struct type *tp = model_type_get(m, ty);
 			buf_adds(&b, firstt ? "{\"type\":" : ",{\"type\":");
 			firstt = false;
-			add_json_str(&b, m, tp->name);
+			json_sid(&b, m, tp->name);
 			if (tp->category) {
 				buf_adds(&b, ",\"category\":");
-				add_json_str(&b, m, tp->category);
+				json_sid(&b, m, tp->category);
 			}
 			buf_printf(&b, ",\"count\":%llu", (unsigned long long)per_type[ty]);
 			const struct durstat *d = &st.by_type[ty];
@@ -817,9 +816,9 @@ void batch_stats(struct trace *t, struct filterset *fs, bool json, FILE *out)
 		for (size_t i = 0; i < nspans_shown; i++) {
 			const struct spanstat *sp = &st.spans[i];
 			buf_adds(&b, i ? ",{\"type\":" : "{\"type\":");
-			add_json_str(&b, m, model_type_get(m, sp->type)->name);
+			json_sid(&b, m, model_type_get(m, sp->type)->name);
 			buf_adds(&b, ",\"name\":");
-			add_json_str(&b, m, sp->name);
+			json_sid(&b, m, sp->name);
 			buf_printf(&b, ",\"calls\":%llu,\"total\":%llu,\"self\":%llu,\"min\":%llu,\"max\":%llu}",
 				   (unsigned long long)sp->d.n, (unsigned long long)sp->d.total,
 				   (unsigned long long)sp->d.self, (unsigned long long)sp->d.min,

@@ -30,5 +30,10 @@ void event_detail(struct trace *t, const struct event *e, struct buf *b);
 /* One --dump line (without newline). */
 void dump_line(struct trace *t, const struct event *e, int64_t base, struct buf *b);
 void dump_json(struct trace *t, const struct event *e, struct buf *b);
+/* What --dump --json says of an event after ts and lane ("type" ... "fields"),
+ * as members of an open object (the Chrome export's args too). */
+void event_json_members(struct trace *t, const struct event *e, struct buf *b);
+/* An interned string as a JSON string. */
+void json_sid(struct buf *b, const struct model *m, uint32_t sid);
 
 #endif

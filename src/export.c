@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "decoders/decoder.h"
+#include "src/batch.h"
 #include "src/esc.h"
 #include "src/hmap.h"
 
@@ -73,49 +74,6 @@ static void put_us(struct buf *b, int64_t ns)
 	buf_printf(b, ".%03u", (unsigned)(mag % 1000));
 }
 
-static void put_str(struct buf *b, struct model *m, uint32_t sid)
-{
-	size_t n;
-	const char *s = model_strget(m, sid, &n);
-	esc_json(b, s, n);
-}
-
-/* What --dump --json says of an event, as members of an open object. */
-static void describe(struct trace *t, const struct event *e, struct buf *b)
-{
-	struct model *m = t->m;
-	const struct type *ty = model_type_get(m, e->type);
-	static const char *const roles[] = {"instant", "complete", "begin", "end"};
-	enum ev_role r = ev_role(e);
-	buf_adds(b, "\"type\":");
-	put_str(b, m, ty->name);
-	if (ty->category) {
-		buf_adds(b, ",\"category\":");
-		put_str(b, m, ty->category);
-	}
-	buf_printf(b, ",\"role\":\"%s\"", roles[r]);
-	if ((r == ROLE_BEGIN || r == ROLE_END) && e->dur == TTV_NODUR)
-		buf_adds(b, ",\"unpaired\":true");
-	if (e->flags & EVF_NO_TS)
-		buf_adds(b, ",\"no_ts\":true");
-	if (e->flags & EVF_COPY)
-		buf_adds(b, ",\"copy\":true");
-	if (e->flags & EVF_DAMAGED)
-		buf_adds(b, ",\"damaged\":true");
-	buf_adds(b, ",\"file\":");
-	const char *path = e->input < t->nin ? t->in[e->input]->path : "";
-	esc_json(b, path, strlen(path));
-	buf_printf(b, ",\"offset\":%llu,\"fields\":", (unsigned long long)e->off);
-	struct json_sink js;
-	json_sink_begin(&js, b);
-	void *st;
-	const struct decoder *d = trace_decoder_of(t, e, &st);
-	struct event own = trace_own(t, e);
-	if (d && d->fields)
-		d->fields(st, &own, &js.s);
-	json_sink_end(&js);
-}
-
 static void head(struct trace *t, const struct event *e, const char *ph, uint32_t tid, int64_t ts, int64_t base,
 		 struct buf *b)
 {
@@ -125,9 +83,9 @@ static void head(struct trace *t, const struct event *e, const char *ph, uint32_
 	buf_printf(b, "{\"ph\":\"%s\",\"pid\":%u,\"tid\":%u,\"ts\":", ph, (l ? l->source : 0) + 1, tid);
 	put_us(b, ts - base);
 	buf_adds(b, ",\"name\":");
-	put_str(b, m, e->name ? e->name : ty->name);
+	json_sid(b, m, e->name ? e->name : ty->name);
 	buf_adds(b, ",\"cat\":");
-	put_str(b, m, ty->category ? ty->category : ty->name);
+	json_sid(b, m, ty->category ? ty->category : ty->name);
 }
 
 static void metadata(struct trace *t, struct buf *b)
@@ -149,7 +107,7 @@ static void metadata(struct trace *t, struct buf *b)
 		const struct lane *ln = model_lane_get(m, l);
 		buf_printf(b, "{\"ph\":\"M\",\"pid\":%u,\"tid\":%u,\"name\":\"thread_name\",\"args\":{\"name\":",
 			   ln->source + 1, l + 1);
-		put_str(b, m, ln->name);
+		json_sid(b, m, ln->name);
 		buf_printf(b, "}},\n{\"ph\":\"M\",\"pid\":%u,\"tid\":%u,\"name\":\"thread_sort_index\","
 			      "\"args\":{\"sort_index\":%llu}},\n", ln->source + 1, l + 1, SORT_INDEX(l, 0));
 	}
@@ -223,10 +181,10 @@ void export_chrome(struct trace *t, struct filterset *fs, FILE *out)
 		}
 		spans += paired || (e.dur != TTV_NODUR && r != ROLE_END);
 		buf_adds(&b, ",\"args\":{");
-		describe(t, begin, &b);
+		event_json_members(t, begin, &b);
 		if (end && end != begin) {
 			buf_adds(&b, ",\"end\":{");
-			describe(t, end, &b);
+			event_json_members(t, end, &b);
 			buf_addc(&b, '}');
 		}
 		buf_adds(&b, "}}");

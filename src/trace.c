@@ -424,12 +424,14 @@ void trace_watch(struct trace *t)
 
 int trace_watch_fd(const struct trace *t) { return t->watch; }
 
-size_t trace_poll_fds(const struct trace *t, int *fds, size_t max)
+size_t trace_poll_fds(const struct trace *t, struct pollfd *p, size_t max)
 {
 	size_t n = 0;
+	if (t->follow && t->watch >= 0 && n < max)
+		p[n++] = (struct pollfd){t->watch, POLLIN, 0};
 	for (size_t i = 0; i < t->nin && n < max; i++)
 		if (!t->in[i]->done && !t->in[i]->regular && t->in[i]->fd >= 0)
-			fds[n++] = t->in[i]->fd;
+			p[n++] = (struct pollfd){t->in[i]->fd, POLLIN, 0};
 	return n;
 }
 

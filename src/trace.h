@@ -3,6 +3,7 @@
 #ifndef TTV_TRACE_H
 #define TTV_TRACE_H
 
+#include <poll.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -103,15 +104,16 @@ bool trace_any_readable(const struct trace *t);
 /* Print every error and damage to stderr as `ttv: FILE: offset N: msg`. */
 void trace_report(const struct trace *t);
 /* Following growing files.  trace_watch() watches every input and
- * directory (inotify, where there is one); the caller polls trace_watch_fd()
- * and the inputs' own fds (pipes, sockets: trace_poll_fds()), then calls
+ * directory (inotify, where there is one); the caller polls what
+ * trace_poll_fds() gives (the watch, pipes, sockets), then calls
  * trace_check(), which notices truncation (the input's events are dropped
  * and it is read again), replacement (rotation: the new file is read as a
  * new input, the old one's events stay), deletion, new files in directory
  * sources and lost connections, and leaves a notice for each. */
 void trace_watch(struct trace *t);
 int trace_watch_fd(const struct trace *t);
-size_t trace_poll_fds(const struct trace *t, int *fds, size_t max);
+/* What to poll while following: the watch and the streams' fds (POLLIN). */
+size_t trace_poll_fds(const struct trace *t, struct pollfd *p, size_t max);
 /* True when something changed (decode with trace_step). */
 bool trace_check(struct trace *t, bool woken);
 /* A trace file shrank under a mapping (SIGBUS): batch mode reports it and

@@ -541,14 +541,7 @@ static bool script_step(struct app *a, char *line)
 		uint64_t before = model_count(a->m), until = now_ns() + 5000000000ull;
 		while (model_count(a->m) == before && now_ns() < until) {
 			struct pollfd p[17];
-			int fds[16];
-			nfds_t np = 0;
-			if (trace_watch_fd(a->t) >= 0)
-				p[np++] = (struct pollfd){trace_watch_fd(a->t), POLLIN, 0};
-			size_t ns = trace_poll_fds(a->t, fds, ARRAY_LEN(fds));
-			for (size_t i = 0; i < ns; i++)
-				p[np++] = (struct pollfd){fds[i], POLLIN, 0};
-			poll(p, np, 100);
+			poll(p, trace_poll_fds(a->t, p, ARRAY_LEN(p)), 100);
 			trace_check(a->t, true);
 			a->loading = true;
 			while (a->loading)
@@ -650,13 +643,7 @@ static void loop(struct app *a)
 		}
 		bool busy = a->loading || a->vis.done < model_count(a->m);
 		struct pollfd p[2 + 16] = {{fileno(term.tty), POLLIN, 0}, {term.sigpipe[0], POLLIN, 0}};
-		nfds_t np = 2;
-		int fds[16];
-		if (a->follow && trace_watch_fd(a->t) >= 0)
-			p[np++] = (struct pollfd){trace_watch_fd(a->t), POLLIN, 0};
-		size_t nstream = trace_poll_fds(a->t, fds, ARRAY_LEN(fds) - 1);
-		for (size_t i = 0; i < nstream; i++)
-			p[np++] = (struct pollfd){fds[i], POLLIN, 0};
+		nfds_t np = 2 + trace_poll_fds(a->t, p + 2, ARRAY_LEN(p) - 2);
 		int timeout = busy ? 0 : a->follow ? (wait_ms >= 0 ? MIN(wait_ms, FOLLOW_TICK_MS) : FOLLOW_TICK_MS) : wait_ms;
 		int r = poll(p, np, timeout);
 		if (r < 0 && errno != EINTR)
