@@ -2568,6 +2568,7 @@ static void atf_restart(void *st)
 		struct idx *x = st;
 		struct thread *th = x->th;
 		struct input *in = x->in;
+		model_lane_uncount(th->ss->m, th->lane, x->n); /* counted again as they are read */
 		free(x->ch);
 		for (int k = 0; k < PERM_CACHE; k++)
 			free(x->cache[k].p);

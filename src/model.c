@@ -207,6 +207,12 @@ void model_lane_count(struct model *m, uint32_t lane, uint64_t n, int64_t first,
 		lane_span(&m->lanes[lane], first, last);
 }
 
+void model_lane_uncount(struct model *m, uint32_t lane, uint64_t n)
+{
+	if (lane < m->nlanes)
+		m->lanes[lane].count -= MIN(n, m->lanes[lane].count);
+}
+
 /* ---- types ---------------------------------------------------------------- */
 
 static bool type_eq(const struct type *a, const struct type *b)

@@ -123,6 +123,8 @@ uint32_t model_nlanes(const struct model *m);
 const struct lane *model_lane_get(const struct model *m, uint32_t lane);
 /* For lanes of sequences: add n events spanning [first, last]. */
 void model_lane_count(struct model *m, uint32_t lane, uint64_t n, int64_t first, int64_t last);
+/* ... and take n away again (a file of the sequence is read anew). */
+void model_lane_uncount(struct model *m, uint32_t lane, uint64_t n);
 
 /* Types: found or created by (owner, source, name, category, role). */
 uint32_t model_type(struct model *m, const struct type *t);

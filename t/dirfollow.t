@@ -137,6 +137,8 @@ dump atf.6.txt
 shell cp final.pid/thread_1/index.atf atf/thread_1/
 await
 dump atf.7.txt
+=
+dump atf.8.txt
 S
 # the events on a screen: "TIME LANE TYPE NAME" per line
 evs() { screen "$1" | grep '^+' | awk '{print $1, $3, $4, $5}' | tr -d '(' | tr '\n' ';'; }
@@ -157,6 +159,7 @@ is "$(screen atf.5 | grep -c '^+')" 14 "ATF: the footers are not read as records
 is "$(screen atf.6 | grep -c '^+')" 10 "ATF: a thread's index truncated: its events go"
 like "$(screen atf.6)" 'thread_1/index.atf was truncated: its events are gone' "ATF: the truncation is told"
 is "$(evs atf.7)" "$(evs atf.5)" "ATF: written again: read again from its start, once"
+like "$(screen atf.8)" 'events: +14$' "ATF: and its lane counts its events once"
 is "$(cat atf.err)" "" "ATF: no damage reported"
 
 # a thread's index.atf opened by itself: its detail.atf may come later
