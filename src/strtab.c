@@ -5,6 +5,7 @@
 #include "src/util.h"
 
 #define CHUNK (1u << 20)
+#define FIRST_CHUNK 4096 /* chunks double from here to CHUNK: small traces stay small */
 
 struct entry {
 	const char *p;
@@ -19,18 +20,19 @@ struct strtab {
 	size_t nslot;   /* power of two */
 	char **chunks;
 	size_t nchunks, capchunks;
-	size_t used; /* bytes used in the last chunk */
+	size_t used, size; /* bytes used in the last chunk, and its size */
 	size_t bytes;
 };
 
 static char *store(struct strtab *st, const void *p, size_t n)
 {
-	if (!st->nchunks || st->used + n + 1 > CHUNK) {
-		size_t sz = n + 1 > CHUNK ? n + 1 : CHUNK;
+	if (!st->nchunks || st->used + n + 1 > st->size) {
+		size_t next = st->nchunks ? MIN(2 * st->size, (size_t)CHUNK) : FIRST_CHUNK;
+		size_t sz = MAX(n + 1, next);
 		xgrow(&st->chunks, &st->capchunks, st->nchunks + 1, sizeof *st->chunks);
 		char *c = xmalloc(sz);
 		st->bytes += sz;
-		if (n + 1 > CHUNK && st->nchunks) {
+		if (n + 1 > next && st->nchunks) {
 			/* A big string gets its own chunk; keep filling the current one. */
 			char *last = st->chunks[st->nchunks - 1];
 			st->chunks[st->nchunks - 1] = c;
@@ -41,6 +43,7 @@ static char *store(struct strtab *st, const void *p, size_t n)
 		}
 		st->chunks[st->nchunks++] = c;
 		st->used = 0;
+		st->size = sz;
 	}
 	char *d = st->chunks[st->nchunks - 1] + st->used;
 	memcpy(d, p, n);
