@@ -22,7 +22,8 @@ PKGS    := ncursesw termkey libpcre2-8 zlib
 
 STD_FLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -MMD -MP
 ifeq ($(SAN),fuzz)
-SAN_FLAGS := -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+SAN_FLAGS := -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all \
+	     -fsanitize-coverage-ignorelist=t/fuzz/coverage-ignore.txt
 else ifneq ($(SAN),)
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 endif

@@ -126,9 +126,10 @@ is "$RC" 1 "tcp: nothing listening: exit 1"
 like "$ERR" 'cannot connect to 127.0.0.1:1' "tcp: says why"
 
 # --dump --follow: tail -f for traces (printed as they arrive, each once)
-wait_lines() { # FILE N: until FILE has N lines (at most 5 s)
+wait_lines() { # FILE N: until FILE has N lines (at most 20 s: a loaded machine)
 	i=0
-	while [ "$(wc -l <"$1")" -lt "$2" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	while [ "$(wc -l <"$1")" -lt "$2" ] && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
+	[ "$(wc -l <"$1")" -ge "$2" ] || sed 's/^/# /' "$1" "${1%.out}.err" >&2
 	wc -l <"$1" | tr -d ' '
 }
 spec 1 3 | "$TBIN/ptwrite" bf.pt

@@ -5,6 +5,7 @@
  *   fuzz_replay TARGET FILE...     TARGET: podtrace syscall htdump dial9 atf query
  *
  * Prints TAP: one line per file (a crash or sanitizer report fails the run). */
+#define FZ_REPLAY
 #include "t/fuzz/harness.h"
 #include "t/tap.h"
 
