@@ -126,11 +126,12 @@ is "$RC" 1 "tcp: nothing listening: exit 1"
 like "$ERR" 'cannot connect to 127.0.0.1:1' "tcp: says why"
 
 # --dump --follow: tail -f for traces (printed as they arrive, each once)
+lines() { cat "$1" 2>/dev/null | wc -l | tr -d ' '; } # (0 before the file is made)
 wait_lines() { # FILE N: until FILE has N lines (at most 20 s: a loaded machine)
 	i=0
-	while [ "$(wc -l <"$1")" -lt "$2" ] && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
-	[ "$(wc -l <"$1")" -ge "$2" ] || sed 's/^/# /' "$1" "${1%.out}.err" >&2
-	wc -l <"$1" | tr -d ' '
+	while [ "$(lines "$1")" -lt "$2" ] && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
+	[ "$(lines "$1")" -ge "$2" ] || sed 's/^/# /' "$1" "${1%.out}.err" >&2
+	lines "$1"
 }
 spec 1 3 | "$TBIN/ptwrite" bf.pt
 "$TTV" --dump -f bf.pt >bf.out 2>bf.err &
@@ -140,7 +141,7 @@ cat more.pt >>bf.pt
 is "$(wait_lines bf.out 5)" 5 "dump -f: appended records"
 cat torn1 >>bf.pt
 sleep 0.5
-is "$(wc -l <bf.out | tr -d ' ')" 5 "dump -f: a torn record waits for its rest"
+is "$(lines bf.out)" 5 "dump -f: a torn record waits for its rest"
 cat torn2 last >>bf.pt
 is "$(wait_lines bf.out 7)" 7 "dump -f: and comes when it is whole"
 is "$(grep -o '/file/[0-9]*' bf.out | tr '\n' ' ')" "/file/1 /file/2 /file/3 /file/4 /file/5 /file/6 /file/7 " \
