@@ -18,7 +18,7 @@
  * (the decoder is then fed in pieces, as when a file grows).  The two must
  * give the same events; a difference aborts, as a crash would.
  *
- * Consuming (every view and report) costs ten times what decoding does, so
+ * Consuming (every view and report) costs 7-8 times what decoding does, so
  * the libFuzzer targets consume one input in FZ_CONSUME_ONE_IN, picked by
  * its content (the same input always takes the same path); the replay
  * consumes every input. */
