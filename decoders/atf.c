@@ -1261,12 +1261,43 @@ static void manifest_late(struct session *ss, size_t pidx)
 	free(path);
 }
 
-/* New thread_N directories, files made late, the manifest. */
+static bool pid_known(const struct session *ss, const char *dir)
+{
+	for (size_t p = 0; p < ss->npids; p++)
+		if (ss->pids[p].dir && !strcmp(ss->pids[p].dir, dir))
+			return true;
+	return false;
+}
+
+/* A session directory: a process started after it was opened (a forked
+ * child) has a pid_N directory of its own once its first thread writes. */
+static void new_pids(struct session *ss, const char *dir)
+{
+	struct dent *d;
+	size_t n = list_numbered(dir, "pid_", &d), before = ss->npids;
+	for (size_t i = 0; i < n; i++)
+		if (!pid_known(ss, d[i].path) && is_pid_dir(d[i].path)) {
+			open_pid(ss, d[i].path);
+			ss->pids_expected++;
+			trace_notice(ss->src->trace, "%s: a new process: %s", dir, base_name(d[i].path));
+		}
+	free_dents(d, n);
+	if (before == 1 && ss->npids > 1) /* lanes now say which process */
+		for (size_t i = 0; i < ss->nth; i++) {
+			struct thread *th = ss->th[i];
+			lane_name(th, &ss->tmp);
+			model_lane_rename(ss->m, th->lane, intern(ss, ss->tmp.p, ss->tmp.len));
+		}
+}
+
+/* New pid_N and thread_N directories, files made late, the manifest. */
 static void atf_rescan(struct source *src)
 {
 	struct session *ss = src->dstate;
 	if (!ss || ss->tag != T_SESSION)
 		return;
+	if (ss->layout && !strcmp(ss->layout, "session directory"))
+		new_pids(ss, src->path);
 	/* a thread directory or a file opened by itself: no other threads */
 	bool whole = ss->layout && strcmp(ss->layout, "thread directory") && strcmp(ss->layout, "single file");
 	for (size_t p = 0; p < ss->npids; p++) {

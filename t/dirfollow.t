@@ -174,4 +174,23 @@ S
 like "$(screen one)" 'one/thread_0/index.atf: 1 new file' "ATF: a single index.atf: the detail.atf made beside it later is read"
 is "$(cat one.err)" "" "ATF: a single index.atf: no damage reported"
 
+# a session directory: a process forked later gets a pid_N directory of its own
+mkdir -p sess/pid_1/thread_0
+cp live.pid/thread_0/index.atf sess/pid_1/thread_0/
+scenario sess -f sess <<'S'
+dump sess.0.txt
+shell mkdir -p sess/pid_2/thread_0 && cp live.pid/thread_1/index.atf sess/pid_2/thread_0/
+await
+dump sess.1.txt
+Tab
+dump sess.2.txt
+S
+like "$(screen sess.0)" '^thread 0 ' "ATF: one process: lanes are its threads"
+unlike "$(screen sess.0)" 'pid 1' "ATF: one process: not named by pid"
+like "$(screen sess.1)" 'pid 1 thread 0' "ATF: a new pid directory: the first process's lanes now say its pid"
+like "$(screen sess.1)" 'pid 2 thread 0' "ATF: and the new process has lanes of its own"
+like "$(screen sess.1)" 'sess: a new process: pid_2' "ATF: the new process is told"
+is "$(screen sess.2 | grep -c '^+')" 14 "ATF: both processes' events are listed (10 + 4)"
+is "$(cat sess.err)" "" "ATF: a new process: no damage reported"
+
 done_testing
