@@ -39,9 +39,14 @@ struct decoder {
 	const char *name;  /* --format NAME */
 	const char *title; /* "podtrace event records" */
 	/* fields() and summary() keep no state between calls (per-thread scratch
-	 * only), so a filter may run them on two threads at once.  Decoders
-	 * without it are called one thread at a time. */
+	 * only; after settle(), where there is one), so a filter may run them on
+	 * two threads at once.  Decoders without it are called one thread at a
+	 * time. */
 	bool reentrant;
+	/* Optional: make now what fields() and summary() would make on first
+	 * use (tables sorted lazily), so that they only read until the next
+	 * feed.  Called before they run on two threads. */
+	void (*settle)(void *st);
 
 	/* Stream formats. */
 	/* p/n: the first bytes of the stream; final: there are no more. */

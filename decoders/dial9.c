@@ -596,16 +596,32 @@ static int by_pent(const void *a, const void *b)
 	return x->off < y->off ? -1 : x->off > y->off;
 }
 
-/* The schema of type id in sub-stream s (tables sorted on first use). */
-static const struct schema *sub_schema(struct d9 *d, const struct sub *cs, uint32_t id)
+/* Sub-stream s's schema and pool tables are sorted on first use after they
+ * grew (d9_settle sorts them all). */
+static void sort_sub_schemas(struct d9 *d, struct sub *s)
 {
-	struct sub *s = &d->subs[cs - d->subs];
-	size_t end = sub_end_t(d, (size_t)(s - d->subs)), n = end - s->t0;
+	size_t n = sub_end_t(d, (size_t)(s - d->subs)) - s->t0;
 	if (s->tsorted != n) {
 		qsort(d->tents + s->t0, n, sizeof *d->tents, by_tent);
 		s->tsorted = (uint32_t)n;
 	}
-	size_t lo = s->t0, hi = end;
+}
+
+static void sort_sub_pool(struct d9 *d, struct sub *s, int k)
+{
+	size_t n = sub_end_p(d, (size_t)(s - d->subs), k) - s->p0[k];
+	if (s->psorted[k] != n) {
+		qsort(d->pools[k] + s->p0[k], n, sizeof *d->pools[k], by_pent);
+		s->psorted[k] = (uint32_t)n;
+	}
+}
+
+/* The schema of type id in sub-stream s. */
+static const struct schema *sub_schema(struct d9 *d, const struct sub *cs, uint32_t id)
+{
+	struct sub *s = &d->subs[cs - d->subs];
+	sort_sub_schemas(d, s);
+	size_t lo = s->t0, end = sub_end_t(d, (size_t)(s - d->subs)), hi = end;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 		if (d->tents[mid].id < id)
@@ -620,12 +636,8 @@ static const struct schema *sub_schema(struct d9 *d, const struct sub *cs, uint3
 static const struct pent *sub_pool(struct d9 *d, const struct sub *cs, int k, uint32_t id, uint64_t at)
 {
 	struct sub *s = &d->subs[cs - d->subs];
-	size_t end = sub_end_p(d, (size_t)(s - d->subs), k), n = end - s->p0[k];
-	if (s->psorted[k] != n) {
-		qsort(d->pools[k] + s->p0[k], n, sizeof *d->pools[k], by_pent);
-		s->psorted[k] = (uint32_t)n;
-	}
-	size_t lo = s->p0[k], hi = end;
+	sort_sub_pool(d, s, k);
+	size_t lo = s->p0[k], end = sub_end_p(d, (size_t)(s - d->subs), k), hi = end;
 	const struct pent *v = d->pools[k];
 	while (lo < hi) { /* first entry > (id, at) */
 		size_t mid = lo + (hi - lo) / 2;
@@ -820,14 +832,19 @@ static int by_sym(const void *a, const void *b)
 	return x->depth < y->depth ? -1 : x->depth > y->depth;
 }
 
-static const struct sym *sym_find(struct d9 *d, uint64_t addr, size_t *count)
+static void sort_syms(struct d9 *d)
 {
-	if (!d->nsyms)
-		return NULL;
 	if (d->syms_sorted != d->nsyms) {
 		qsort(d->syms, d->nsyms, sizeof *d->syms, by_sym);
 		d->syms_sorted = d->nsyms;
 	}
+}
+
+static const struct sym *sym_find(struct d9 *d, uint64_t addr, size_t *count)
+{
+	if (!d->nsyms)
+		return NULL;
+	sort_syms(d);
 	size_t lo = 0, hi = d->nsyms;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -1856,15 +1873,20 @@ static int by_clock(const void *a, const void *b)
 	return x->ts < y->ts ? -1 : x->ts > y->ts;
 }
 
+static void sort_clocks(struct d9 *d)
+{
+	if (d->clocks_sorted != d->nclocks) {
+		qsort(d->clocks, d->nclocks, sizeof *d->clocks, by_clock);
+		d->clocks_sorted = d->nclocks;
+	}
+}
+
 /* Wall-clock time of a timestamp, from the nearest ClockSyncEvent. */
 static bool wall_clock(struct d9 *d, int64_t ts, struct buf *b)
 {
 	if (!d->nclocks)
 		return false;
-	if (d->clocks_sorted != d->nclocks) {
-		qsort(d->clocks, d->nclocks, sizeof *d->clocks, by_clock);
-		d->clocks_sorted = d->nclocks;
-	}
+	sort_clocks(d);
 	size_t lo = 0, hi = d->nclocks; /* the first sync at or after ts, or the one before it */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -1905,6 +1927,20 @@ static void d9_fields(void *st, const struct event *e, struct fsink *out)
 		f_cstr(out, "error", "event not readable");
 	buf_free(&w.key);
 	buf_free(&w.val);
+}
+
+/* Every table fields and summaries sort on first use, sorted now: until
+ * the next feed they only read (the decoder is reentrant after this). */
+static void d9_settle(void *st)
+{
+	struct d9 *d = st;
+	for (size_t i = 0; i < d->nsubs; i++) {
+		sort_sub_schemas(d, &d->subs[i]);
+		sort_sub_pool(d, &d->subs[i], POOL_STR);
+		sort_sub_pool(d, &d->subs[i], POOL_STK);
+	}
+	sort_syms(d);
+	sort_clocks(d);
 }
 
 static void d9_summary(void *st, const struct event *e, struct buf *b)
@@ -2287,6 +2323,8 @@ static void d9_rescan(struct source *src)
 const struct decoder dial9_decoder = {
 	.name = "dial9",
 	.title = "dial9-trace-format (tokio telemetry)",
+	.reentrant = true,
+	.settle = d9_settle,
 	.probe = d9_probe,
 	.open = d9_open,
 	.feed = d9_feed,

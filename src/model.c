@@ -98,13 +98,16 @@ struct model {
 
 	uint64_t generation;
 	uint64_t changed_from; /* lowest position changed since model_take_changed() */
+	uint64_t serial;       /* model_serial() */
 };
 
 static const struct seq_ops compact_ops;
 
 struct model *model_new(void)
 {
+	static uint64_t models;
 	struct model *m = xcalloc(1, sizeof *m);
+	m->serial = __atomic_add_fetch(&models, 1, __ATOMIC_RELAXED);
 	m->st = strtab_new();
 	/* type 0: what an event gets when the type table is full */
 	model_type(m, &(struct type){.name = strtab_intern_cstr(m->st, "(unknown type)")});
@@ -808,6 +811,8 @@ uint64_t model_take_changed(struct model *m)
 }
 
 uint64_t model_generation(const struct model *m) { return m->generation; }
+
+uint64_t model_serial(const struct model *m) { return m->serial; }
 
 #define SEQ(m, s, op, ...) ((m)->seqs[s].ops->op((m)->seqs[s].ctx, ##__VA_ARGS__))
 

@@ -176,6 +176,9 @@ bool model_get_shared(const struct model *m);
 /* How many times the event order changed behind already committed
  * positions (late events merged in); views use it to re-find their place. */
 uint64_t model_generation(const struct model *m);
+/* Unique among the models of the process (never reused): what a cache
+ * keyed by string ids keeps beside them. */
+uint64_t model_serial(const struct model *m);
 /* The lowest position whose event changed (added, moved, dropped) since
  * the last call; model_count() when none did.  For following in batch. */
 uint64_t model_take_changed(struct model *m);

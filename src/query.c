@@ -275,22 +275,23 @@ void event_summary(struct trace *t, const struct event *e, struct buf *b)
 }
 
 /* Lane and type names, escaped once: every event a full-text filter looks
- * at starts with them.  A small direct-mapped cache by string id, per thread. */
+ * at starts with them.  A small direct-mapped cache by model and string id,
+ * per thread. */
 static void add_name(struct buf *b, struct model *m, uint32_t sid)
 {
 	static __thread struct {
+		uint64_t model; /* 0: unset */
 		uint32_t sid;
-		bool set;
 		struct buf text;
 	} cache[256];
 	__typeof__(cache[0]) *c = &cache[sid % 256];
-	if (!c->set || c->sid != sid) {
+	if (c->model != model_serial(m) || c->sid != sid) {
 		size_t n;
 		const char *s = model_strget(m, sid, &n);
 		buf_reset(&c->text);
 		esc_term(&c->text, s, n);
+		c->model = model_serial(m);
 		c->sid = sid;
-		c->set = true;
 	}
 	buf_add(b, buf_str(&c->text), c->text.len);
 }
@@ -341,34 +342,47 @@ static bool cached(struct filter *f, uint32_t sid, struct model *m, bool *expens
 	return v == 2;
 }
 
-/* The text form of one named field of an event (false when it has none). */
+/* The text form of one named field of an event (false when it has none);
+ * a list or object (a call chain, arguments) gives its values, each after
+ * a space. */
 struct field_pick {
 	struct fsink s;
 	const char *want;
 	struct buf *out;
 	bool found;
-	unsigned depth;
+	unsigned depth, in; /* in: the depth of the wanted list or object, 0 outside it */
 };
+
+static void pick_value(struct field_pick *p, const struct field *f)
+{
+	field_value_text(p->out, f, false);
+	if (f->meaning) {
+		buf_addc(p->out, ' ');
+		esc_term(p->out, f->meaning, strlen(f->meaning));
+	}
+}
 
 static void pick_put(struct fsink *s, const struct field *f)
 {
 	struct field_pick *p = (struct field_pick *)s;
 	if (f->kind == FK_END) {
-		if (p->depth)
-			p->depth--;
+		if (p->depth && p->depth-- == p->in)
+			p->in = 0;
 		return;
 	}
+	bool wanted = !p->found && !p->depth && f->name && !strcmp(f->name, p->want);
 	if (f->kind == FK_OBJ || f->kind == FK_ARR) {
 		p->depth++;
+		if (wanted)
+			p->found = true, p->in = p->depth;
 		return;
 	}
-	if (p->found || p->depth || !f->name || strcmp(f->name, p->want))
-		return;
-	p->found = true;
-	field_value_text(p->out, f, false);
-	if (f->meaning) {
+	if (p->in) {
 		buf_addc(p->out, ' ');
-		esc_term(p->out, f->meaning, strlen(f->meaning));
+		pick_value(p, f);
+	} else if (wanted) {
+		p->found = true;
+		pick_value(p, f);
 	}
 }
 
@@ -440,9 +454,15 @@ bool filterset_parallel_ok(const struct filterset *fs, const struct trace *t)
 }
 
 /* Before filters run on two threads: every lazily made thing made now (the
- * caches sized for every string the model holds). */
-static void filterset_prepare(struct filterset *fs, struct model *m)
+ * decoders' tables, the caches sized for every string the model holds). */
+static void filterset_prepare(struct filterset *fs, struct trace *t)
 {
+	struct model *m = t->m;
+	for (uint32_t i = 0; i < t->nin; i++) {
+		const struct input *in = t->in[i];
+		if (in->dec && in->dec->settle && in->dstate)
+			in->dec->settle(in->dstate);
+	}
 	uint32_t nstr = strtab_count(model_strings(m));
 	for (size_t i = 0; i < fs->n; i++) {
 		struct filter *f = &fs->f[i];
@@ -488,7 +508,7 @@ void filterset_mark(struct filterset *fs, struct trace *t, uint64_t lo, uint64_t
 	second.lo = base + ((lo + hi) / 2 - base) / 64 * 64;
 	second.scan = false;
 	if (hi - lo >= PAR_MIN && second.lo > lo && filterset_parallel_ok(fs, t)) {
-		filterset_prepare(fs, t->m);
+		filterset_prepare(fs, t);
 		if (worker_start(mark, &second)) {
 			first.hi = second.lo;
 			mark(&first);
