@@ -24,6 +24,8 @@ STD_FLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -MMD -MP
 ifeq ($(SAN),fuzz)
 SAN_FLAGS := -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all \
 	     -fsanitize-coverage-ignorelist=t/fuzz/coverage-ignore.txt
+else ifeq ($(SAN),thread)
+SAN_FLAGS := -fsanitize=thread
 else ifneq ($(SAN),)
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 endif
@@ -96,12 +98,16 @@ $(BUILD)/t/%: t/%.c $(CORE_OBJS)
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 
 # --- use ------------------------------------------------------------------
-# The suite runs twice: on the normal build, then on an ASan+UBSan build.
+# The suite runs twice: on the normal build, then on an ASan+UBSan build;
+# then filters on two threads run under ThreadSanitizer (t/query_test.c).
+TSAN_BINS := $(addprefix build-tsan/t/,query_test ptwrite scwrite d9write)
 check: deps
 	@$(MAKE) --no-print-directory build tests
 	prove -r t/
 	@$(MAKE) --no-print-directory BUILD=build-asan SAN=1 build tests
 	TTV_BUILD=build-asan prove -r t/
+	@$(MAKE) --no-print-directory BUILD=build-tsan SAN=thread $(TSAN_BINS)
+	TTV_BUILD=build-tsan TSAN_OPTIONS=halt_on_error=1 prove t/query.t
 
 demo: deps
 	@$(MAKE) --no-print-directory build tests
