@@ -1,8 +1,8 @@
 /* Truncation sweep, for any format: cut FILE at every offset (or every
  * STEP-th) and decode each prefix in-process.
  *
- *   cut_test [--format NAME] [--step N] [--from A] [--to B] [--slice S] FILE
- *   cut_test [--format NAME] --damage N [--seed S] FILE
+ *   cut_test [--format NAME] [--gzip] [--step N] [--from A] [--to B] [--slice S] FILE
+ *   cut_test [--format NAME] [--gzip] --damage N [--seed S] FILE
  *
  * --damage N makes N damaged copies instead (bit flips, overwritten runs,
  * inserted garbage, deleted runs at random offsets, seeded) and checks that
@@ -11,6 +11,10 @@
  *
  * --slice S hands the decoder at most S bytes per call for the cuts (the
  * full decode uses the default), so resuming mid-record is checked too.
+ *
+ * --gzip cuts and damages the gzip-compressed form of FILE instead: what
+ * lies "before the cut or the damage" is then what zlib itself inflates
+ * from the copy identically to FILE.
  *
  * Checks, for every cut c:
  *   - decoding returns (a crash or sanitizer report fails the run);
@@ -29,6 +33,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
+
+#include <zlib.h>
 
 #include "src/trace.h"
 #include "src/util.h"
@@ -71,6 +77,53 @@ static struct rec *decode(const char *path, const char *format, size_t slice, si
 	*readable = trace_any_readable(&t);
 	trace_free(&t);
 	return r;
+}
+
+/* FILE's bytes as gzip (one member). */
+static void gz_compress(const struct buf *in, struct buf *out)
+{
+	z_stream z = {0};
+	if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+		exit(2);
+	uLong bound = deflateBound(&z, (uLong)in->len);
+	out->p = xrealloc(out->p, bound);
+	out->cap = bound;
+	z.next_in = (Bytef *)in->p;
+	z.avail_in = (uInt)in->len;
+	z.next_out = (Bytef *)out->p;
+	z.avail_out = (uInt)bound;
+	if (deflate(&z, Z_FINISH) != Z_STREAM_END)
+		exit(2);
+	out->len = z.total_out;
+	deflateEnd(&z);
+}
+
+/* How many of want's bytes zlib gives back, the same, from the gzip bytes
+ * p[0..n) (stopping where the stream is cut short or damaged). */
+static size_t gz_good(const void *p, size_t n, const struct buf *want)
+{
+	z_stream z = {0};
+	if (inflateInit2(&z, 15 + 16) != Z_OK)
+		exit(2);
+	uint8_t chunk[65536];
+	size_t same = 0;
+	z.next_in = (Bytef *)p;
+	z.avail_in = (uInt)n;
+	for (;;) {
+		z.next_out = chunk;
+		z.avail_out = sizeof chunk;
+		int r = inflate(&z, Z_NO_FLUSH);
+		size_t got = sizeof chunk - z.avail_out;
+		for (size_t i = 0; i < got; i++, same++)
+			if (same >= want->len || chunk[i] != (uint8_t)want->p[same]) {
+				inflateEnd(&z);
+				return same;
+			}
+		if (r != Z_OK || !got)
+			break;
+	}
+	inflateEnd(&z);
+	return same;
 }
 
 static uint64_t rng_state;
@@ -140,8 +193,10 @@ static size_t damage(const struct buf *data, struct buf *out, int *kind)
 	return k;
 }
 
-static void damage_sweep(const char *format, const struct buf *data, const struct rec *full, size_t nfull,
-			 uint64_t count)
+/* Damage copies of data; raw: what they decode from (data itself, or what
+ * data inflates to with --gzip). */
+static void damage_sweep(const char *format, const struct buf *data, const struct buf *raw, const struct rec *full,
+			 size_t nfull, uint64_t count)
 {
 	static const char *const kinds[] = {"bit flips", "overwritten run", "inserted garbage", "deleted run"};
 	char tmp[] = "/tmp/ttv-damage-XXXXXX";
@@ -161,6 +216,8 @@ static void damage_sweep(const char *format, const struct buf *data, const struc
 			identical++;
 			continue;
 		}
+		if (raw != data) /* what inflates unchanged lies before the damage */
+			k = gz_good(copy.p, copy.len, raw);
 		write_file(tmp, copy.p, copy.len);
 		size_t n;
 		bool dmg, rd;
@@ -168,12 +225,13 @@ static void damage_sweep(const char *format, const struct buf *data, const struc
 		struct rec *r = decode(tmp, format, 0, &n, &dmg, &rd);
 		alarm(0);
 		dmg_seen += dmg;
-		if (!rd && format && bad_status++ < 5)
+		/* nothing readable is the truth only when nothing lies before the damage */
+		if (!rd && format && k > 0 && bad_status++ < 5)
 			printf("# copy %llu (%s at %zu): nothing readable\n", (unsigned long long)it, kinds[kind], k);
 		/* each whole record before k is listed, same offset and time */
 		size_t j = 0;
 		for (size_t i = 0; i < nfull; i++) {
-			uint64_t end = i + 1 < nfull && full[i + 1].input == full[i].input ? full[i + 1].off : data->len;
+			uint64_t end = i + 1 < nfull && full[i + 1].input == full[i].input ? full[i + 1].off : raw->len;
 			if (end > k)
 				continue;
 			while (j < n && (r[j].input < full[i].input || (r[j].input == full[i].input && r[j].off < full[i].off)))
@@ -199,6 +257,7 @@ int main(int argc, char **argv)
 {
 	const char *format = NULL, *path = NULL;
 	uint64_t step = 1, from = 0, to = UINT64_MAX, slice = 0, ndamage = 0;
+	bool gz = false;
 	rng_state = 0x9e3779b97f4a7c15ull;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--format") && i + 1 < argc)
@@ -211,6 +270,8 @@ int main(int argc, char **argv)
 			to = strtoull(argv[++i], NULL, 0);
 		else if (!strcmp(argv[i], "--slice") && i + 1 < argc)
 			slice = strtoull(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--gzip"))
+			gz = true;
 		else if (!strcmp(argv[i], "--damage") && i + 1 < argc)
 			ndamage = strtoull(argv[++i], NULL, 0);
 		else if (!strcmp(argv[i], "--seed") && i + 1 < argc)
@@ -219,8 +280,8 @@ int main(int argc, char **argv)
 			path = argv[i];
 	}
 	if (!path) {
-		fprintf(stderr, "usage: cut_test [--format NAME] [--step N] [--from A] [--to B] [--slice S] FILE\n"
-				"       cut_test [--format NAME] --damage N [--seed S] FILE\n");
+		fprintf(stderr, "usage: cut_test [--format NAME] [--gzip] [--step N] [--from A] [--to B] [--slice S] FILE\n"
+				"       cut_test [--format NAME] [--gzip] --damage N [--seed S] FILE\n");
 		return 2;
 	}
 	FILE *f = fopen(path, "rb");
@@ -228,20 +289,26 @@ int main(int argc, char **argv)
 		perror(path);
 		return 2;
 	}
-	struct buf data = {0};
+	struct buf raw = {0}, data = {0};
 	char chunk[65536];
 	size_t got;
 	while ((got = fread(chunk, 1, sizeof chunk, f)) > 0)
-		buf_add(&data, chunk, got);
+		buf_add(&raw, chunk, got);
 	fclose(f);
+	if (gz)
+		gz_compress(&raw, &data);
+	else
+		data = raw;
 
 	size_t nfull;
 	bool damaged, readable;
 	struct rec *full = decode(path, format, 0, &nfull, &damaged, &readable);
 	ok(readable && !damaged && nfull > 0, "%s decodes cleanly in full (%zu events)", path, nfull);
 	if (ndamage) {
-		damage_sweep(format, &data, full, nfull, ndamage);
+		damage_sweep(format, &data, gz ? &raw : &data, full, nfull, ndamage);
 		free(full);
+		if (gz)
+			buf_free(&raw);
 		buf_free(&data);
 		return done_testing();
 	}
@@ -266,17 +333,20 @@ int main(int argc, char **argv)
 		bool dmg, rd;
 		struct rec *r = decode(tmp, format, (size_t)slice, &n, &dmg, &rd);
 		cuts++;
-		/* With no --format, a prefix may be too short to recognise. */
-		if (!rd && format) {
+		/* the bytes before the cut, as the decoder sees them */
+		uint64_t avail = gz ? gz_good(data.p, c, &raw) : c;
+		/* With no --format, a prefix may be too short to recognise; a gzip
+		 * prefix that inflates to nothing has nothing to read. */
+		if (!rd && format && avail) {
 			if (bad_status++ < 5)
 				printf("# cut %llu: nothing readable\n", (unsigned long long)c);
 		}
 		uint64_t lo = 0, hi = 0;
 		for (size_t i = 0; i < nfull; i++) {
-			uint64_t end = i + 1 < nfull && full[i + 1].input == full[i].input ? full[i + 1].off : data.len;
-			if (full[i].off < c)
+			uint64_t end = i + 1 < nfull && full[i + 1].input == full[i].input ? full[i + 1].off : raw.len;
+			if (full[i].off < avail)
 				hi++;
-			if (end <= c)
+			if (end <= avail)
 				lo++;
 		}
 		if (rd && (n < lo || n > hi)) {
@@ -303,6 +373,8 @@ int main(int argc, char **argv)
 	   (unsigned long long)bad_count);
 	ok(bad_event == 0, "listed records are the full file's (%llu cuts wrong)", (unsigned long long)bad_event);
 	free(full);
+	if (gz)
+		buf_free(&raw);
 	buf_free(&data);
 	return done_testing();
 }

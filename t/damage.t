@@ -3,7 +3,10 @@
 # overwritten runs, inserted garbage and deleted runs at random offsets;
 # each copy decodes within 10 s, clean or damaged (exit 0 or 3), with every
 # whole record before the first damaged byte still listed unchanged.
-# Truncation at every offset is t/truncate.t and the per-format tests.
+# Gzip copies too (--gzip): every cut of the compressed stream and damaged
+# copies of it, where what lies before the damage is what zlib inflates
+# unchanged.  Truncation at every offset is t/truncate.t and the per-format
+# tests.
 . "$(dirname "$0")/lib.sh"
 
 # podtrace: every version, hostile strings; the shared sample
@@ -40,6 +43,16 @@ cp "$T0/index.atf" "$TMP/t0.index"
 cp "$T0/detail.atf" "$TMP/t0.detail"
 tap_run "$TBIN/cut_test" --format atf --damage 400 --seed 12 "$TMP/t0.index"
 tap_run "$TBIN/cut_test" --format atf --damage 300 --seed 13 "$TMP/t0.detail"
+
+# gzip sweeps, a stream of each format
+tap_run "$TBIN/cut_test" --gzip --format podtrace --step 3 "$SAMPLES/podtrace/small.ptrace"
+tap_run "$TBIN/cut_test" --gzip --format podtrace --damage 300 --seed 14 "$SAMPLES/podtrace/small.ptrace"
+tap_run "$TBIN/cut_test" --gzip --format syscall "$SAMPLES/syscall/ls_l.dat"
+tap_run "$TBIN/cut_test" --gzip --format syscall --damage 300 --seed 15 "$SAMPLES/syscall/forker.dat"
+tap_run "$TBIN/cut_test" --gzip --format htdump "$TMP/gen.ht"
+tap_run "$TBIN/cut_test" --gzip --format htdump --damage 300 --seed 16 "$TMP/gen.ht"
+tap_run "$TBIN/cut_test" --gzip --format dial9 --step 3 "$TMP/gen.d9"
+tap_run "$TBIN/cut_test" --gzip --format dial9 --damage 300 --seed 17 "$TMP/gen.d9"
 
 # gzip: damaged or cut inside the compressed stream, said so (the data decompressed before still listed)
 gzip -c "$SAMPLES/podtrace/small.ptrace" >"$TMP/s.gz"
