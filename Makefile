@@ -100,7 +100,7 @@ $(BUILD)/t/%: t/%.c $(CORE_OBJS)
 # --- use ------------------------------------------------------------------
 # The suite runs twice: on the normal build, then on an ASan+UBSan build;
 # then filters on two threads run under ThreadSanitizer (t/query_test.c).
-TSAN_BINS := $(addprefix build-tsan/t/,query_test ptwrite scwrite d9write)
+TSAN_BINS := $(addprefix build-tsan/t/,query_test ptwrite scwrite d9write htwrite)
 check: deps
 	@$(MAKE) --no-print-directory build tests
 	prove -r t/

@@ -18,6 +18,7 @@
 #include "decoders/decoder.h"
 #include "src/esc.h"
 #include "src/hmap.h"
+#include "src/worker.h"
 
 #define HDR 20
 #define MAX_FIELDS 1024 /* field descriptions kept per class */
@@ -121,7 +122,7 @@ struct ht {
 	struct hmap slow; /* klass id -> index into slowl */
 	struct layout **slowl;
 	size_t nslow, capslow;
-	struct layout lazy[LAZY_SLOTS];
+	struct layout lazy[2][LAZY_SLOTS]; /* one cache per thread (worker_index()) */
 
 	struct scache { /* recent string labels: most events repeat a few */
 		uint64_t head;
@@ -593,7 +594,7 @@ static struct layout *layout_at(struct ht *h, uint32_t id, uint64_t P)
 	uint32_t seg = seg_at(h, P);
 	if (seg == h->nchg)
 		return layout_now(h, id, P);
-	struct layout *L = &h->lazy[(id * 31u + seg) % LAZY_SLOTS];
+	struct layout *L = &h->lazy[worker_index()][(id * 31u + seg) % LAZY_SLOTS];
 	if (!L->used || L->id != id || L->seg != seg)
 		compile(h, L, id, P, seg);
 	return L;
@@ -803,8 +804,9 @@ static void ht_close(void *vst)
 		layout_free(h->slowl[i]);
 		free(h->slowl[i]);
 	}
-	for (size_t i = 0; i < LAZY_SLOTS; i++)
-		layout_free(&h->lazy[i]);
+	for (size_t t = 0; t < 2; t++)
+		for (size_t i = 0; i < LAZY_SLOTS; i++)
+			layout_free(&h->lazy[t][i]);
 	free(h->slowl);
 	free(h->kd);
 	free(h->lists);
@@ -1458,6 +1460,10 @@ static void ht_info(struct source *src, struct fsink *out)
 const struct decoder htdump_decoder = {
 	.name = "htdump",
 	.title = "HawkTracer HTDUMP",
+	/* fields compile earlier stretches' layouts into a per-thread cache;
+	 * the types and names that makes were all made when the events were
+	 * read, so the model is only looked up */
+	.reentrant = true,
 	.probe = ht_probe,
 	.open = ht_open,
 	.feed = ht_feed,

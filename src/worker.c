@@ -7,10 +7,14 @@ static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
 static void (*job)(void *);
 static void *job_arg;
 static bool busy, started;
+static __thread bool on_worker;
+
+unsigned worker_index(void) { return on_worker; }
 
 static void *loop(void *unused)
 {
 	(void)unused;
+	on_worker = true;
 	pthread_mutex_lock(&mu);
 	for (;;) {
 		while (!job)

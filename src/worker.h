@@ -12,5 +12,7 @@
 bool worker_start(void (*fn)(void *), void *arg);
 /* Wait until the function given to worker_start() has returned. */
 void worker_wait(void);
+/* 1 on the worker thread, 0 on any other: picks a per-thread cache. */
+unsigned worker_index(void);
 
 #endif
