@@ -41,13 +41,29 @@ static const char *const patterns[] = {
 
 static char path[64];
 
+/* The command running the project's writer: "WRITER ARGS" from the build. */
+static void writer_cmd(char *cmd, size_t n, const char *writer_args)
+{
+	const char *b = getenv("TTV_BUILD");
+	snprintf(cmd, n, "%s%s/t/%s", b && *b == '/' ? "" : "./", b ? b : "build", writer_args);
+}
+
+/* Load file into t, then remove it. */
+static void load(struct trace *t, const char *file)
+{
+	trace_init(t);
+	trace_open(t, file);
+	trace_load_all(t);
+	unlink(file);
+}
+
 /* Write the fixture with the project's writer. */
 static bool fixture(void)
 {
 	snprintf(path, sizeof path, "/tmp/ttv-query-%d.pt", (int)getpid());
-	const char *b = getenv("TTV_BUILD");
-	char cmd[512];
-	snprintf(cmd, sizeof cmd, "%s%s/t/ptwrite %s", b && *b == '/' ? "" : "./", b ? b : "build", path);
+	char args[128], cmd[512];
+	snprintf(args, sizeof args, "ptwrite %s", path);
+	writer_cmd(cmd, sizeof cmd, args);
 	FILE *w = popen(cmd, "w");
 	if (!w)
 		return false;
@@ -63,29 +79,25 @@ static bool fixture(void)
 /* A trace of n events made by `writer --generate`, loaded. */
 static bool generated(struct trace *t, const char *writer, int n)
 {
-	char file[64], cmd[512];
+	char file[64], args[160], cmd[512];
 	snprintf(file, sizeof file, "/tmp/ttv-query-%d.gen", (int)getpid());
-	const char *b = getenv("TTV_BUILD");
-	snprintf(cmd, sizeof cmd, "%s%s/t/%s --generate %d --seed 3 %s", b && *b == '/' ? "" : "./", b ? b : "build",
-		 writer, n, file);
+	snprintf(args, sizeof args, "%s --generate %d --seed 3 %s", writer, n, file);
+	writer_cmd(cmd, sizeof cmd, args);
 	if (system(cmd) != 0)
 		return false;
-	trace_init(t);
-	trace_open(t, file);
-	trace_load_all(t);
-	unlink(file);
+	load(t, file);
 	return true;
 }
 
-/* An htdump stream whose layouts change twice (a class registered after
- * data, then redefined in a new stream), so that fields of the earlier
- * stretches are decoded through layouts compiled on demand. */
+/* An htdump stream whose layouts change (a class registered after data),
+ * so that fields of the earlier stretch are decoded through layouts
+ * compiled on demand. */
 static bool stretches(struct trace *t)
 {
-	char file[64], cmd[512];
+	char file[64], args[128], cmd[512];
 	snprintf(file, sizeof file, "/tmp/ttv-query-%d.ht", (int)getpid());
-	const char *b = getenv("TTV_BUILD");
-	snprintf(cmd, sizeof cmd, "%s%s/t/htwrite %s", b && *b == '/' ? "" : "./", b ? b : "build", file);
+	snprintf(args, sizeof args, "htwrite %s", file);
+	writer_cmd(cmd, sizeof cmd, args);
 	FILE *w = popen(cmd, "w");
 	if (!w)
 		return false;
@@ -97,10 +109,7 @@ static bool stretches(struct trace *t)
 		fprintf(w, "event klass=%d ts=%d %s=%d\n", 9 + i % 2, 200000 + 10 * i, i % 2 ? "n" : "s", i);
 	if (pclose(w) != 0)
 		return false;
-	trace_init(t);
-	trace_open(t, file);
-	trace_load_all(t);
-	unlink(file);
+	load(t, file);
 	return true;
 }
 
@@ -206,10 +215,7 @@ int main(void)
 		return done_testing();
 	}
 	struct trace t;
-	trace_init(&t);
-	trace_open(&t, path);
-	trace_load_all(&t);
-	unlink(path);
+	load(&t, path);
 	is_int((long long)model_count(t.m), 5, "fixture: 5 events");
 	is_int(pass(&t, SPECS("passwd"), NULL), 0x02, "include: only matching events");
 	is_int(pass(&t, SPECS("!OPEN"), NULL), 0x0d, "exclude: matching events dropped");
@@ -259,7 +265,7 @@ int main(void)
 		for (size_t i = 0; i < 3; i++) {
 			bool same;
 			long long kept = two_threads_agree(&t, specs[i], &same);
-			ok(same && kept > 0, "htwrite, layouts changed twice: filter %s on two threads keeps what one does (%lld of %llu)",
+			ok(same && kept > 0, "htwrite, layouts changed after data: filter %s on two threads keeps what one does (%lld of %llu)",
 			   specs[i], kept, (unsigned long long)model_count(t.m));
 		}
 		trace_free(&t);
