@@ -57,7 +57,6 @@ struct event {
 
 static inline enum ev_role ev_role(const struct event *e) { return (enum ev_role)(e->flags & EVF_ROLE); }
 
-
 struct lane {
 	uint32_t name;   /* interned display name */
 	uint32_t source; /* source id (which PATH it came from) */

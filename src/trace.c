@@ -740,18 +740,19 @@ void dec_clock_anchor(struct input *in, int64_t ts, int64_t wall_ns)
 /* ---- --align: a shift per source ----------------------------------------- */
 
 /* Times move by the shift; one pushed past the int64 range stays at its end. */
+int64_t shift_ts(int64_t ts, int64_t shift)
+{
+	__int128 v = (__int128)ts + shift;
+	return v > INT64_MAX ? INT64_MAX : v < INT64_MIN ? INT64_MIN : (int64_t)v;
+}
+
+/* Metadata at its source's (shifted) zero has no time. */
 bool trace_untimed(const struct trace *t, const struct event *e)
 {
 	if (!(e->flags & EVF_META))
 		return false;
 	int64_t zero = e->input < t->nin ? shift_ts(0, t->in[e->input]->src->shift) : 0;
 	return e->ts == zero;
-}
-
-int64_t shift_ts(int64_t ts, int64_t shift)
-{
-	__int128 v = (__int128)ts + shift;
-	return v > INT64_MAX ? INT64_MAX : v < INT64_MIN ? INT64_MIN : (int64_t)v;
 }
 
 void dec_lane_count(struct input *in, uint32_t lane, uint64_t n, int64_t first, int64_t last)
