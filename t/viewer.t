@@ -86,6 +86,12 @@ S
 like "$SCREEN" 'ttv keys in the lanes view' "help: title names the view"
 like "$SCREEN" 'j, Down, C-n, e +move-down' "help: keys actually bound"
 
+SIZE=100x64 scenario help-all "$V" <<'S'
+?
+S
+like "$SCREEN" '\(no key\) +search-back' "help: an action without a key says so"
+like "$SCREEN" '^  - +zoom-out' "help: the - key is zoom-out's only"
+
 scenario info "$V" <<'S'
 =
 S

@@ -115,7 +115,7 @@ static void help_page(struct app *a)
 	static const char *const names[] = {"lanes", "list", "detail", "info", "help", "filters", "record"};
 	buf_printf(b, "ttv keys in the %s view (and everywhere); q or Esc closes this page\n\n", names[v]);
 	/* keys, action word, help; the help wraps under itself when narrow */
-	int kw = 4;
+	int kw = 8; /* "(no key)" */
 	for (int act = 1; act < ACT_COUNT; act++) {
 		struct buf keys = {0};
 		keymap_keys_for(a->km, v, (enum action)act, &keys);
@@ -126,7 +126,7 @@ static void help_page(struct app *a)
 	for (int act = 1; act < ACT_COUNT; act++) {
 		struct buf keys = {0};
 		keymap_keys_for(a->km, v, (enum action)act, &keys);
-		buf_printf(b, "  %-*s  %-14s ", kw, keys.len ? keys.p : "-", action_word((enum action)act));
+		buf_printf(b, "  %-*s  %-14s ", kw, keys.len ? keys.p : "(no key)", action_word((enum action)act));
 		const char *h = action_help((enum action)act);
 		while (*h) {
 			int n = (int)strlen(h);
