@@ -84,6 +84,17 @@ S
 like "$SCREEN" 'renamed or deleted: its events stay' "deletion is noticed"
 like "$SCREEN" '#3/3' "and nothing read is lost"
 
+# damage that arrives while following is told (the torn record above was not)
+spec 1 3 | "$TBIN/ptwrite" live.pt
+printf '\001\000\000\000not a record' >junk
+scenario damage -f live.pt <<'S'
+Tab
+shell cat junk >> live.pt
+check
+S
+like "$SCREEN" 'damaged: live\.pt: offset 1044: .*#3/3 .*FOLLOW \| damaged' "damage arriving while following is told, file and offset"
+is "$RC" 3 "and the exit status says damaged"
+
 # F starts following in the viewer
 spec 1 3 | "$TBIN/ptwrite" live.pt
 scenario keyF live.pt <<'S'

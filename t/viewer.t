@@ -40,6 +40,7 @@ like "$SCREEN" "pid 100 \(server\)" "lanes: lane names"
 like "$SCREEN" 'pid 100 \(server\) +▂+▃+▄+▃+▂' "lanes: nested spans grow taller with depth"
 like "$SCREEN" '#1/10 \+0\.000000000' "status: position and time"
 unlike "$SCREEN" "$(printf '\033')" "no raw escape on screen"
+unlike "$SCREEN" "damaged" "no damage: none said"
 
 SIZE=120x24 scenario list "$V" <<'S'
 Tab
@@ -91,6 +92,17 @@ SIZE=100x64 scenario help-all "$V" <<'S'
 S
 like "$SCREEN" '\(no key\) +search-back' "help: an action without a key says so"
 like "$SCREEN" '^  - +zoom-out' "help: the - key is zoom-out's only"
+
+# damage is told on the first screen, and stays marked on the status line
+head -c 900 "$TMP/$V" >"$TMP/cut.pt"
+SIZE=120x10 scenario damaged cut.pt </dev/null
+like "$SCREEN" 'damaged: cut\.pt: offset 696: .* \(1 report; = lists them\)' "damage: told on the first screen, file and offset"
+like "$SCREEN" '#1/2 .*\| damaged$' "damage: the events before it are there, the status line says damaged"
+SIZE=120x10 scenario damaged-after-key cut.pt <<'S'
+Tab
+S
+unlike "$SCREEN" 'report' "damage: the message goes with the next key"
+like "$SCREEN" '#1/2 .*\| damaged$' "damage: the mark stays"
 
 scenario info "$V" <<'S'
 =

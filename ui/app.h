@@ -143,6 +143,7 @@ struct app {
 	bool paused;        /* following, but the user scrolled away */
 	uint64_t arrived;   /* events that came in while paused */
 	uint64_t notices;   /* the trace's notices already shown */
+	uint64_t damage_told; /* damage reports already told on the status line */
 	bool quit;
 };
 

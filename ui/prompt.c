@@ -515,6 +515,8 @@ void status_draw(struct app *a)
 	} else if (a->follow) {
 		buf_adds(&right, " | FOLLOW");
 	}
+	if (trace_damaged(a->t))
+		buf_adds(&right, " | damaged");
 	if (a->loading && !a->follow) {
 		uint64_t done, total;
 		trace_progress(a->t, &done, &total);

@@ -451,6 +451,43 @@ static TermKeyResult feed_input(struct app *a, const char *p, size_t n)
 
 /* ---- loading -------------------------------------------------------------- */
 
+/* Damage is told as soon as it is found (the first screen of a crashed
+ * session says so): the first new report, and how many there are; the
+ * info view (=) lists them all. */
+static void tell_damage(struct app *a)
+{
+	uint64_t n = 0;
+	const struct source *last = NULL;
+	for (size_t i = 0; i < a->t->nsrc; i++) {
+		const struct source *s = a->t->src[i];
+		n += s->ndmg + s->dmg_dropped + (s->error != NULL);
+		if (s->ndmg || s->error)
+			last = s;
+	}
+	if (n <= a->damage_told) {
+		a->damage_told = n; /* a truncated file read again drops its reports */
+		return;
+	}
+	uint64_t fresh = n - a->damage_told;
+	a->damage_told = n;
+	char where[64] = "";
+	const char *path = last->path, *what = last->error;
+	if (last->ndmg) { /* the first new one: where the damage starts */
+		const struct damage *d = &last->dmg[fresh < last->ndmg ? last->ndmg - fresh : 0];
+		path = d->path;
+		what = d->msg;
+		if (d->has_off)
+			snprintf(where, sizeof where, ": offset %llu", (unsigned long long)d->off);
+	}
+	/* the status line is short: the file's name and its folder's */
+	const char *name = path + strlen(path);
+	for (int slashes = 0; name > path && slashes < 2; name--)
+		if (name[-1] == '/' && ++slashes == 2)
+			break;
+	message(a, true, "damaged: %s%s: %s (%llu report%s; = lists them)", name, where, what, (unsigned long long)n,
+		n > 1 ? "s" : "");
+}
+
 static void after_load(struct app *a, uint64_t before, bool was_at_end)
 {
 	lanes_sync(a);
@@ -494,6 +531,7 @@ static void load_step(struct app *a, uint64_t budget_ns, bool wait)
 	if (model_count(a->m) != before || model_generation(a->m) != a->vis.gen || !a->loading ||
 	    a->t->notices != a->notices)
 		after_load(a, before, was_at_end);
+	tell_damage(a);
 }
 
 /* ---- scripted runs -------------------------------------------------------- */
