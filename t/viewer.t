@@ -95,8 +95,8 @@ like "$SCREEN" '^  - +zoom-out' "help: the - key is zoom-out's only"
 
 # damage is told on the first screen, and stays marked on the status line
 head -c 900 "$TMP/$V" >"$TMP/cut.pt"
-SIZE=120x10 scenario damaged cut.pt </dev/null
-like "$SCREEN" 'damaged: cut\.pt: offset 696: .* \(1 report; = lists them\)' "damage: told on the first screen, file and offset"
+SIZE=160x6 scenario damaged cut.pt </dev/null
+like "$SCREEN" 'damaged: cut\.pt: offset 696: truncated: .* \(1 report; = lists them\)' "damage: told on the first screen, file and offset"
 like "$SCREEN" '#1/2 .*\| damaged$' "damage: the events before it are there, the status line says damaged"
 SIZE=120x10 scenario damaged-after-key cut.pt <<'S'
 Tab
