@@ -202,7 +202,10 @@ int main(int argc, char **argv)
 		trace_open(&t, c.paths[i]);
 
 	int status;
-	if (c.mode == MODE_VIEW) {
+	if (c.mode == MODE_VIEW && !trace_any_readable(&t)) {
+		trace_report(&t); /* as less does: nothing to show, no screen */
+		status = 1;
+	} else if (c.mode == MODE_VIEW) {
 		t.follow = c.follow;
 		status = ui_run(&t, &fs, &c);
 	} else if (c.follow) {

@@ -104,6 +104,13 @@ S
 unlike "$SCREEN" 'report' "damage: the message goes with the next key"
 like "$SCREEN" '#1/2 .*\| damaged$' "damage: the mark stays"
 
+# nothing that can be opened: an error and no screen, as less does
+echo "dump $TMP/missing.txt" >"$TMP/missing.script"
+TTV_SCRIPT=$TMP/missing.script TTV_SIZE=80x24 "$TTV" "$TMP/missing.pt" "$TMP" >/dev/null 2>"$TMP/missing.err"
+is "$?" 1 "nothing to open: exit 1"
+like "$(cat "$TMP/missing.err")" 'missing\.pt: cannot open: No such file or directory' "nothing to open: the file is named"
+ok "$(test ! -e "$TMP/missing.txt"; echo $?)" "nothing to open: no screen"
+
 scenario info "$V" <<'S'
 =
 S
