@@ -33,6 +33,10 @@ tm resize-window -t "$S" -x 120 -y 30
 sleep 0.3
 is "$(screen | awk 'END {print NR}')" 30 "a resize redraws at the new size"
 like "$(screen | tail -1)" "#1/2" "status line at the bottom after resize"
+tm send-keys -t "$S" '&' 'beta' Enter
+wait_for "1 filter"; ok $? "a filter from the prompt"
+sleep 0.3
+like "$(screen | tail -1)" '#1/1 \+0\.000001000 \| 1 filter' "the selection moves off the event the filter hid"
 tm send-keys -t "$S" q
 wait_for "exit=0"; ok $? "q quits with status 0"
 unlike "$(screen)" "TIME +LANE" "the terminal is restored (the viewer's screen is gone)"

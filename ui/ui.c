@@ -713,8 +713,10 @@ static void loop(struct app *a)
 		}
 		if (a->loading)
 			load_step(a, SLICE_NS, false);
-		else if (a->vis.done < model_count(a->m))
+		else if (a->vis.done < model_count(a->m)) {
 			vis_step(a, SLICE_NS);
+			refresh_selection(a); /* off an event the filter hid */
+		}
 		if (a->fs->too_expensive) {
 			a->fs->too_expensive = false;
 			message(a, true, "pattern too expensive for some events (pcre2 limits): they do not match");
