@@ -207,6 +207,9 @@ int draw_text(int y, int x, int maxw, const char *s, size_t n); /* UTF-8, saniti
 int draw_str(int y, int x, int maxw, const char *s);
 /* Draw s with every match of the search highlighted. */
 int draw_matched(struct app *a, int y, int x, int w, const char *s, size_t n, enum role base);
+/* Text in a column w cells wide; cut short, it ends in "…" ("~" without
+ * UTF-8) so that a clipped name is not taken for a whole one. */
+int draw_column(struct app *a, int y, int x, int w, const char *s, size_t n, enum role base);
 void draw_fill(int y, int x, int w, const char *cell);
 int text_width(const char *s, size_t n);
 void fmt_time(struct app *a, struct buf *b, int64_t ts);

@@ -84,6 +84,16 @@ int draw_matched(struct app *a, int y, int x, int w, const char *s, size_t n, en
 	return c;
 }
 
+int draw_column(struct app *a, int y, int x, int w, const char *s, size_t n, enum role base)
+{
+	if (w < 2 || text_width(s, n) <= w)
+		return draw_matched(a, y, x, w, s, n, base);
+	int c = draw_matched(a, y, x, w - 1, s, n, base);
+	draw_role(base);
+	mvaddstr(y, x + c, a->unicode ? "…" : "~");
+	return c + 1;
+}
+
 void fmt_time(struct app *a, struct buf *b, int64_t ts)
 {
 	if (a->abs_time) {

@@ -422,7 +422,7 @@ void lanes_draw(struct app *a)
 		esc_term(&b, s, n);
 		draw_role(selected ? R_SELECTED : R_LANE_NAME);
 		draw_fill(y, 0, NW - 1, " ");
-		draw_text(y, 0, NW - 1, b.p, b.len);
+		draw_column(a, y, 0, NW - 1, b.p, b.len, selected ? R_SELECTED : R_LANE_NAME);
 		for (int c = 0; c < W; c++) {
 			const struct cell *cl = &g.cells[r * W + c];
 			if (cl->depth) {

@@ -84,14 +84,14 @@ static void draw_row(struct app *a, int y, uint64_t pos, int tmw, int lw, int tw
 	size_t n;
 	const char *s = model_strget(a->m, model_lane_get(a->m, e.lane)->name, &n);
 	esc_term(&b, s, n);
-	draw_matched(a, y, x, lw, b.p, b.len, sel ? R_SELECTED : R_LANE_NAME);
+	draw_column(a, y, x, lw, b.p, b.len, sel ? R_SELECTED : R_LANE_NAME);
 	x += lw + 1;
 	buf_reset(&b);
 	s = model_strget(a->m, model_type_get(a->m, e.type)->name, &n);
 	esc_term(&b, s, n);
 	enum ev_role r = ev_role(&e);
 	bool warn = (r == ROLE_BEGIN || r == ROLE_END) && e.dur == TTV_NODUR;
-	draw_matched(a, y, x, tw, b.p, b.len, sel ? R_SELECTED : warn || (e.flags & EVF_DAMAGED) ? R_WARNING : R_KEY);
+	draw_column(a, y, x, tw, b.p, b.len, sel ? R_SELECTED : warn || (e.flags & EVF_DAMAGED) ? R_WARNING : R_KEY);
 	x += tw + 1;
 	buf_reset(&b);
 	event_summary(a->t, &e, &b);
