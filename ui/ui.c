@@ -701,11 +701,15 @@ static void loop(struct app *a)
 			key(a, &k); /* a lone Escape */
 		}
 		wait_ms = res == TERMKEY_RES_AGAIN ? termkey_get_waittime(term.tk) : -1;
-		bool streams = false;
-		for (nfds_t i = 2; i < np; i++)
-			streams |= p[i].fd != trace_watch_fd(a->t) && (p[i].revents & (POLLIN | POLLHUP));
+		bool streams = false, woken = false; /* data on a pipe or socket; the watch saw a change */
+		for (nfds_t i = 2; i < np; i++) {
+			bool ready = p[i].revents & (POLLIN | POLLHUP);
+			if (p[i].fd == trace_watch_fd(a->t))
+				woken |= ready;
+			else
+				streams |= ready;
+		}
 		if (a->follow) {
-			bool woken = np > 2 && p[2].fd == trace_watch_fd(a->t) && (p[2].revents & POLLIN);
 			if (trace_check(a->t, woken) || streams)
 				a->loading = true;
 		} else if (streams) {
