@@ -68,6 +68,7 @@ struct model {
 
 	struct lane *lanes;
 	size_t nlanes, caplanes;
+	uint64_t lane_renames; /* views that measured names measure again */
 	uint32_t *lane_slot; /* hash (source, key) -> lane id + 1 */
 	size_t nlane_slot;
 
@@ -186,9 +187,13 @@ uint32_t model_lane(struct model *m, uint32_t source, uint64_t key, uint32_t nam
 
 void model_lane_rename(struct model *m, uint32_t lane, uint32_t name)
 {
-	if (lane < m->nlanes)
+	if (lane < m->nlanes && m->lanes[lane].name != name) {
 		m->lanes[lane].name = name;
+		m->lane_renames++;
+	}
 }
+
+uint64_t model_lane_renames(const struct model *m) { return m->lane_renames; }
 
 uint32_t model_nlanes(const struct model *m) { return (uint32_t)m->nlanes; }
 const struct lane *model_lane_get(const struct model *m, uint32_t lane) { return lane < m->nlanes ? &m->lanes[lane] : NULL; }

@@ -118,6 +118,8 @@ const char *model_strget(const struct model *m, uint32_t id, size_t *len);
 /* Lanes: found or created by (source, key). */
 uint32_t model_lane(struct model *m, uint32_t source, uint64_t key, uint32_t name);
 void model_lane_rename(struct model *m, uint32_t lane, uint32_t name);
+/* How many renames so far (a view that measured lane names looks again). */
+uint64_t model_lane_renames(const struct model *m);
 uint32_t model_nlanes(const struct model *m);
 const struct lane *model_lane_get(const struct model *m, uint32_t lane);
 /* For lanes of sequences: add n events spanning [first, last]. */

@@ -140,8 +140,13 @@ dump atf.7.txt
 =
 dump atf.8.txt
 S
-# the events on a screen: "TIME LANE TYPE NAME" per line
-evs() { screen "$1" | grep '^+' | awk '{print $1, $3, $4, $5}' | tr -d '(' | tr '\n' ';'; }
+# the events on a screen: "TIME THREAD TYPE NAME" per line (THREAD: the
+# lane's number; the columns are found from the header, as names have spaces)
+evs() {
+	screen "$1" | awk 'NR == 1 { l = index($0, "LANE"); t = index($0, "TYPE") }
+		/^\+/ { split(substr($0, l, t - l), lane, " "); split(substr($0, t), rest, " ")
+			printf "%s %s %s %s;", $1, lane[2], rest[1], rest[2] }' | tr -d '('
+}
 is "$RC" 0 "ATF: the viewer ran the script"
 is "$(evs atf.0)" "+0.000000000 0 CALL module;+0.000000100 0 CALL module;+0.000000200 0 RETURN module;" \
 	"ATF: a live index (placeholder header): its whole records, names without the manifest"

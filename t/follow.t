@@ -95,6 +95,17 @@ S
 like "$SCREEN" 'damaged: live\.pt: offset 1044: .*#3/3 .*FOLLOW \| damaged' "damage arriving while following is told, file and offset"
 is "$RC" 3 "and the exit status says damaged"
 
+# a lane renamed later (podtrace: the pid's command name comes late) is
+# measured again: its name is shown whole, not clipped to the old width
+echo "V4 ts=1000 pid=9 type=21 latency=10 target=/a" | "$TBIN/ptwrite" live.pt
+echo "V4 ts=2000 pid=9 type=21 latency=10 comm=a-longer-command target=/b" | "$TBIN/ptwrite" named.pt
+scenario rename -f live.pt <<'S'
+Tab
+shell cat named.pt >> live.pt
+check
+S
+like "$SCREEN" 'pid 9 \(a-longer-command\) OPEN' "a renamed lane is measured again (its whole name)"
+
 # F starts following in the viewer
 spec 1 3 | "$TBIN/ptwrite" live.pt
 scenario keyF live.pt <<'S'

@@ -108,6 +108,7 @@ struct app {
 	int64_t t0, t1;            /* the lanes view's time window */
 	/* per-frame facts that only change when lanes or types are added */
 	uint32_t known_lanes, known_types;
+	uint64_t known_renames;
 	int lane_w, type_w;  /* widest lane and type name (display cells) */
 	uint8_t *type_role;  /* span colour by type */
 	size_t captyperole;

@@ -48,6 +48,11 @@ static int name_cells(struct app *a, uint32_t sid)
 void names_sync(struct app *a)
 {
 	uint32_t nl = model_nlanes(a->m), nt = model_ntypes(a->m);
+	if (model_lane_renames(a->m) != a->known_renames) { /* measure every lane name again */
+		a->known_renames = model_lane_renames(a->m);
+		a->known_lanes = 0;
+		a->lane_w = 0;
+	}
 	for (uint32_t l = a->known_lanes; l < nl; l++)
 		a->lane_w = MAX(a->lane_w, name_cells(a, model_lane_get(a->m, l)->name));
 	if (nt > a->captyperole)
