@@ -6,8 +6,8 @@
 #include "src/esc.h"
 #include "ui/app.h"
 
-#define LANE_COL_MAX 24
-#define TYPE_COL_MAX 20
+#define LANE_COL_MAX 28
+#define TYPE_COL_MAX 28
 
 static int rows(const struct app *a) { return a->lines - 2; /* header and status line */ }
 
