@@ -167,6 +167,7 @@ void batch_follow(struct trace *t, struct filterset *fs, bool json, FILE *out)
 	struct buf b = {0};
 	struct event e;
 	int64_t first = 0, last;
+	bool based = false; /* relative times: to the first event read, fixed once lines are out (even at 0) */
 	t->follow = true;
 	trace_watch(t);
 	for (;;) {
@@ -178,8 +179,8 @@ void batch_follow(struct trace *t, struct filterset *fs, bool json, FILE *out)
 		}
 		while (trace_step(t, 100000000, false))
 			;
-		if (!first)
-			model_span(t->m, &first, &last);
+		if (!based)
+			based = model_span(t->m, &first, &last);
 		uint64_t n = model_count(t->m);
 		hmap_clear(&next);
 		for (uint64_t pos = model_take_changed(t->m); pos < n; pos++) {
