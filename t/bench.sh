@@ -221,6 +221,10 @@ ATF=$DIR/atf-1024mb
 [ -s "$ATF/manifest.json" ] || "$TBIN/atfwrite" --generate 1024 --seed 1 "$ATF"
 row "atf session" "$ATF"
 first_row "atf first --dump line" "$ATF"
+# 100M events: dial9, the densest format (12 bytes an event on disk)
+D9H=$DIR/dial9-100M.bin
+[ -s "$D9H" ] || "$TBIN/d9write" --generate 100000000 --seed 1 "$D9H"
+row "dial9 100M" "$D9H"
 echo
 echo "decode: ttv --stats FILE (load, order, pair, count); vs cat: cat time / decode time;"
 echo "RSS: peak resident memory of ttv --stats; B/event: that RSS per event.  Traces in $DIR."
@@ -232,6 +236,9 @@ for f in "podtrace 30M:$PT" "syscall 30M:$SC" "htdump 30M:$HT" "dial9 30M:$D9" "
 	first_screen "${f%%:*}" "${f#*:}"
 done
 keys "keystroke to screen, podtrace 30M" "$PT"
+first_screen "dial9 100M" "$D9H"
+keys "keystroke to screen, dial9 100M" "$D9H"
+filter_time "filter, type, dial9 100M" "$D9H" 'type:PollStart'
 PT10=$DIR/podtrace-10M.ptrace
 [ -s "$PT10" ] || "$TBIN/ptwrite" --generate 10000000 --seed 1 "$PT10"
 cat_all "$PT10"
