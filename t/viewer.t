@@ -41,6 +41,7 @@ like "$SCREEN" 'pid 100 \(server\) +▂+▃+▄+▃+▂' "lanes: nested spans gr
 like "$SCREEN" '#1/10 \+0\.000000000' "status: position and time"
 unlike "$SCREEN" "$(printf '\033')" "no raw escape on screen"
 unlike "$SCREEN" "damaged" "no damage: none said"
+like "$SCREEN" '\+0\.000000000 pid 100 \(server\) DB_QUERY +\[DB\] query SELECT 1 took 0\.90ms' "lanes: the selected event's row, as the list shows it"
 
 SIZE=120x24 scenario list "$V" <<'S'
 Tab
@@ -269,7 +270,7 @@ like "$SCREEN" '#4/10' "the wheel moves three rows"
 scenario click-lanes "$V" <<'S'
 click 2 70
 S
-like "$SCREEN" 'pid 200' "a click in the lanes selects that lane's event near that time"
+like "$SCREEN" '\+0\.000700000 pid 200 \(client\) CLOSE' "a click in the lanes selects that lane's event near that time"
 
 SIZE=120x40 scenario big "$V" </dev/null
 SIZE=40x12 scenario tiny "$V" <<'S'

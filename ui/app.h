@@ -184,6 +184,8 @@ void lanes_fit(struct app *a); /* window around the whole trace */
 void lanes_follow_sel(struct app *a);
 void lanes_click(struct app *a, int line, int col);
 void list_draw(struct app *a);
+/* One event's row, as the list draws it, at screen line y. */
+void list_draw_row(struct app *a, int y, uint64_t pos);
 bool list_action(struct app *a, enum action act);
 void list_click(struct app *a, int line, int col);
 bool move_action(struct app *a, enum action act); /* next/previous/page through visible events */

@@ -24,7 +24,10 @@ struct cell {
 	uint8_t role;   /* colour of that span */
 };
 
-static int rows(const struct app *a) { return a->lines - 2; }
+/* Lanes between the axis and the selected event's line (above the status
+ * line); a terminal too short for that line gives it to the lanes. */
+static bool event_line(const struct app *a) { return a->lines >= 6; }
+static int rows(const struct app *a) { return a->lines - 2 - event_line(a); }
 
 /* Lanes shown, in display order; returns how many. */
 static size_t shown(struct app *a, uint32_t *out)
@@ -442,6 +445,8 @@ void lanes_draw(struct app *a)
 		draw_role(R_DIM);
 		draw_str(2, 2, a->cols - 4, model_nlanes(a->m) ? "every lane is hidden (X shows them)" : a->loading ? "reading..." : "no events");
 	}
+	if (event_line(a) && a->sel != NO_POS && vis_is(a, a->sel))
+		list_draw_row(a, a->lines - 2, a->sel); /* what the cursor is on, as the list shows it */
 	buf_free(&b);
 	free(g.cells);
 	free(g.row_of);

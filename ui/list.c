@@ -112,6 +112,13 @@ static void draw_row(struct app *a, int y, uint64_t pos, int tmw, int lw, int tw
 	buf_free(&b);
 }
 
+void list_draw_row(struct app *a, int y, uint64_t pos)
+{
+	int tmw = time_width(a), lw, tw;
+	widths(a, tmw, &lw, &tw);
+	draw_row(a, y, pos, tmw, lw, tw);
+}
+
 void list_draw(struct app *a)
 {
 	int tmw = time_width(a), lw, tw;
