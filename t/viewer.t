@@ -50,6 +50,23 @@ like "$SCREEN" 'TIME +LANE +TYPE +SUMMARY' "list: header"
 like "$SCREEN" 'ev\\x1b\[31mil' "list: hostile comm escaped"
 like "$SCREEN" '\\x1b\]0;pwned\\x07\\u202ebad' "list: hostile target escaped"
 
+scenario list-shift "$V" <<'S'
+Tab
+l
+S
+like "$SCREEN" 'SUMMARY \(scrolled [0-9]+ cells\)' "list: l scrolls the summaries sideways, and the header says so"
+like "$SCREEN" 'DB_QUERY +[^[]*took 0\.90ms' "list: the summary's start is scrolled out, its end in"
+scenario list-shift-back "$V" <<'S'
+Tab
+l
+l
+h
+h
+h
+S
+like "$SCREEN" 'TYPE +SUMMARY *$' "list: h scrolls back, never past the start"
+like "$SCREEN" 'DB_QUERY +\[DB\] query SELECT 1' "list: the summaries from their start again"
+
 scenario list-move "$V" <<'S'
 Tab
 j
@@ -99,6 +116,13 @@ head -c 900 "$TMP/$V" >"$TMP/cut.pt"
 SIZE=160x6 scenario damaged cut.pt </dev/null
 like "$SCREEN" 'damaged: cut\.pt: offset 696: truncated: .* \(1 report; = lists them\)' "damage: told on the first screen, file and offset"
 like "$SCREEN" '#1/2 .*\| damaged$' "damage: the events before it are there, the status line says damaged"
+SIZE=60x12 scenario info-wrap cut.pt <<'S'
+=
+G
+S
+like "$SCREEN" 'damage: +cut\.pt: offset 696: truncated: frame claims 344 b$' "pages: a long line wraps (as in less)"
+like "$SCREEN" '^ytes, only 200 present \(decoding stopped here\)$' "pages: its rest on the next row, nothing cut off"
+like "$SCREEN" 'lane: +pid 100 \(server\): 2 events' "pages: G shows the last line, wrapped lines counted"
 SIZE=120x10 scenario damaged-after-key cut.pt <<'S'
 Tab
 S

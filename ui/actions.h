@@ -17,8 +17,8 @@
 	X(SWITCH_VIEW, "switch-view", "switch between the lanes and the list")                \
 	X(DETAIL, "detail", "open the detail of the selected event; in a detail, follow its link") \
 	X(BACK, "back", "close the view and return to the one before")                        \
-	X(PAN_LEFT, "pan-left", "move the time window left")                                  \
-	X(PAN_RIGHT, "pan-right", "move the time window right")                               \
+	X(PAN_LEFT, "pan-left", "move the time window left (lanes); the summaries left (list)")     \
+	X(PAN_RIGHT, "pan-right", "move the time window right (lanes); the summaries right (list)")  \
 	X(ZOOM_IN, "zoom-in", "zoom in around the cursor")                                    \
 	X(ZOOM_OUT, "zoom-out", "zoom out around the cursor")                                 \
 	X(ZOOM_SPAN, "zoom-span", "zoom to the selected span")                                \

@@ -105,6 +105,7 @@ struct app {
 	uint8_t *lane_flags; /* LANE_HIDDEN | LANE_PICKED, by lane id */
 	size_t caplaneflags;
 	size_t lane_top, lane_cur; /* indices into order */
+	int list_shift;            /* the list's summaries scrolled sideways by this many cells */
 	int64_t t0, t1;            /* the lanes view's time window */
 	/* per-frame facts that only change when lanes or types are added */
 	uint32_t known_lanes, known_types;
@@ -215,6 +216,10 @@ int draw_matched(struct app *a, int y, int x, int w, const char *s, size_t n, en
 int draw_column(struct app *a, int y, int x, int w, const char *s, size_t n, enum role base);
 void draw_fill(int y, int x, int w, const char *cell);
 int text_width(const char *s, size_t n);
+/* Bytes of s that fit in `cells` cells (for wrapping). */
+size_t text_fit(const char *s, size_t n, int cells);
+/* Bytes of s that make its first `cells` cells (for scrolling sideways). */
+size_t text_skip(const char *s, size_t n, int cells);
 void fmt_time(struct app *a, struct buf *b, int64_t ts);
 
 /* theme.c */

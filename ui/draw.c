@@ -35,6 +35,24 @@ static size_t fit(const char *s, size_t n, int maxw, int *cells)
 	return i;
 }
 
+size_t text_fit(const char *s, size_t n, int cells)
+{
+	int w;
+	return fit(s, n, cells, &w);
+}
+
+size_t text_skip(const char *s, size_t n, int cells)
+{
+	int w;
+	size_t i = fit(s, n, cells, &w);
+	if (w < cells && i < n) { /* a wide character straddles the edge: skip it too */
+		uint32_t cp;
+		size_t len = utf8_decode((const uint8_t *)s + i, n - i, &cp);
+		i += len ? len : 1;
+	}
+	return i;
+}
+
 int text_width(const char *s, size_t n)
 {
 	int w;

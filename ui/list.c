@@ -108,7 +108,8 @@ static void draw_row(struct app *a, int y, uint64_t pos, int tmw, int lw, int tw
 		buf_adds(&b, " [copy]");
 	if (e.flags & EVF_NO_TS)
 		buf_adds(&b, " [no timestamp]");
-	draw_matched(a, y, x, a->cols - x, buf_str(&b), b.len, base);
+	size_t skip = text_skip(buf_str(&b), b.len, a->list_shift);
+	draw_matched(a, y, x, a->cols - x, buf_str(&b) + skip, b.len - skip, base);
 	buf_free(&b);
 }
 
@@ -129,7 +130,10 @@ void list_draw(struct app *a)
 	draw_str(0, 0, tmw, "TIME");
 	draw_str(0, tmw + 1, lw, "LANE");
 	draw_str(0, tmw + 2 + lw, tw, "TYPE");
-	draw_str(0, tmw + 3 + lw + tw, a->cols - tmw - 3 - lw - tw, "SUMMARY");
+	char head[48] = "SUMMARY";
+	if (a->list_shift)
+		snprintf(head, sizeof head, "SUMMARY (scrolled %d cells)", a->list_shift);
+	draw_str(0, tmw + 3 + lw + tw, a->cols - tmw - 3 - lw - tw, head);
 	uint64_t p = a->list_top;
 	if (p == NO_POS || !vis_is(a, p))
 		p = vis_first(a);
@@ -183,7 +187,20 @@ bool move_action(struct app *a, enum action act)
 	}
 }
 
-bool list_action(struct app *a, enum action act) { return move_action(a, act); }
+/* Sideways: the summaries move by half their column, as less -S does. */
+#define SHIFT_MAX 4096
+
+bool list_action(struct app *a, enum action act)
+{
+	int tmw = time_width(a), lw, tw;
+	widths(a, tmw, &lw, &tw);
+	int step = MAX(8, (a->cols - tmw - 3 - lw - tw) / 2);
+	switch (act) {
+	case ACT_PAN_LEFT: a->list_shift = MAX(0, a->list_shift - step); return true;
+	case ACT_PAN_RIGHT: a->list_shift = MIN(SHIFT_MAX, a->list_shift + step); return true;
+	default: return move_action(a, act);
+	}
+}
 
 void list_click(struct app *a, int line, int col)
 {

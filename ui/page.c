@@ -183,6 +183,30 @@ void page_open(struct app *a, enum view_id v)
 	count_lines(a);
 }
 
+/* Bytes of a page line that go on one screen row (at least one character,
+ * so that wrapping always moves on). */
+static size_t wrap_at(struct app *a, const char *s, size_t n)
+{
+	size_t take = text_fit(s, n, a->cols);
+	if (!take && n) {
+		uint32_t cp;
+		size_t len = utf8_decode((const uint8_t *)s, n, &cp);
+		take = len ? len : 1;
+	}
+	return take;
+}
+
+static long rows_of(struct app *a, const char *s, size_t n)
+{
+	long r = 0;
+	do {
+		size_t take = wrap_at(a, s, n);
+		s += take, n -= take;
+		r++;
+	} while (n);
+	return r;
+}
+
 void page_draw(struct app *a)
 {
 	/* The detail and the filters change under the page: rebuild them. */
@@ -197,27 +221,57 @@ void page_draw(struct app *a)
 	for (size_t skip = a->page_scroll; skip && *p; p++)
 		if (*p == '\n')
 			skip--;
-	for (int y = 0; y < rows && *p; y++) {
+	for (int y = 0; y < rows && *p;) {
 		const char *nl = strchr(p, '\n');
 		size_t n = nl ? (size_t)(nl - p) : strlen(p);
 		enum role r = y == 0 && a->page_scroll == 0 ? R_TITLE : R_NORMAL;
 		if (v == V_FILTERS && *p == '>')
 			r = R_SELECTED;
-		if (v == V_DETAIL)
-			draw_matched(a, y, 0, a->cols, p, n, r);
-		else {
-			draw_role(r);
-			draw_text(y, 0, a->cols, p, n);
-		}
+		/* a line wider than the screen goes on below it, as in less */
+		size_t at = 0;
+		do {
+			size_t take = wrap_at(a, p + at, n - at);
+			if (v == V_DETAIL)
+				draw_matched(a, y, 0, a->cols, p + at, take, r);
+			else {
+				draw_role(r);
+				draw_text(y, 0, a->cols, p + at, take);
+			}
+			at += take;
+			y++;
+		} while (at < n && y < rows);
 		p += n + (nl != NULL);
 	}
 }
 
+/* The furthest scroll (in page lines) that still fills the screen: the
+ * last lines, wrapped, take as many rows as there are. */
+static long max_scroll(struct app *a)
+{
+	long rows = a->lines - 1, used = 0, line = (long)a->page_lines;
+	const char *start = buf_str(&a->page), *end = start + a->page.len;
+	if (end > start && end[-1] == '\n')
+		end--;
+	while (line > 0) {
+		const char *q = end;
+		while (q > start && q[-1] != '\n')
+			q--;
+		used += rows_of(a, q, (size_t)(end - q));
+		if (used > rows) {
+			if (line == (long)a->page_lines)
+				line--; /* taller than the screen by itself: its start, at least */
+			break;
+		}
+		line--;
+		end = q > start ? q - 1 : q;
+	}
+	return line;
+}
+
 static void page_scroll_by(struct app *a, long by)
 {
-	long rows = a->lines - 1, max = (long)a->page_lines - rows;
 	long s = (long)a->page_scroll + by;
-	a->page_scroll = (size_t)MAX(0, MIN(s, MAX(max, 0)));
+	a->page_scroll = (size_t)MAX(0, MIN(s, max_scroll(a)));
 }
 
 /* Enter in the detail: open the record the event links to. */
