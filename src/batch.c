@@ -167,10 +167,17 @@ void batch_follow(struct trace *t, struct filterset *fs, bool json, FILE *out)
 	struct buf b = {0};
 	struct event e;
 	int64_t first = 0, last;
-	bool based = false; /* relative times: to the first event read, fixed once lines are out (even at 0) */
+	volatile int64_t base = 0; /* relative times: to the first event read, fixed once lines are out */
+	volatile bool based = false;
 	t->follow = true;
 	trace_watch(t);
 	for (;;) {
+		if (sigsetjmp(trace_bus_jmp, 1)) { /* a file shrank as it was read: look again */
+			t->last_check = 0;
+			trace_check(t, false);
+			fprintf(stderr, "%s: a file shrank while it was read: looked at every file again\n", progname);
+		}
+		trace_bus_armed = 1;
 		/* an input read again from the start (it was truncated) starts over */
 		for (uint32_t i = 0; i < t->nin; i++) {
 			uint64_t *wm = hmap_ref(&printed, i);
@@ -179,8 +186,10 @@ void batch_follow(struct trace *t, struct filterset *fs, bool json, FILE *out)
 		}
 		while (trace_step(t, 100000000, false))
 			;
-		if (!based)
-			based = model_span(t->m, &first, &last);
+		if (!based && model_span(t->m, &first, &last)) {
+			base = first;
+			based = true;
+		}
 		uint64_t n = model_count(t->m);
 		hmap_clear(&next);
 		for (uint64_t pos = model_take_changed(t->m); pos < n; pos++) {
@@ -196,7 +205,7 @@ void batch_follow(struct trace *t, struct filterset *fs, bool json, FILE *out)
 			if (json)
 				dump_json(t, &e, &b);
 			else
-				dump_line(t, &e, first, &b);
+				dump_line(t, &e, base, &b);
 			buf_addc(&b, '\n');
 			if (b.len > (64u << 10)) {
 				fwrite(b.p, 1, b.len, out);
@@ -223,6 +232,7 @@ void batch_follow(struct trace *t, struct filterset *fs, bool json, FILE *out)
 		if (t->notices != notices)
 			fprintf(stderr, "%s: %s\n", progname, t->notice);
 	}
+	trace_bus_armed = 0;
 	buf_free(&b);
 	hmap_free(&printed);
 	hmap_free(&next);

@@ -196,6 +196,7 @@ int main(int argc, char **argv)
 
 	struct trace t;
 	trace_init(&t);
+	trace_catch_sigbus(&t);
 	t.format = c.format;
 	t.align = c.align;
 	for (size_t i = 0; i < c.npaths; i++)

@@ -668,19 +668,56 @@ bool trace_check(struct trace *t, bool woken)
 
 /* ---- SIGBUS: a mapped file shrank underneath ------------------------------- */
 
-static void on_sigbus(int sig)
+sigjmp_buf trace_bus_jmp;
+volatile sig_atomic_t trace_bus_armed;
+static const struct trace *bus_trace;
+
+/* Only async-signal-safe calls here: write(2) and _exit. */
+static void bus_write(const char *s, size_t n)
 {
-	(void)sig;
-	static const char msg[] = "ttv: a trace file was truncated while it was being read\n";
-	if (write(2, msg, sizeof msg - 1) < 0) {
+	if (write(2, s, n) < 0) {
 		/* nothing more can be done here */
 	}
+}
+
+static void on_sigbus(int sig, siginfo_t *si, void *ctx)
+{
+	(void)sig, (void)ctx;
+	if (trace_bus_armed) {
+		trace_bus_armed = 0;
+		siglongjmp(trace_bus_jmp, 1);
+	}
+	const uint8_t *at = si->si_addr;
+	bus_write("ttv: ", 5);
+	for (uint32_t i = 0; bus_trace && i < bus_trace->nin; i++) {
+		const struct input *in = bus_trace->in[i];
+		if (!in->map || at < in->map || at >= in->map + in->maplen)
+			continue;
+		char b[256];
+		size_t n = 0;
+		for (const char *p = in->path; *p && n < sizeof b - 1; p++) /* no control bytes to the terminal */
+			b[n++] = (uint8_t)*p < 0x20 || *p == 0x7f ? '?' : *p;
+		bus_write(b, n);
+		char num[24];
+		size_t k = sizeof num;
+		uint64_t off = (uint64_t)(at - in->map);
+		do
+			num[--k] = (char)('0' + off % 10);
+		while ((off /= 10) && k);
+		bus_write(": offset ", 9);
+		bus_write(num + k, sizeof num - k);
+		bus_write(": ", 2);
+		break;
+	}
+	static const char msg[] = "the file shrank while it was read (truncated by another program): stopped\n";
+	bus_write(msg, sizeof msg - 1);
 	_exit(3);
 }
 
-void trace_catch_sigbus(void)
+void trace_catch_sigbus(const struct trace *t)
 {
-	struct sigaction sa = {.sa_handler = on_sigbus};
+	bus_trace = t;
+	struct sigaction sa = {.sa_sigaction = on_sigbus, .sa_flags = SA_SIGINFO};
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGBUS, &sa, NULL);
 }

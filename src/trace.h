@@ -4,6 +4,8 @@
 #define TTV_TRACE_H
 
 #include <poll.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -116,9 +118,13 @@ int trace_watch_fd(const struct trace *t);
 size_t trace_poll_fds(const struct trace *t, struct pollfd *p, size_t max);
 /* True when something changed (decode with trace_step). */
 bool trace_check(struct trace *t, bool woken);
-/* A trace file shrank under a mapping (SIGBUS): batch mode reports it and
- * exits 3; the viewer catches it (ui.c) and calls trace_check. */
-void trace_catch_sigbus(void);
+/* A trace file shrank under a mapping (SIGBUS).  Code that can carry on
+ * (the viewer's loop, --dump -f) does sigsetjmp(trace_bus_jmp, 1), sets
+ * trace_bus_armed, and on the jump calls trace_check, which reads the file
+ * again.  Anywhere else the handler names the file and offset and exits 3. */
+extern sigjmp_buf trace_bus_jmp;
+extern volatile sig_atomic_t trace_bus_armed;
+void trace_catch_sigbus(const struct trace *t);
 void trace_notice(struct trace *t, const char *fmt, ...) PRINTF_LIKE(2, 3);
 
 /* Decoder and state for an event (by its input). */

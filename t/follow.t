@@ -178,4 +178,10 @@ is "$?:$(wc -l <bfp.out | tr -d ' ')" "0:$("$TTV" --dump live.pt | wc -l | tr -d
 run --stats -f bf.pt
 is "$RC" 2 "--stats --follow: usage error"
 
+# a file cut short by another program while it is being read (the mapping
+# faults with SIGBUS): batch modes stop with exit 3 and say where; --dump -f
+# reads the file again and follows on
+"$TBIN/ptwrite" --generate 30000 --seed 3 sb.pt
+tap_run "$TBIN/sigbus_test" sb.pt sb.cut
+
 done_testing

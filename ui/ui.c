@@ -636,40 +636,24 @@ static void handle_signals(struct app *a)
 	}
 }
 
-/* A file we map shrank (truncated while following): leave what we were
- * doing, look at every input (trace_check drops what is gone), redraw. */
-static sigjmp_buf bus_jmp;
-static volatile sig_atomic_t bus_armed;
-
-static void on_sigbus(int sig)
-{
-	if (bus_armed) {
-		bus_armed = 0;
-		siglongjmp(bus_jmp, 1);
-	}
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
 #define FOLLOW_TICK_MS 250 /* following: look at the files at least this often */
 
 static void loop(struct app *a)
 {
 	volatile int wait_ms = -1; /* survives the SIGBUS longjmp */
-	struct sigaction sa = {.sa_handler = on_sigbus};
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGBUS, &sa, NULL);
 	/* for make bench: quit once a screen with events is on the terminal,
 	 * and write the time it took to that file */
 	const char *first_screen = getenv("TTV_QUIT_AT_FIRST_SCREEN");
 	while (!a->quit) {
-		if (sigsetjmp(bus_jmp, 1)) {
+		/* a file we map shrank: leave what we were doing, look at every
+		 * input (trace_check reads what is gone again), redraw */
+		if (sigsetjmp(trace_bus_jmp, 1)) {
 			a->t->last_check = 0;
 			trace_check(a->t, false);
 			a->loading = true;
 			message(a, true, "a file shrank while it was read: looked at every file again");
 		}
-		bus_armed = 1;
+		trace_bus_armed = 1;
 		draw(a);
 		if (first_screen && (model_count(a->m) || !a->loading)) {
 			FILE *f = fopen(first_screen, "w");
@@ -726,7 +710,7 @@ static void loop(struct app *a)
 			message(a, true, "pattern too expensive for some events (pcre2 limits): they do not match");
 		}
 	}
-	bus_armed = 0;
+	trace_bus_armed = 0;
 }
 
 int ui_run(struct trace *t, struct filterset *fs, const struct cli *c)
