@@ -464,7 +464,7 @@ static void tell_damage(struct app *a)
 		if (s->ndmg || s->error)
 			last = s;
 	}
-	if (n <= a->damage_told) {
+	if (n <= a->damage_told || !last) {
 		a->damage_told = n; /* a truncated file read again drops its reports */
 		return;
 	}
