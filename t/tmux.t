@@ -67,4 +67,22 @@ sleep 0.3
 tm send-keys -t "$S" "echo done=\$?" Enter
 wait_for "done=0"; ok $? "and q still quits cleanly (status 0)"
 tm kill-server 2>/dev/null
+
+# idle: with nothing to read or filter the viewer sleeps in poll(), whatever
+# the format (ATF and dial9 models change generation as they load, which
+# once left the loop spinning at 100% CPU)
+"$TBIN/d9write" --generate 2000 --seed 1 "$TMP/idle.bin"
+"$TBIN/atfwrite" --generate 1 --seed 1 "$TMP/idle-atf"
+for f in t.pt idle.bin idle-atf; do
+	S=ttv-test-$$-idle-$f
+	tm new-session -d -s "$S" -x 80 -y 24 "TERM=xterm-256color '$TTV' '$TMP/$f' & echo \$! >'$TMP/pid'; wait"
+	wait_for "lanes"
+	sleep 1
+	p=$(cat "$TMP/pid")
+	a=$(awk '{print $14 + $15}' "/proc/$p/stat")
+	sleep 2
+	b=$(awk '{print $14 + $15}' "/proc/$p/stat")
+	ok "$([ $((b - a)) -le 20 ]; echo $?)" "idle viewer on $f: $((b - a)) CPU ticks in 2 s (at most 20)"
+	tm kill-server 2>/dev/null
+done
 done_testing

@@ -155,6 +155,8 @@ struct app {
 /* nav.c: selection, visible set, jumps, marks */
 void vis_reset(struct app *a);
 bool vis_step(struct app *a, uint64_t budget_ns); /* true while more to evaluate */
+/* Filters still have events to look at (with none, there is nothing to do). */
+bool vis_pending(const struct app *a);
 bool vis_is(struct app *a, uint64_t pos);
 uint64_t vis_next(struct app *a, uint64_t pos); /* first visible > pos, or NO_POS */
 uint64_t vis_prev(struct app *a, uint64_t pos); /* last visible < pos, or NO_POS */

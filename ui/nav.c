@@ -114,6 +114,8 @@ static bool lane_passes(void *ctx, const struct event *e)
  * PAR_BLOCKS blocks, which filterset_mark() splits with the worker thread. */
 #define PAR_BLOCKS 64
 
+bool vis_pending(const struct app *a) { return !a->vis.all && a->vis.done < model_count(a->m); }
+
 bool vis_step(struct app *a, uint64_t budget_ns)
 {
 	struct visible *v = &a->vis;

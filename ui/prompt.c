@@ -223,7 +223,7 @@ static void command(struct app *a, const char *cmd)
 bool filter_cancel(struct app *a)
 {
 	struct filter_undo u = a->undo;
-	if (u.what == UNDO_NONE || a->vis.all || a->vis.done >= model_count(a->m) || u.index >= a->fs->n)
+	if (u.what == UNDO_NONE || !vis_pending(a) || u.index >= a->fs->n)
 		return false;
 	if (u.what == UNDO_ADDED)
 		filterset_remove(a->fs, u.index);
@@ -506,7 +506,7 @@ void status_draw(struct app *a)
 	if (nf)
 		buf_printf(&right, " | %zu filter%s", nf, nf > 1 ? "s" : "");
 	uint64_t n = model_count(a->m);
-	if (!a->vis.all && a->vis.done < n)
+	if (vis_pending(a))
 		buf_printf(&right, " | filtering %llu%%", (unsigned long long)(a->vis.done * 100 / (n ? n : 1)));
 	if (a->follow && a->paused) {
 		buf_adds(&right, " | paused, ");

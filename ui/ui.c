@@ -663,7 +663,7 @@ static void loop(struct app *a)
 			}
 			break;
 		}
-		bool busy = a->loading || a->vis.done < model_count(a->m);
+		bool busy = a->loading || vis_pending(a); /* else poll sleeps until something happens */
 		struct pollfd p[2 + 16] = {{fileno(term.tty), POLLIN, 0}, {term.sigpipe[0], POLLIN, 0}};
 		nfds_t np = 2 + trace_poll_fds(a->t, p + 2, ARRAY_LEN(p) - 2);
 		int timeout = busy ? 0 : a->follow ? (wait_ms >= 0 ? MIN(wait_ms, FOLLOW_TICK_MS) : FOLLOW_TICK_MS) : wait_ms;
@@ -701,7 +701,7 @@ static void loop(struct app *a)
 		}
 		if (a->loading)
 			load_step(a, SLICE_NS, false);
-		else if (a->vis.done < model_count(a->m)) {
+		else if (vis_pending(a)) {
 			vis_step(a, SLICE_NS);
 			refresh_selection(a); /* off an event the filter hid */
 		}
