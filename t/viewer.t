@@ -454,6 +454,14 @@ Escape
 S
 like "$SCREEN" 'filter cancelled' "Esc while a filter runs cancels it"
 unlike "$SCREEN" '1 filter' "and the filter is gone"
+scenario filtering huge.pt <<'S'
+partial
+Tab
+&
+type !type:DNS
+Enter
+S
+like "$SCREEN" 'filtering [0-9]+% \(Esc cancels\)' "while a filter runs the status line says how far, and that Esc cancels"
 # batch -e and the viewer agree
 "$TTV" --dump -e 'lane:client' -e '!type:OPEN' "$TMP/view.pt" | cut -f1,3 >"$TMP/batch.txt"
 SIZE=120x40 scenario agree "$V" <<'S'
@@ -467,6 +475,7 @@ Enter
 S
 sed -n '2,$p' "$TMP/agree.txt" | grep '^+' | awk '{print $1 "\t" $5}' >"$TMP/viewer.txt"
 is "$(cat "$TMP/viewer.txt")" "$(cat "$TMP/batch.txt")" "-e in batch and & in the viewer keep the same events"
+unlike "$SCREEN" 'Esc cancels' "a finished filter no longer says Esc cancels it"
 
 # A filter that splits its scan over two threads keeps the same events as batch
 for re in 'example\.com' '!target:^10\.'; do

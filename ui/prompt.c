@@ -256,7 +256,7 @@ static void add_filter(struct app *a, const char *text, long editing)
 		a->undo = (struct filter_undo){UNDO_ADDED, fs->n - 1};
 	}
 	vis_reset(a);
-	message(a, false, "filter %s (Esc cancels while it runs)", text);
+	message(a, false, "filter %s", text);
 }
 
 /* ---- accepting ------------------------------------------------------------ */
@@ -507,7 +507,7 @@ void status_draw(struct app *a)
 		buf_printf(&right, " | %zu filter%s", nf, nf > 1 ? "s" : "");
 	uint64_t n = model_count(a->m);
 	if (vis_pending(a))
-		buf_printf(&right, " | filtering %llu%%", (unsigned long long)(a->vis.done * 100 / (n ? n : 1)));
+		buf_printf(&right, " | filtering %llu%% (Esc cancels)", (unsigned long long)(a->vis.done * 100 / (n ? n : 1)));
 	if (a->follow && a->paused) {
 		buf_adds(&right, " | paused, ");
 		fmt_count(&right, a->arrived);
