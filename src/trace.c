@@ -671,6 +671,7 @@ bool trace_check(struct trace *t, bool woken)
 sigjmp_buf trace_bus_jmp;
 volatile sig_atomic_t trace_bus_armed;
 static const struct trace *bus_trace;
+static pid_t bus_tid; /* the thread that may jump: the worker's stack holds no jump */
 
 /* Only async-signal-safe calls here: write(2) and _exit. */
 static void bus_write(const char *s, size_t n)
@@ -683,7 +684,7 @@ static void bus_write(const char *s, size_t n)
 static void on_sigbus(int sig, siginfo_t *si, void *ctx)
 {
 	(void)sig, (void)ctx;
-	if (trace_bus_armed) {
+	if (trace_bus_armed && gettid() == bus_tid) {
 		trace_bus_armed = 0;
 		siglongjmp(trace_bus_jmp, 1);
 	}
@@ -717,6 +718,7 @@ static void on_sigbus(int sig, siginfo_t *si, void *ctx)
 void trace_catch_sigbus(const struct trace *t)
 {
 	bus_trace = t;
+	bus_tid = gettid();
 	struct sigaction sa = {.sa_sigaction = on_sigbus, .sa_flags = SA_SIGINFO};
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGBUS, &sa, NULL);

@@ -121,7 +121,8 @@ bool trace_check(struct trace *t, bool woken);
 /* A trace file shrank under a mapping (SIGBUS).  Code that can carry on
  * (the viewer's loop, --dump -f) does sigsetjmp(trace_bus_jmp, 1), sets
  * trace_bus_armed, and on the jump calls trace_check, which reads the file
- * again.  Anywhere else the handler names the file and offset and exits 3. */
+ * again.  Anywhere else (or on another thread than the one that called
+ * trace_catch_sigbus) the handler names the file and offset and exits 3. */
 extern sigjmp_buf trace_bus_jmp;
 extern volatile sig_atomic_t trace_bus_armed;
 void trace_catch_sigbus(const struct trace *t);
