@@ -93,8 +93,6 @@ const struct decoder *decoder_find(const char *name);
 struct model *dec_model(const struct input *in);
 uint32_t dec_str(const struct input *in, const void *p, size_t n);
 uint32_t dec_lane(const struct input *in, uint64_t key, const char *name);
-uint32_t dec_type(const struct input *in, const struct decoder *d, const char *name, const char *category,
-		  enum ev_role role);
 /* Add an event; sets e->input.  Returns false when the event cannot be
  * stored (offset beyond what the model can address). */
 bool dec_emit(struct input *in, struct event *e);

@@ -63,14 +63,6 @@ static inline void f_hex(struct fsink *s, const char *name, uint64_t v)
 {
 	f_put(s, &(struct field){.name = name, .kind = FK_HEX, .v.u = v});
 }
-static inline void f_double(struct fsink *s, const char *name, double v)
-{
-	f_put(s, &(struct field){.name = name, .kind = FK_DOUBLE, .v.d = v});
-}
-static inline void f_float(struct fsink *s, const char *name, float v)
-{
-	f_put(s, &(struct field){.name = name, .kind = FK_FLOAT, .v.d = v});
-}
 static inline void f_str(struct fsink *s, const char *name, const void *p, size_t n)
 {
 	f_put(s, &(struct field){.name = name, .kind = FK_STR, .v.s = {p, n}});

@@ -1049,9 +1049,3 @@ bool model_span(const struct model *m, int64_t *first, int64_t *last)
 	*last = l;
 	return have;
 }
-
-size_t model_event_bytes(const struct model *m)
-{
-	return m->capev * sizeof *m->ev + m->caplong * sizeof *m->longdur +
-	       m->capscratch * sizeof *m->scratch;
-}

@@ -184,7 +184,4 @@ uint64_t model_serial(const struct model *m);
  * the last call; model_count() when none did.  For following in batch. */
 uint64_t model_take_changed(struct model *m);
 
-/* Memory the model holds for its events, for the bench's bytes/event. */
-size_t model_event_bytes(const struct model *m);
-
 #endif

@@ -21,7 +21,6 @@ struct strtab {
 	char **chunks;
 	size_t nchunks, capchunks;
 	size_t used, size; /* bytes used in the last chunk, and its size */
-	size_t bytes;
 };
 
 static char *store(struct strtab *st, const void *p, size_t n)
@@ -31,7 +30,6 @@ static char *store(struct strtab *st, const void *p, size_t n)
 		size_t sz = MAX(n + 1, next);
 		xgrow(&st->chunks, &st->capchunks, st->nchunks + 1, sizeof *st->chunks);
 		char *c = xmalloc(sz);
-		st->bytes += sz;
 		if (n + 1 > next && st->nchunks) {
 			/* A big string gets its own chunk; keep filling the current one. */
 			char *last = st->chunks[st->nchunks - 1];
@@ -107,7 +105,7 @@ uint32_t strtab_intern(struct strtab *st, const void *p, size_t n)
 	if (n > UINT32_MAX)
 		n = UINT32_MAX;
 	uint32_t h = (uint32_t)hash_bytes(p, n);
-	size_t at;
+	size_t at = 0; /* set by lookup when it finds nothing */
 	uint32_t found = lookup(st, p, n, h, &at);
 	if (found)
 		return found - 1;
@@ -123,13 +121,6 @@ uint32_t strtab_intern(struct strtab *st, const void *p, size_t n)
 
 uint32_t strtab_intern_cstr(struct strtab *st, const char *s) { return strtab_intern(st, s, strlen(s)); }
 
-uint32_t strtab_find(const struct strtab *st, const void *p, size_t n)
-{
-	size_t at;
-	uint32_t found = lookup(st, p, n, (uint32_t)hash_bytes(p, n), &at);
-	return found ? found - 1 : 0;
-}
-
 const char *strtab_get(const struct strtab *st, uint32_t id, size_t *len)
 {
 	if (id >= st->nent)
@@ -140,8 +131,3 @@ const char *strtab_get(const struct strtab *st, uint32_t id, size_t *len)
 }
 
 uint32_t strtab_count(const struct strtab *st) { return (uint32_t)st->nent; }
-
-size_t strtab_bytes(const struct strtab *st)
-{
-	return st->bytes + st->capent * sizeof *st->ent + st->nslot * sizeof *st->slot;
-}

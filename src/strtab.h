@@ -15,11 +15,7 @@ struct strtab *strtab_new(void);
 void strtab_free(struct strtab *st);
 uint32_t strtab_intern(struct strtab *st, const void *p, size_t n);
 uint32_t strtab_intern_cstr(struct strtab *st, const char *s);
-/* Look up without adding: returns 0 when absent (or when the string is empty). */
-uint32_t strtab_find(const struct strtab *st, const void *p, size_t n);
 const char *strtab_get(const struct strtab *st, uint32_t id, size_t *len);
 uint32_t strtab_count(const struct strtab *st);
-/* Bytes held by the table (for memory accounting). */
-size_t strtab_bytes(const struct strtab *st);
 
 #endif

@@ -736,16 +736,6 @@ uint32_t dec_lane(const struct input *in, uint64_t key, const char *name)
 	return model_lane(m, in->src->id, key, model_str(m, name, strlen(name)));
 }
 
-uint32_t dec_type(const struct input *in, const struct decoder *d, const char *name, const char *category,
-		  enum ev_role role)
-{
-	struct model *m = dec_model(in);
-	return model_type(m, &(struct type){.name = model_str(m, name, strlen(name)),
-					    .category = category ? model_str(m, category, strlen(category)) : 0,
-					    .role = (uint8_t)role,
-					    .owner = d});
-}
-
 bool dec_emit(struct input *in, struct event *e)
 {
 	if (e->off >= TTV_OFF_LIMIT || in->id >= TTV_INPUT_LIMIT) {
