@@ -166,7 +166,7 @@ void batch_follow(struct trace *t, struct filterset *fs, bool json, FILE *out)
 	struct hmap printed = {0}, next = {0};
 	struct buf b = {0};
 	struct event e;
-	int64_t first = 0, last;
+	int64_t first, last; /* model_span's answer */
 	volatile int64_t base = 0; /* relative times: to the first event read, fixed once lines are out */
 	volatile bool based = false;
 	t->follow = true;

@@ -218,7 +218,8 @@ int draw_matched(struct app *a, int y, int x, int w, const char *s, size_t n, en
 int draw_column(struct app *a, int y, int x, int w, const char *s, size_t n, enum role base);
 void draw_fill(int y, int x, int w, const char *cell);
 int text_width(const char *s, size_t n);
-/* Bytes of s that fit in `cells` cells (for wrapping). */
+/* Bytes of s that fit in `cells` cells, at least one character (for
+ * wrapping, which must move on). */
 size_t text_fit(const char *s, size_t n, int cells);
 /* Bytes of s that make its first `cells` cells (for scrolling sideways). */
 size_t text_skip(const char *s, size_t n, int cells);

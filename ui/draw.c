@@ -35,21 +35,27 @@ static size_t fit(const char *s, size_t n, int maxw, int *cells)
 	return i;
 }
 
+/* Bytes of the character at s (1 for a byte that starts none). */
+static size_t char_len(const char *s, size_t n)
+{
+	uint32_t cp;
+	size_t len = utf8_decode((const uint8_t *)s, n, &cp);
+	return len ? len : 1;
+}
+
 size_t text_fit(const char *s, size_t n, int cells)
 {
 	int w;
-	return fit(s, n, cells, &w);
+	size_t i = fit(s, n, cells, &w);
+	return i || !n ? i : char_len(s, n); /* a character that cannot fit still moves on */
 }
 
 size_t text_skip(const char *s, size_t n, int cells)
 {
 	int w;
 	size_t i = fit(s, n, cells, &w);
-	if (w < cells && i < n) { /* a wide character straddles the edge: skip it too */
-		uint32_t cp;
-		size_t len = utf8_decode((const uint8_t *)s + i, n - i, &cp);
-		i += len ? len : 1;
-	}
+	if (w < cells && i < n) /* a wide character straddles the edge: skip it too */
+		i += char_len(s + i, n - i);
 	return i;
 }
 

@@ -183,24 +183,11 @@ void page_open(struct app *a, enum view_id v)
 	count_lines(a);
 }
 
-/* Bytes of a page line that go on one screen row (at least one character,
- * so that wrapping always moves on). */
-static size_t wrap_at(struct app *a, const char *s, size_t n)
-{
-	size_t take = text_fit(s, n, a->cols);
-	if (!take && n) {
-		uint32_t cp;
-		size_t len = utf8_decode((const uint8_t *)s, n, &cp);
-		take = len ? len : 1;
-	}
-	return take;
-}
-
 static long rows_of(struct app *a, const char *s, size_t n)
 {
 	long r = 0;
 	do {
-		size_t take = wrap_at(a, s, n);
+		size_t take = text_fit(s, n, a->cols);
 		s += take, n -= take;
 		r++;
 	} while (n);
@@ -230,7 +217,7 @@ void page_draw(struct app *a)
 		/* a line wider than the screen goes on below it, as in less */
 		size_t at = 0;
 		do {
-			size_t take = wrap_at(a, p + at, n - at);
+			size_t take = text_fit(p + at, n - at, a->cols);
 			if (v == V_DETAIL)
 				draw_matched(a, y, 0, a->cols, p + at, take, r);
 			else {
