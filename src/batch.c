@@ -137,7 +137,7 @@ void batch_dump(struct trace *t, struct filterset *fs, bool json, FILE *out)
 	uint64_t pass[SCAN_CHUNK / 64];
 	for (uint64_t pos = 0; pos < n; pos++) {
 		if (filtering && pos % SCAN_CHUNK == 0)
-			filterset_mark(fs, t, pos, MIN(n, pos + SCAN_CHUNK), pos, pass, NULL, NULL);
+			filterset_mark(fs, t, pos, MIN(n, pos + SCAN_CHUNK), pos, pass, NULL, NULL, 0);
 		if (filtering && !(pass[pos % SCAN_CHUNK / 64] >> (pos % 64) & 1))
 			continue;
 		model_get(t->m, pos, &e);
@@ -741,7 +741,7 @@ void batch_stats(struct trace *t, struct filterset *fs, bool json, FILE *out)
 		if ((pos & 0xffff) == 0xffff)
 			trace_release(t);
 		if (filtering && pos % SCAN_CHUNK == 0)
-			filterset_mark(fs, t, pos, MIN(n, pos + SCAN_CHUNK), pos, pass, NULL, NULL);
+			filterset_mark(fs, t, pos, MIN(n, pos + SCAN_CHUNK), pos, pass, NULL, NULL, 0);
 		if (filtering && !(pass[pos % SCAN_CHUNK / 64] >> (pos % 64) & 1))
 			continue;
 		model_get(m, pos, &e);

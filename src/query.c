@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <pcre2.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 
 #include "decoders/decoder.h"
@@ -473,50 +474,130 @@ static void filterset_prepare(struct filterset *fs, struct trace *t)
 	}
 }
 
+/* Two threads mark one range together: each takes the next run of events
+ * from a shared counter, sized to last about RUN_NS, so both threads stay
+ * near each other (one scan window serves both) and stop close together
+ * when the deadline passes.  Runs are not word-aligned: the words at a
+ * run's edges are shared, and written with atomic operations. */
+#define RUN_NS 200000 /* 0.2 ms */
+#define RUN_FIRST 16
+#define RUN_MAX 4096
+#define CLOCK_EVERY 16 /* events between looks at the clock inside a run */
+
 struct mark_job {
 	struct filterset *fs;
 	struct trace *t;
-	uint64_t lo, hi, base, *bits;
+	uint64_t hi, base, *bits;
 	filter_keep_fn *keep;
 	void *ctx;
-	bool scan; /* keep the events' pages mapped: one thread only (the scan windows are not shared) */
+	uint64_t deadline; /* now_ns() at which to stop; 0: none */
+	_Atomic uint64_t next; /* the first event no thread has taken */
+	_Atomic bool stop;     /* the deadline passed: both threads stop */
 };
+
+struct mark_part {
+	struct mark_job *j;
+	bool scan;     /* keep the events' pages mapped: one thread only (the scan windows are not shared) */
+	uint64_t hole; /* the first event this thread took but did not mark; UINT64_MAX: none */
+};
+
+/* Bits [from, to) of word *w (relative to its first bit) become those of `set`. */
+static void put_word(uint64_t *w, unsigned from, unsigned to, uint64_t set)
+{
+	uint64_t mask = (to == 64 ? ~0ull : (1ull << to) - 1) & ~((1ull << from) - 1);
+	if (mask == ~0ull) {
+		*w = set; /* the whole word is this run's: no other thread touches it */
+		return;
+	}
+	__atomic_fetch_and(w, ~mask, __ATOMIC_RELAXED);
+	__atomic_fetch_or(w, set & mask, __ATOMIC_RELAXED);
+}
+
+static bool time_up(struct mark_job *j)
+{
+	if (atomic_load_explicit(&j->stop, memory_order_relaxed))
+		return true;
+	if (j->deadline && now_ns() >= j->deadline) {
+		atomic_store_explicit(&j->stop, true, memory_order_relaxed);
+		return true;
+	}
+	return false;
+}
+
+/* Mark [lo, hi); returns where it stopped (hi, or earlier when time is up;
+ * never before lo + 1 when `must` is set). */
+static uint64_t mark_run(struct mark_part *pt, uint64_t lo, uint64_t hi, bool must)
+{
+	struct mark_job *j = pt->j;
+	struct event e;
+	uint64_t p = lo, acc = 0;
+	unsigned from = (unsigned)((lo - j->base) % 64);
+	for (; p < hi; p++) {
+		if (!(must && p == lo) &&
+		    (atomic_load_explicit(&j->stop, memory_order_relaxed) || ((p - lo) % CLOCK_EVERY == CLOCK_EVERY - 1 && time_up(j))))
+			break;
+		model_get(j->t->m, p, &e);
+		if (pt->scan)
+			trace_scan(j->t, &e);
+		uint64_t i = p - j->base;
+		if ((!j->keep || j->keep(j->ctx, &e)) && filterset_match(j->fs, j->t, &e))
+			acc |= 1ull << (i % 64);
+		if (i % 64 == 63) {
+			put_word(&j->bits[i / 64], from, 64, acc);
+			acc = 0;
+			from = 0;
+		}
+	}
+	unsigned to = (unsigned)((p - j->base) % 64);
+	if (to > from)
+		put_word(&j->bits[(p - j->base) / 64], from, to, acc);
+	return p;
+}
 
 static void mark(void *arg)
 {
-	struct mark_job *j = arg;
-	struct event e;
-	for (uint64_t p = j->lo; p < j->hi; p++) {
-		model_get(j->t->m, p, &e);
-		if (j->scan)
-			trace_scan(j->t, &e);
-		uint64_t i = p - j->base, *w = &j->bits[i / 64];
-		if (i % 64 == 0)
-			*w = 0;
-		if ((!j->keep || j->keep(j->ctx, &e)) && filterset_match(j->fs, j->t, &e))
-			*w |= 1ull << (i % 64);
+	struct mark_part *pt = arg;
+	struct mark_job *j = pt->j;
+	uint64_t len = RUN_FIRST;
+	bool first = true;
+	pt->hole = UINT64_MAX;
+	for (;;) {
+		uint64_t lo = atomic_fetch_add(&j->next, len);
+		if (lo >= j->hi)
+			return;
+		uint64_t hi = MIN(j->hi, lo + len), t0 = now_ns();
+		uint64_t reached = mark_run(pt, lo, hi, first);
+		first = false;
+		if (reached < hi) {
+			pt->hole = reached;
+			return;
+		}
+		if (time_up(j))
+			return;
+		uint64_t per = (now_ns() - t0) / (hi - lo) + 1; /* ns per event */
+		len = MAX(1, MIN(RUN_MAX, RUN_NS / per));
 	}
 }
 
 #define PAR_MIN 4096 /* fewer events are not worth waking the worker */
 
-void filterset_mark(struct filterset *fs, struct trace *t, uint64_t lo, uint64_t hi, uint64_t base, uint64_t *bits,
-		    filter_keep_fn *keep, void *ctx)
+uint64_t filterset_mark(struct filterset *fs, struct trace *t, uint64_t lo, uint64_t hi, uint64_t base, uint64_t *bits,
+			filter_keep_fn *keep, void *ctx, uint64_t deadline)
 {
-	struct mark_job first = {fs, t, lo, hi, base, bits, keep, ctx, true}, second = first;
-	/* the halves meet at a word boundary: the threads never write the same word */
-	second.lo = base + ((lo + hi) / 2 - base) / 64 * 64;
-	second.scan = false;
-	if (hi - lo >= PAR_MIN && second.lo > lo && filterset_parallel_ok(fs, t)) {
+	if (lo >= hi)
+		return hi;
+	struct mark_job j = {fs, t, hi, base, bits, keep, ctx, deadline, lo, false};
+	struct mark_part first = {&j, true, UINT64_MAX}, second = {&j, false, UINT64_MAX};
+	bool two = hi - lo >= PAR_MIN && filterset_parallel_ok(fs, t);
+	if (two) {
 		filterset_prepare(fs, t);
-		if (worker_start(mark, &second)) {
-			first.hi = second.lo;
-			mark(&first);
-			worker_wait();
-			return;
-		}
+		two = worker_start(mark, &second);
 	}
 	mark(&first);
+	if (two)
+		worker_wait();
+	/* every event before the first hole is marked; those after it are taken again next time */
+	return MIN(MIN(first.hole, second.hole), MIN(hi, atomic_load(&j.next)));
 }
 
 bool filterset_match(struct filterset *fs, struct trace *t, const struct event *e)

@@ -86,13 +86,15 @@ bool filterset_active(const struct filterset *fs);
  * every decoder is reentrant, the model has no sequences.) */
 bool filterset_parallel_ok(const struct filterset *fs, const struct trace *t);
 /* Which events at positions [lo, hi) pass keep() (when given) and every
- * filter: sets or clears bit p - base of bits for each (base and, unless
- * lo == base, lo are multiples of 64; a word is only cleared where it
- * starts).  Long ranges are split with the worker thread when
+ * filter: sets or clears bit p - base of bits for each (base is a multiple
+ * of 64 or equals lo; bits outside [lo, hi) are left as they were).  Stops
+ * once now_ns() passes `deadline` (0: no deadline), but always marks at
+ * least one event; returns the position reached: [lo, reached) is marked.
+ * Long ranges are shared with the worker thread when
  * filterset_parallel_ok(); nothing may decode meanwhile. */
 typedef bool filter_keep_fn(void *ctx, const struct event *e);
-void filterset_mark(struct filterset *fs, struct trace *t, uint64_t lo, uint64_t hi, uint64_t base, uint64_t *bits,
-		    filter_keep_fn *keep, void *ctx);
+uint64_t filterset_mark(struct filterset *fs, struct trace *t, uint64_t lo, uint64_t hi, uint64_t base, uint64_t *bits,
+			filter_keep_fn *keep, void *ctx, uint64_t deadline);
 /* Does the event pass every enabled filter?  (The caller keeps the event's
  * bytes mapped: trace_scan.) */
 bool filterset_match(struct filterset *fs, struct trace *t, const struct event *e);

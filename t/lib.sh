@@ -12,7 +12,11 @@ TTV=$BUILD/ttv
 TBIN=$BUILD/t
 SAMPLES=$T_DIR/samples
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/ttv-test.XXXXXX")
-trap 'rm -rf "$TMP"' EXIT
+# Whatever the test starts (ttv, tmux servers, writers, servers) inherits
+# this tag; on exit, on every path, what still runs with it is stopped.
+export TTV_TEST_TAG="$TMP"
+# (A test that left anything running fails.)
+trap '"$T_DIR/leftovers.sh" "TTV_TEST_TAG=$TMP" || _left=1; rm -rf "$TMP"; [ -z "${_left:-}" ] || exit 1' EXIT
 export NO_COLOR=1 LC_ALL=C.UTF-8
 # never read or write the user's own configuration and history
 export XDG_CONFIG_HOME=$TMP/config XDG_STATE_HOME=$TMP/state

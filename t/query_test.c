@@ -113,8 +113,8 @@ static bool stretches(struct trace *t)
 	return true;
 }
 
-/* filterset_mark (two threads) and filterset_match (one event at a time)
- * keep the same events; returns how many. */
+/* filterset_mark (two threads, at once and in steps with a deadline) and
+ * filterset_match (one event at a time) keep the same events; returns how many. */
 static long long two_threads_agree(struct trace *t, const char *spec, bool *same)
 {
 	struct filterset fs = {0};
@@ -126,15 +126,28 @@ static long long two_threads_agree(struct trace *t, const char *spec, bool *same
 	uint64_t n = model_count(t->m);
 	uint64_t *bits = xcalloc(n / 64 + 1, sizeof *bits);
 	*same = filterset_parallel_ok(&fs, t);
-	filterset_mark(&fs, t, 0, n, 0, bits, NULL, NULL);
+	filterset_mark(&fs, t, 0, n, 0, bits, NULL, NULL, 0);
+	/* and in steps cut short by a deadline (as the viewer runs them), over
+	 * stale bits: each step marks at least one event, runs stop anywhere */
+	uint64_t *stepped = xcalloc(n / 64 + 1, sizeof *stepped), steps = 0;
+	memset(stepped, 0xa5, (n / 64 + 1) * sizeof *stepped);
+	for (uint64_t p = 0, q; p < n; p = q, steps++) {
+		q = filterset_mark(&fs, t, p, n, 0, stepped, NULL, NULL, now_ns() + 20000);
+		if (q <= p || q > n) {
+			*same = false;
+			break;
+		}
+	}
+	*same &= steps > 1;
 	long long kept = 0;
 	struct event e;
 	for (uint64_t p = 0; p < n; p++) {
 		model_get(t->m, p, &e);
 		bool one = filterset_match(&fs, t, &e), two = bits[p / 64] >> (p % 64) & 1;
-		*same &= one == two;
+		*same &= one == two && two == (stepped[p / 64] >> (p % 64) & 1);
 		kept += one;
 	}
+	free(stepped);
 	free(bits);
 	filterset_free(&fs);
 	return kept;

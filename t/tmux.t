@@ -29,6 +29,27 @@ tm new-session -d -s "$S" -x 80 -y 24 "TERM=xterm-256color '$TTV' '$TMP/t.pt'; e
 wait_for "2 lanes"; ok $? "the viewer starts in a terminal (lanes view)"
 tm send-keys -t "$S" Tab
 wait_for "TIME"; ok $? "Tab switches to the list"
+# A lone Esc acts within libtermkey's wait time (it once waited for the
+# next key, which then came as Alt+key), in every view and in prompts
+# esc_closes KEYS.. -- TEXT: after KEYS, Esc; TEXT is gone within 200 ms
+esc_closes() {
+	while [ "$1" != -- ]; do tm send-keys -t "$S" "$1"; shift; done
+	wait_for "$2" || { ok 1 "$3 (never opened)"; return; }
+	t0=$(date +%s%N)
+	tm send-keys -t "$S" Escape
+	i=0
+	while screen | grep -qF -- "$2" && [ $i -lt 100 ]; do sleep 0.01; i=$((i + 1)); done
+	ms=$((($(date +%s%N) - t0) / 1000000))
+	ok "$([ $ms -le 200 ]; echo $?)" "$3: Esc closes it in $ms ms (at most 200)"
+}
+esc_closes Enter -- "time: +0.000000000" "the detail view"
+esc_closes '?' -- "ttv keys in" "help"
+esc_closes '\' -- "no filters:" "the filters view"
+esc_closes / D N S -- "/DNS" "the search prompt"
+tm send-keys -t "$S" j
+sleep 0.3
+like "$(screen | tail -1)" "#2/" "after Esc the next key is itself, not Alt+key (j moves down)"
+tm send-keys -t "$S" k
 tm resize-window -t "$S" -x 120 -y 30
 sleep 0.3
 is "$(screen | awk 'END {print NR}')" 30 "a resize redraws at the new size"
@@ -52,7 +73,7 @@ tm kill-server 2>/dev/null
 S=$S-tstp
 
 # Ctrl-Z suspends to the shell and fg brings the viewer back, redrawn
-tm new-session -d -s "$S" -x 80 -y 24 "env -i HOME=$TMP TERM=xterm-256color PS1='$ ' sh -i"
+tm new-session -d -s "$S" -x 80 -y 24 "env -i HOME=$TMP TTV_TEST_TAG=$TMP TTV_SUITE_TAG=${TTV_SUITE_TAG:-} TERM=xterm-256color PS1='$ ' sh -i"
 sleep 0.3
 tm send-keys -t "$S" "'$TTV' '$TMP/t.pt'" Enter
 wait_for "2 lanes"; ok $? "started from an interactive shell"
@@ -74,7 +95,7 @@ tm kill-server 2>/dev/null
 "$TBIN/d9write" --generate 2000 --seed 1 "$TMP/idle.bin"
 "$TBIN/atfwrite" --generate 1 --seed 1 "$TMP/idle-atf"
 for f in t.pt idle.bin idle-atf; do
-	S=ttv-test-$$-idle-$f
+	S=ttv-test-$$-idle-$(echo "$f" | tr . -) # (a dot would name a pane)
 	tm new-session -d -s "$S" -x 80 -y 24 "TERM=xterm-256color '$TTV' '$TMP/$f' & echo \$! >'$TMP/pid'; wait"
 	wait_for "lanes"
 	sleep 1

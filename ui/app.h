@@ -155,6 +155,7 @@ struct app {
 /* nav.c: selection, visible set, jumps, marks */
 void vis_reset(struct app *a);
 bool vis_step(struct app *a, uint64_t budget_ns); /* true while more to evaluate */
+bool vis_step_events(struct app *a, uint64_t count); /* the same, by count (scripted runs: deterministic) */
 /* Filters still have events to look at (with none, there is nothing to do). */
 bool vis_pending(const struct app *a);
 bool vis_is(struct app *a, uint64_t pos);

@@ -110,13 +110,13 @@ static bool lane_passes(void *ctx, const struct event *e)
 	return !(f & LANE_HIDDEN) && (!lf->picked || (f & LANE_PICKED));
 }
 
-/* Full-text filters over millions of events take seconds: steps of
- * PAR_BLOCKS blocks, which filterset_mark() splits with the worker thread. */
-#define PAR_BLOCKS 64
-
 bool vis_pending(const struct app *a) { return !a->vis.all && a->vis.done < model_count(a->m); }
 
-bool vis_step(struct app *a, uint64_t budget_ns)
+/* Filters over millions of events take seconds: they run in steps bounded
+ * in time (filterset_mark shares each with the worker thread), and the loop
+ * reads keys and signals between steps.  A step ends at `upto` events or at
+ * the deadline (0: none), whichever comes first. */
+static bool vis_mark(struct app *a, uint64_t upto, uint64_t deadline)
 {
 	struct visible *v = &a->vis;
 	uint64_t n = model_count(a->m);
@@ -133,28 +133,24 @@ bool vis_step(struct app *a, uint64_t budget_ns)
 	}
 	xgrow(&v->rank, &v->caprank, blocks + 1, sizeof *v->rank);
 	struct lane_filter lf = {a, any_picked(a)};
-	uint64_t step = filterset_parallel_ok(a->fs, a->t) ? PAR_BLOCKS : 1;
-	uint64_t deadline = now_ns() + budget_ns;
 	uint64_t p = v->done;
 	if (!p)
 		v->rank[0] = 0;
-	while (p < n) {
-		uint64_t q = MIN(n, (p / BLOCK + step) * BLOCK); /* to a block's end */
-		filterset_mark(a->fs, a->t, p, q, 0, v->bits, lane_passes, &lf);
-		/* blocks now complete: rank[b] = visible before block b */
-		for (uint64_t b = p / BLOCK + 1; b * BLOCK <= q; b++) {
-			uint64_t c = 0;
-			for (uint64_t i = (b - 1) * (BLOCK / 64); i < b * (BLOCK / 64); i++)
-				c += (uint64_t)__builtin_popcountll(v->bits[i]);
-			v->rank[b] = v->rank[b - 1] + c;
-		}
-		p = q;
-		if (q % BLOCK == 0 && now_ns() > deadline)
-			break;
+	uint64_t q = filterset_mark(a->fs, a->t, p, MIN(n, upto), 0, v->bits, lane_passes, &lf, deadline);
+	/* blocks now complete: rank[b] = visible before block b */
+	for (uint64_t b = p / BLOCK + 1; b * BLOCK <= q; b++) {
+		uint64_t c = 0;
+		for (uint64_t i = (b - 1) * (BLOCK / 64); i < b * (BLOCK / 64); i++)
+			c += (uint64_t)__builtin_popcountll(v->bits[i]);
+		v->rank[b] = v->rank[b - 1] + c;
 	}
-	v->done = p;
-	return p < n;
+	v->done = q;
+	return q < n;
 }
+
+bool vis_step(struct app *a, uint64_t budget_ns) { return vis_mark(a, UINT64_MAX, now_ns() + budget_ns); }
+
+bool vis_step_events(struct app *a, uint64_t count) { return vis_mark(a, a->vis.done + count, 0); }
 
 bool vis_is(struct app *a, uint64_t pos)
 {

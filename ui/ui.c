@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
+#include <termios.h>
 #include <termkey.h>
 #include <time.h>
 #include <unistd.h>
@@ -33,13 +34,30 @@ static struct {
 	TermKey *tk;
 	int sigpipe[2];
 	bool modes; /* mouse and bracketed paste switched on */
-} term = {.sigpipe = {-1, -1}};
+	/* for a last-resort exit from a signal handler: the terminal as it was,
+	 * and what puts its screen back (modes off, main screen, cursor) */
+	int fd;
+	struct termios saved;
+	char leave[128];
+	size_t nleave;
+} term = {.sigpipe = {-1, -1}, .fd = -1};
+
+/* The first SIGTERM, SIGINT or SIGHUP: the loop leaves at once, and if it
+ * has not within a second (a step that overran), on_alarm ends the process. */
+static volatile sig_atomic_t fatal_sig;
+
+#define MODES_ON "\033[?1000h\033[?1002h\033[?1006h\033[?2004h"
+#define MODES_OFF "\033[?2004l\033[?1006l\033[?1002l\033[?1000l"
 
 /* ---- terminal life -------------------------------------------------------- */
 
 static void on_signal(int sig)
 {
 	int e = errno;
+	if ((sig == SIGTERM || sig == SIGINT || sig == SIGHUP) && !fatal_sig) {
+		fatal_sig = sig;
+		alarm(1);
+	}
 	unsigned char c = (unsigned char)sig;
 	if (write(term.sigpipe[1], &c, 1) < 0) {
 		/* the pipe is full: the loop will see the earlier bytes */
@@ -47,13 +65,44 @@ static void on_signal(int sig)
 	errno = e;
 }
 
+/* Only async-signal-safe calls: put the terminal back as well as can be
+ * done without curses, and die of the signal that asked us to go. */
+static void on_alarm(int unused)
+{
+	(void)unused;
+	if (term.fd >= 0) {
+		if (write(term.fd, term.leave, term.nleave) < 0) {
+			/* the terminal is gone: nothing to put back */
+		}
+		tcsetattr(term.fd, TCSANOW, &term.saved);
+	}
+	signal(fatal_sig, SIG_DFL);
+	raise(fatal_sig);
+	_exit(128 + fatal_sig);
+}
+
+/* What on_alarm writes: made now, as a signal handler cannot ask terminfo. */
+static void prepare_leave(void)
+{
+	struct buf b = {0};
+	buf_adds(&b, MODES_OFF);
+	const char *caps[] = {"rmcup", "cnorm", "sgr0"};
+	for (size_t i = 0; i < ARRAY_LEN(caps); i++) {
+		const char *c = tigetstr(caps[i]);
+		if (c && c != (char *)-1)
+			buf_adds(&b, c);
+	}
+	term.nleave = MIN(b.len, sizeof term.leave);
+	memcpy(term.leave, b.p, term.nleave);
+	buf_free(&b);
+}
+
 static void modes(bool on)
 {
 	if (!term.tty || on == term.modes)
 		return;
 	/* mouse: button events, drag, SGR coordinates; bracketed paste */
-	fputs(on ? "\033[?1000h\033[?1002h\033[?1006h\033[?2004h" : "\033[?2004l\033[?1006l\033[?1002l\033[?1000l",
-	      term.tty);
+	fputs(on ? MODES_ON : MODES_OFF, term.tty);
 	fflush(term.tty);
 	term.modes = on;
 }
@@ -97,6 +146,8 @@ static bool term_open(struct app *a)
 			return false;
 		}
 		fcntl(fileno(term.tty), F_SETFD, FD_CLOEXEC);
+		if (tcgetattr(fileno(term.tty), &term.saved) == 0)
+			term.fd = fileno(term.tty);
 		term.scr = newterm(NULL, term.tty, term.tty);
 		/* We read the terminal ourselves (see feed_input) and hand termkey
 		 * the bytes: libtermkey misreads SGR mouse reports when terminfo's
@@ -115,11 +166,15 @@ static bool term_open(struct app *a)
 	nonl();
 	curs_set(0);
 	keypad(stdscr, FALSE);
+	if (!a->scripted)
+		prepare_leave();
 	struct sigaction sa = {.sa_handler = on_signal};
 	sigemptyset(&sa.sa_mask);
 	int sigs[] = {SIGWINCH, SIGTERM, SIGINT, SIGHUP, SIGCONT, SIGTSTP};
 	for (size_t i = 0; i < ARRAY_LEN(sigs); i++)
 		sigaction(sigs[i], &sa, NULL);
+	sa.sa_handler = on_alarm;
+	sigaction(SIGALRM, &sa, NULL);
 	modes(true);
 	a->lines = LINES;
 	a->cols = COLS;
@@ -405,13 +460,35 @@ static void key(struct app *a, TermKeyKey *k)
 
 /* ---- terminal input ------------------------------------------------------- */
 
-/* Bytes from the terminal: SGR mouse reports (ESC [ < b ; x ; y M|m) are
- * taken out here; everything else goes to libtermkey.  A report split
- * across reads waits in `held` for its end. */
-static TermKeyResult feed_input(struct app *a, const char *p, size_t n)
+/* A mouse report split across reads (or a lone Esc, which may start one)
+ * waits here for its end; release_held() hands it to libtermkey when no
+ * more came within libtermkey's wait time. */
+static char held[64];
+static size_t nheld;
+
+/* Every whole key libtermkey holds; AGAIN when what is left may be the
+ * start of one (with `force`, even that is taken as it stands). */
+static TermKeyResult drain_keys(struct app *a, bool force)
 {
-	static char held[64];
-	static size_t nheld;
+	TermKeyKey k;
+	TermKeyResult r;
+	while ((r = force ? termkey_getkey_force(term.tk, &k) : termkey_getkey(term.tk, &k)) == TERMKEY_RES_KEY && !a->quit)
+		key(a, &k);
+	return r;
+}
+
+static void release_held(struct app *a)
+{
+	termkey_push_bytes(term.tk, held, nheld);
+	nheld = 0;
+	drain_keys(a, true); /* a lone Escape is a key now */
+}
+
+/* Bytes from the terminal: SGR mouse reports (ESC [ < b ; x ; y M|m) are
+ * taken out here; everything else goes to libtermkey.  True when a key may
+ * be incomplete (held here, or in libtermkey: a lone Escape?). */
+static bool feed_input(struct app *a, const char *p, size_t n)
+{
 	char buf[4096 + sizeof held];
 	size_t len = nheld;
 	memcpy(buf, held, nheld);
@@ -442,11 +519,7 @@ static TermKeyResult feed_input(struct app *a, const char *p, size_t n)
 	termkey_push_bytes(term.tk, buf + plain, i - plain);
 	nheld = len - i;
 	memcpy(held, buf + i, nheld);
-	TermKeyKey k;
-	TermKeyResult r;
-	while ((r = termkey_getkey(term.tk, &k)) == TERMKEY_RES_KEY && !a->quit)
-		key(a, &k);
-	return r; /* AGAIN: a key may be incomplete (a lone Escape?) */
+	return drain_keys(a, false) == TERMKEY_RES_AGAIN || nheld;
 }
 
 /* ---- loading -------------------------------------------------------------- */
@@ -619,6 +692,17 @@ static bool script_step(struct app *a, char *line)
 
 /* ---- the loop ------------------------------------------------------------- */
 
+/* The terminal is gone (SIGHUP, or EOF or EIO on it): leave at once, and
+ * die of SIGHUP once what can be put back is (ui_run), as a process whose
+ * terminal hung up does.  That skips exit-time work: the sanitizers' leak
+ * check stops every thread with ptrace, and the SIGCONT that follows a
+ * hangup can cancel its SIGSTOP, leaving the check waiting forever. */
+static void hangup(struct app *a)
+{
+	a->quit = true;
+	fatal_sig = SIGHUP;
+}
+
 static void handle_signals(struct app *a)
 {
 	unsigned char sig;
@@ -631,7 +715,8 @@ static void handle_signals(struct app *a)
 			clearok(curscr, TRUE);
 			break;
 		case SIGTSTP: suspend(a); break;
-		default: a->quit = true; break; /* SIGTERM, SIGINT, SIGHUP: leave cleanly */
+		case SIGHUP: hangup(a); break;
+		default: a->quit = true; break; /* SIGTERM, SIGINT: leave cleanly */
 		}
 	}
 }
@@ -640,7 +725,10 @@ static void handle_signals(struct app *a)
 
 static void loop(struct app *a)
 {
-	volatile int wait_ms = -1; /* survives the SIGBUS longjmp */
+	/* a key begun but not finished (a lone Escape?) is taken as it stands at
+	 * this time (libtermkey's wait time after its last byte); volatile: it
+	 * survives the SIGBUS longjmp */
+	volatile uint64_t key_due = 0;
 	/* for make bench: quit once a screen with events is on the terminal,
 	 * and write the time it took to that file */
 	const char *first_screen = getenv("TTV_QUIT_AT_FIRST_SCREEN");
@@ -666,25 +754,31 @@ static void loop(struct app *a)
 		bool busy = a->loading || vis_pending(a); /* else poll sleeps until something happens */
 		struct pollfd p[2 + 16] = {{fileno(term.tty), POLLIN, 0}, {term.sigpipe[0], POLLIN, 0}};
 		nfds_t np = 2 + trace_poll_fds(a->t, p + 2, ARRAY_LEN(p) - 2);
+		int wait_ms = -1;
+		if (key_due) {
+			uint64_t t = now_ns();
+			wait_ms = key_due > t ? (int)((key_due - t + 999999) / 1000000) : 0;
+		}
 		int timeout = busy ? 0 : a->follow ? (wait_ms >= 0 ? MIN(wait_ms, FOLLOW_TICK_MS) : FOLLOW_TICK_MS) : wait_ms;
 		int r = poll(p, np, timeout);
 		if (r < 0 && errno != EINTR)
 			break;
 		if (p[1].revents)
 			handle_signals(a);
-		TermKeyKey k;
-		TermKeyResult res = TERMKEY_RES_NONE;
-		if (p[0].revents & (POLLIN | POLLHUP)) {
+		if (p[0].revents & (POLLIN | POLLHUP | POLLERR | POLLNVAL)) {
 			char buf[4096];
 			ssize_t n = read(fileno(term.tty), buf, sizeof buf);
-			if (n <= 0 && errno != EINTR && errno != EAGAIN)
-				a->quit = true; /* the terminal went away */
+			if (n > 0 && feed_input(a, buf, (size_t)n))
+				key_due = now_ns() + (uint64_t)termkey_get_waittime(term.tk) * 1000000;
 			else if (n > 0)
-				res = feed_input(a, buf, (size_t)n);
-		} else if (r == 0 && wait_ms >= 0 && termkey_getkey_force(term.tk, &k) == TERMKEY_RES_KEY) {
-			key(a, &k); /* a lone Escape */
+				key_due = 0;
+			else if (n == 0 || (errno != EINTR && errno != EAGAIN))
+				hangup(a); /* EOF or EIO: the terminal went away */
 		}
-		wait_ms = res == TERMKEY_RES_AGAIN ? termkey_get_waittime(term.tk) : -1;
+		if (key_due && now_ns() >= key_due) {
+			key_due = 0;
+			release_held(a); /* nothing more came: a lone Escape is a key */
+		}
 		bool streams = false, woken = false; /* data on a pipe or socket; the watch saw a change */
 		for (nfds_t i = 2; i < np; i++) {
 			bool ready = p[i].revents & (POLLIN | POLLHUP);
@@ -775,7 +869,7 @@ int ui_run(struct trace *t, struct filterset *fs, const struct cli *c)
 		const char *tpath = getenv("TTV_SCRIPT_TIMING");
 		FILE *timing = tpath && *tpath ? fopen(tpath, "w") : NULL;
 		char line[4096];
-		bool partial = false; /* `partial`: filters advance one slice per step, as in a busy loop */
+		bool partial = false; /* `partial`: filters advance a little per step, as in a busy loop */
 		while (f && !a->quit && fgets(line, sizeof line, f)) {
 			uint64_t t0 = now_ns();
 			if (!strncmp(line, "partial", 7)) {
@@ -785,7 +879,7 @@ int ui_run(struct trace *t, struct filterset *fs, const struct cli *c)
 			if (!script_step(a, line))
 				break;
 			if (partial)
-				vis_step(a, 0);
+				vis_step_events(a, 32768);
 			else
 				while (vis_step(a, SLICE_NS)) /* filters finish before the next step */
 					;
@@ -809,6 +903,11 @@ int ui_run(struct trace *t, struct filterset *fs, const struct cli *c)
 		loop(a);
 	}
 	term_close();
+	if (fatal_sig == SIGHUP) {
+		signal(SIGHUP, SIG_DFL);
+		raise(SIGHUP);
+	}
+	alarm(0); /* the loop has left: no last-resort exit now */
 	keymap_free(a->km);
 	free(a->vis.bits);
 	free(a->vis.rank);
