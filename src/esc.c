@@ -64,10 +64,11 @@ static const uint8_t plain[256] = {
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 };
 
-/* Shared walk: `quote` is 0 (none) or '"' (escape it). */
+/* Shared walk: `quote` is 0 (none), '"' (escape it) or '\\' (typed text:
+ * a backslash passes as itself). */
 static void esc_walk(struct buf *b, const uint8_t *s, size_t n, char quote)
 {
-	const uint8_t mask = quote ? 2 : 1;
+	const uint8_t mask = quote == '"' ? 2 : 1;
 	size_t i = 0;
 	while (i < n) {
 		/* Fast path over a run of plain printable ASCII. */
@@ -82,7 +83,9 @@ static void esc_walk(struct buf *b, const uint8_t *s, size_t n, char quote)
 		uint8_t c = s[i];
 		uint32_t cp;
 		size_t len;
-		if (c == '\\' || (quote && c == (uint8_t)quote)) {
+		if (c == '\\' && quote == '\\') {
+			buf_addc(b, '\\'), i++;
+		} else if (c == '\\' || (quote && c == (uint8_t)quote)) {
 			buf_addc(b, '\\');
 			buf_addc(b, (char)c);
 			i++;
@@ -105,6 +108,8 @@ static void esc_walk(struct buf *b, const uint8_t *s, size_t n, char quote)
 }
 
 void esc_term(struct buf *b, const void *s, size_t n) { esc_walk(b, s, n, 0); }
+
+void esc_typed(struct buf *b, const void *s, size_t n) { esc_walk(b, s, n, '\\'); }
 
 void esc_quoted(struct buf *b, const void *s, size_t n)
 {

@@ -19,6 +19,10 @@
 
 /* Append s[0..n) made safe for a terminal. */
 void esc_term(struct buf *b, const void *s, size_t n);
+/* Same, for what the user typed (a pattern, a message quoting one): a
+ * backslash is regex syntax there and shows as itself; everything else is
+ * escaped as above. */
+void esc_typed(struct buf *b, const void *s, size_t n);
 /* Same, inside double quotes, with `"` escaped as well. */
 void esc_quoted(struct buf *b, const void *s, size_t n);
 /* A complete JSON string literal (with quotes).  Control and format

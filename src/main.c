@@ -11,6 +11,10 @@
 #include "src/export.h"
 #include "ui/ui.h"
 
+/* The viewer reads this long before drawing: probing and a decoder's first
+ * look at the bytes tell a file no decoder takes (then there is no screen). */
+#define FIRST_LOOK_NS 2000000
+
 #define TTV_VERSION "0.1.0"
 
 static void usage(FILE *f)
@@ -203,11 +207,14 @@ int main(int argc, char **argv)
 		trace_open(&t, c.paths[i]);
 
 	int status;
+	if (c.mode == MODE_VIEW) { /* a first look: a file no decoder takes fails now */
+		t.follow = c.follow;
+		trace_step(&t, FIRST_LOOK_NS, false);
+	}
 	if (c.mode == MODE_VIEW && !trace_any_readable(&t)) {
 		trace_report(&t); /* as less does: nothing to show, no screen */
 		status = 1;
 	} else if (c.mode == MODE_VIEW) {
-		t.follow = c.follow;
 		status = ui_run(&t, &fs, &c);
 	} else if (c.follow) {
 		batch_follow(&t, &fs, c.json, stdout);

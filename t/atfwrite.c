@@ -631,7 +631,8 @@ static void gen_detail(struct gen_thread *g, uint32_t slot, int64_t ts, uint64_t
  * whose index copies carry the links and step back in time. */
 static void gen_flush(struct gen_thread *g, uint32_t slot)
 {
-	fwrite(g->ib.p, 1, g->ib.len, g->fi);
+	if (g->ib.len) /* (fwrite of a NULL buffer is undefined, even of nothing) */
+		fwrite(g->ib.p, 1, g->ib.len, g->fi);
 	g->ib.len = 0;
 	const uint8_t *p = g->pend.p;
 	for (size_t i = 0; i < g->npend; i++, p += 32) {
@@ -648,7 +649,8 @@ static void gen_flush(struct gen_thread *g, uint32_t slot)
 	}
 	g->npend = 0;
 	g->pend.len = 0;
-	fwrite(g->db.p, 1, g->db.len, g->fd);
+	if (g->db.len)
+		fwrite(g->db.p, 1, g->db.len, g->fd);
 	g->db.len = 0;
 }
 

@@ -52,6 +52,9 @@ int main(void)
 	struct buf q = {0};
 	esc_quoted(&q, "say \"hi\"\n", 9);
 	is_str(buf_str(&q), "\"say \\\"hi\\\"\\n\"", "quoted form escapes quotes");
+	buf_reset(&q);
+	esc_typed(&q, "took \\d{3}\\. \"x\"\x1b[31m\xe2\x80\xae", 24);
+	is_str(buf_str(&q), "took \\d{3}\\. \"x\"\\x1b[31m\\u202e", "typed text: a backslash shows as typed, controls are escaped");
 	buf_free(&q);
 
 	is_str(json("a\"b\\c", 5), "\"a\\\"b\\\\c\"", "JSON escapes quote and backslash");

@@ -31,21 +31,21 @@ tm send-keys -t "$S" Tab
 wait_for "TIME"; ok $? "Tab switches to the list"
 # A lone Esc acts within libtermkey's wait time (it once waited for the
 # next key, which then came as Alt+key), in every view and in prompts
-# esc_closes KEYS.. -- TEXT: after KEYS, Esc; TEXT is gone within 200 ms
-esc_closes() {
+# closes KEYS.. -- TEXT KEY WHAT: after KEYS, TEXT shows; KEY ends it within 200 ms
+closes() {
 	while [ "$1" != -- ]; do tm send-keys -t "$S" "$1"; shift; done
-	wait_for "$2" || { ok 1 "$3 (never opened)"; return; }
+	wait_for "$2" || { ok 1 "$4 (never opened)"; return; }
 	t0=$(date +%s%N)
-	tm send-keys -t "$S" Escape
+	tm send-keys -t "$S" "$3"
 	i=0
 	while screen | grep -qF -- "$2" && [ $i -lt 100 ]; do sleep 0.01; i=$((i + 1)); done
 	ms=$((($(date +%s%N) - t0) / 1000000))
-	ok "$([ $ms -le 200 ]; echo $?)" "$3: Esc closes it in $ms ms (at most 200)"
+	ok "$([ $ms -le 200 ]; echo $?)" "$4: $3 ends it in $ms ms (at most 200)"
 }
-esc_closes Enter -- "time: +0.000000000" "the detail view"
-esc_closes '?' -- "ttv keys in" "help"
-esc_closes '\' -- "no filters:" "the filters view"
-esc_closes / D N S -- "/DNS" "the search prompt"
+closes Enter -- "time: +0.000000000" Escape "the detail view"
+closes '?' -- "ttv keys in" Escape "help"
+closes '\' -- "no filters:" Escape "the filters view"
+closes / D N S -- "/DNS" Escape "the search prompt"
 tm send-keys -t "$S" j
 sleep 0.3
 like "$(screen | tail -1)" "#2/" "after Esc the next key is itself, not Alt+key (j moves down)"
@@ -58,6 +58,21 @@ tm send-keys -t "$S" '&' 'beta' Enter
 wait_for "1 filter"; ok $? "a filter from the prompt"
 sleep 0.3
 like "$(screen | tail -1)" '#1/1 \+0\.000001000 \| 1 filter' "the selection moves off the event the filter hid"
+tm send-keys -t "$S" q
+wait_for "exit=0"; ok $? "q quits with status 0"
+tm kill-server 2>/dev/null
+
+# A costly filter or search never blocks the viewer: C-c or Esc stops it
+"$TBIN/ptwrite" --generate 50000 --seed 5 "$TMP/big.pt"
+COSTLY='(\w+\s?)+\d{30}' # each event costs pcre2's match limit
+S=ttv-test-$$-costly
+tm new-session -d -s "$S" -x 100 -y 24 "TERM=xterm-256color '$TTV' '$TMP/big.pt'; echo \"exit=\$?\"; sleep 30"
+wait_for "#1/50000"
+closes '&' "$COSTLY" Enter -- "filtering" C-c "a costly filter"
+like "$(screen | tail -1)" "filter cancelled" "C-c takes the new filter back"
+closes / "$COSTLY" Enter -- "searching" Escape "a costly search"
+like "$(screen | tail -1)" "search cancelled" "Esc stops the search"
+closes / "$COSTLY" Enter -- "searching" C-c "a costly search"
 tm send-keys -t "$S" q
 wait_for "exit=0"; ok $? "q quits with status 0"
 unlike "$(screen)" "TIME +LANE" "the terminal is restored (the viewer's screen is gone)"
@@ -92,8 +107,9 @@ tm kill-server 2>/dev/null
 # idle: with nothing to read or filter the viewer sleeps in poll(), whatever
 # the format (ATF and dial9 models change generation as they load, which
 # once left the loop spinning at 100% CPU)
-"$TBIN/d9write" --generate 2000 --seed 1 "$TMP/idle.bin"
-"$TBIN/atfwrite" --generate 1 --seed 1 "$TMP/idle-atf"
+"$TBIN/d9write" --generate 2000 --seed 1 "$TMP/idle.bin" &&
+	"$TBIN/atfwrite" --generate 1 --seed 1 "$TMP/idle-atf"
+ok $? "the writers make the idle fixtures"
 for f in t.pt idle.bin idle-atf; do
 	S=ttv-test-$$-idle-$(echo "$f" | tr . -) # (a dot would name a pane)
 	tm new-session -d -s "$S" -x 80 -y 24 "TERM=xterm-256color '$TTV' '$TMP/$f' & echo \$! >'$TMP/pid'; wait"

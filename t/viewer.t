@@ -135,6 +135,30 @@ TTV_SCRIPT=$TMP/missing.script TTV_SIZE=80x24 "$TTV" "$TMP/missing.pt" "$TMP" >/
 is "$?" 1 "nothing to open: exit 1"
 like "$(cat "$TMP/missing.err")" 'missing\.pt: cannot open: No such file or directory' "nothing to open: the file is named"
 ok "$(test ! -e "$TMP/missing.txt"; echo $?)" "nothing to open: no screen"
+# a file no decoder takes (text; a format ttv names but does not read): the same
+printf 'hello, world\n' >"$TMP/text.txt"
+TTV_SCRIPT=$TMP/missing.script "$TTV" "$TMP/text.txt" >/dev/null 2>"$TMP/text.err"
+is "$?" 1 "unknown format: exit 1"
+like "$(cat "$TMP/text.err")" 'text\.txt: unknown format \(no decoder recognises its content\)' "unknown format: said as --info says it"
+ok "$(test ! -e "$TMP/missing.txt"; echo $?)" "unknown format: no screen"
+TTV_SCRIPT=$TMP/missing.script "$TTV" "$SAMPLES/dial9/upstream_legacy_TOKIOTRC_2026-03-06.bin" >/dev/null 2>"$TMP/tokio.err"
+is "$?" 1 "legacy TOKIOTRC: exit 1"
+like "$(cat "$TMP/tokio.err")" 'legacy TOKIOTRC v14 format .*not supported' "legacy TOKIOTRC: says why"
+ok "$(test ! -e "$TMP/missing.txt"; echo $?)" "legacy TOKIOTRC: no screen"
+# every message is kept: M (and :messages) lists them, oldest first, with times
+printf 'Tab\n&\ntype (unclosed\nEnter\n/\ntype nothing-matches-this\nEnter\nM\ndump %s\nq\n:\ntype messages\nEnter\ndump %s\n' \
+	"$TMP/messages.txt" "$TMP/messages2.txt" >"$TMP/messages.script"
+(cd "$TMP" && TTV_SCRIPT=$TMP/messages.script "$TTV" "$V" >/dev/null 2>&1)
+like "$(cat "$TMP/messages.txt")" '^messages, oldest first' "M opens the messages view"
+like "$(sed -n 3p "$TMP/messages.txt")" '^[0-9]{2}:[0-9]{2}:[0-9]{2}  error: bad filter: at offset 9: missing closing parenthesis' \
+	"an error message, whole, with its time"
+like "$(sed -n 4p "$TMP/messages.txt")" '  error: pattern not found: nothing-matches-this$' "the next one below it"
+is "$(sed -n 3,4p "$TMP/messages2.txt")" "$(sed -n 3,4p "$TMP/messages.txt")" ":messages shows the same"
+# with several paths, what can be read opens, and what could not is said
+scenario some-unreadable "$V" text.txt <<'S'
+S
+like "$SCREEN" 'text\.txt: unknown format' "several paths: the unreadable one is said on the first screen"
+like "$SCREEN" '#1/10 ' "and the readable one is shown"
 
 scenario info "$V" <<'S'
 =
@@ -203,6 +227,44 @@ n
 S
 like "$SCREEN" 'search wrapped to the start' "search wraps with a message"
 like "$SCREEN" '#2/10' "and lands on the first match"
+# one syntax for -e, & and /: a search finds the next event the filter keeps
+scenario search-scope "$V" <<'S'
+Tab
+/
+type type:CONNECT
+Enter
+S
+like "$SCREEN" '#2/10 ' "/type:CONNECT finds the CONNECT event"
+unlike "$SCREEN" 'not found' "and says nothing is missing"
+scenario filter-scope "$V" <<'S'
+Tab
+&
+type type:CONNECT
+Enter
+S
+like "$SCREEN" '#1/1 ' "&type:CONNECT keeps the same one event"
+scenario search-exclude "$V" <<'S'
+Tab
+/
+type !lane:client
+Enter
+S
+like "$SCREEN" '#3/10 ' "/!RE finds the next event that does not match"
+# what the user typed shows as typed: a backslash is not doubled
+scenario typed-backslash "$V" <<'S'
+Tab
+&
+type took \d{3}\.
+S
+like "$SCREEN" '^&took \\d\{3\}\\\.' "the prompt shows a backslash as typed"
+scenario typed-backslash-filters "$V" <<'S'
+Tab
+&
+type took \d{3}\.
+Enter
+\
+S
+like "$SCREEN" 'keep took \\d\{3\}\\\.$' "the filters view too"
 scenario search-error "$V" <<'S'
 Tab
 /

@@ -40,6 +40,7 @@
 	X(INFO, "info", "what --info prints: formats, counts, damage")                        \
 	X(COMMAND, "command", "command prompt (:goto TIME, :range A B, :q)")                  \
 	X(HELP, "help", "this help")                                                          \
+	X(MESSAGES, "messages", "every message the status line showed, with its time")      \
 	X(TOGGLE_TIME, "toggle-time", "show times relative to the start or absolute")         \
 	X(HIDE_LANE, "hide-lane", "hide the selected lane")                                   \
 	X(SHOW_LANES, "show-lanes", "show every hidden lane again")                           \
@@ -49,6 +50,7 @@
 	X(TOGGLE, "toggle", "filters view: enable or disable the selected filter")            \
 	X(EDIT, "edit", "filters view: edit the selected filter")                             \
 	X(DELETE, "delete", "filters view: delete the selected filter")                       \
+	X(INTERRUPT, "interrupt", "stop a running search, or take back a filter being applied") \
 	X(REDRAW, "redraw", "redraw the screen")                                              \
 	X(SUSPEND, "suspend", "suspend ttv (fg to resume)")
 

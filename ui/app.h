@@ -38,7 +38,7 @@ struct visible {
 	uint64_t gen;       /* model generation it was computed for */
 };
 
-enum view_id { V_LANES, V_LIST, V_DETAIL, V_INFO, V_HELP, V_FILTERS, V_RECORD };
+enum view_id { V_LANES, V_LIST, V_DETAIL, V_INFO, V_HELP, V_FILTERS, V_RECORD, V_MESSAGES };
 
 /* Colour roles; themes/ give each one colours and attributes. */
 #define ROLES(X)                                                                       \
@@ -131,14 +131,22 @@ struct app {
 	struct evref marks[26];
 	enum action pending; /* SET_MARK / GOTO_MARK waiting for a letter */
 
-	/* search */
-	struct pattern *search;
+	/* search: what is searched for (the filter syntax; spec NULL: nothing),
+	 * the accepted text, and a search running in steps from the loop */
+	struct filter search;
 	char *search_text;
+	struct seek {
+		bool on, forward, wrapped;
+		bool preview; /* while typing: selects, no jump, no message, looks near only */
+		uint64_t from, at; /* where it began; the last event looked at */
+		uint64_t looked;
+	} seek;
 
 	struct prompt prompt;
 	struct filter_undo undo;
-	char msg[256];
+	char msg[512];
 	bool msg_error;
+	struct buf messages; /* every message said, one a line with its time (the messages view) */
 
 	bool loading;
 	bool follow;
@@ -194,6 +202,7 @@ bool list_action(struct app *a, enum action act);
 void list_click(struct app *a, int line, int col);
 bool move_action(struct app *a, enum action act); /* next/previous/page through visible events */
 void page_open(struct app *a, enum view_id v);
+void open_view(struct app *a, enum view_id v); /* on top of the current one (ui.c) */
 void page_draw(struct app *a);
 bool page_action(struct app *a, enum action act);
 void status_draw(struct app *a);
@@ -202,11 +211,12 @@ void status_draw(struct app *a);
 void prompt_open(struct app *a, enum prompt_kind kind, const char *initial);
 bool prompt_key(struct app *a, const void *key); /* a TermKeyKey */
 void prompt_draw(struct app *a);
-void search_next(struct app *a, bool forward);
+void search_next(struct app *a, bool forward); /* starts it: search_step runs it */
+bool search_step(struct app *a, uint64_t budget_ns); /* true while it runs on */
+bool search_cancel(struct app *a); /* false when none was running */
 void prompt_free(struct app *a);
 /* Esc while a filter is still being applied takes the change back. */
 bool filter_cancel(struct app *a);
-bool search_hit(struct app *a, uint64_t pos, size_t *ms, size_t *me);
 
 /* drawing helpers (draw.c) */
 void draw_role(enum role r);
@@ -214,9 +224,12 @@ int draw_text(int y, int x, int maxw, const char *s, size_t n); /* UTF-8, saniti
 int draw_str(int y, int x, int maxw, const char *s);
 /* Draw s with every match of the search highlighted. */
 int draw_matched(struct app *a, int y, int x, int w, const char *s, size_t n, enum role base);
-/* Text in a column w cells wide; cut short, it ends in "…" ("~" without
- * UTF-8) so that a clipped name is not taken for a whole one. */
+/* A name in a column w cells wide; cut short, its middle gives way to "…"
+ * ("~" without UTF-8), so that a clipped name is not taken for a whole one
+ * and names that differ at the end stay apart. */
 int draw_column(struct app *a, int y, int x, int w, const char *s, size_t n, enum role base);
+/* Text w cells wide; cut short, it ends in "…" (no search matches shown). */
+int draw_clipped(struct app *a, int y, int x, int w, const char *s, size_t n);
 void draw_fill(int y, int x, int w, const char *cell);
 int text_width(const char *s, size_t n);
 /* Bytes of s that fit in `cells` cells, at least one character (for

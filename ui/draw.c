@@ -90,7 +90,8 @@ int draw_matched(struct app *a, int y, int x, int w, const char *s, size_t n, en
 {
 	size_t at = 0, ms, me;
 	int c = 0;
-	while (a->search && at <= n && c < w && pattern_find(a->search, s, n, at, &ms, &me) > 0) {
+	struct pattern *re = a->search.exclude ? NULL : a->search.re; /* `/!re` finds what does not match */
+	while (re && at <= n && c < w && pattern_find(re, s, n, at, &ms, &me) > 0) {
 		if (me == ms) { /* an empty match: step on */
 			if (ms >= n)
 				break;
@@ -108,14 +109,27 @@ int draw_matched(struct app *a, int y, int x, int w, const char *s, size_t n, en
 	return c;
 }
 
-int draw_column(struct app *a, int y, int x, int w, const char *s, size_t n, enum role base)
+int draw_clipped(struct app *a, int y, int x, int w, const char *s, size_t n)
 {
 	if (w < 2 || text_width(s, n) <= w)
-		return draw_matched(a, y, x, w, s, n, base);
-	int c = draw_matched(a, y, x, w - 1, s, n, base);
-	draw_role(base);
+		return draw_text(y, x, w, s, n);
+	int c = draw_text(y, x, w - 1, s, n);
 	mvaddstr(y, x + c, a->unicode ? "…" : "~");
 	return c + 1;
+}
+
+int draw_column(struct app *a, int y, int x, int w, const char *s, size_t n, enum role base)
+{
+	int total = text_width(s, n);
+	if (w < 3 || total <= w)
+		return draw_matched(a, y, x, w, s, n, base);
+	/* cut in the middle: names that differ only at the end ("pid 7
+	 * (stream 1, child)", "pid 7 (stream 2)") stay told apart */
+	int c = draw_matched(a, y, x, (w - 1) / 2, s, n, base);
+	draw_role(base);
+	mvaddstr(y, x + c++, a->unicode ? "…" : "~");
+	size_t from = text_skip(s, n, total - (w - c));
+	return c + draw_matched(a, y, x + c, w - c, s + from, n - from, base);
 }
 
 void fmt_time(struct app *a, struct buf *b, int64_t ts)

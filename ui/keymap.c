@@ -23,7 +23,7 @@ const char *action_help(enum action act) { return act < ACT_COUNT ? helps[act] :
 
 #define CTX_GENERIC -1
 
-static const char *const contexts[] = {"lanes", "list", "detail", "info", "help", "filters", "record"};
+static const char *const contexts[] = {"lanes", "list", "detail", "info", "help", "filters", "record", "messages"};
 
 struct binding {
 	int ctx; /* a view_id or CTX_GENERIC */

@@ -1,19 +1,39 @@
 /* Selection, the visible set, jumps and marks. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "src/esc.h"
 #include "ui/app.h"
 
 #define BLOCK 512 /* positions per rank entry: 8 bitmap words */
 
+#define MESSAGES_MAX (256u << 10) /* bytes of the messages log; the older half goes beyond */
+
 void message(struct app *a, bool error, const char *fmt, ...)
 {
+	char was[sizeof a->msg];
+	memcpy(was, a->msg, sizeof was);
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(a->msg, sizeof a->msg, fmt, ap);
 	va_end(ap);
 	a->msg_error = error;
+	if (!strcmp(was, a->msg))
+		return; /* said again (each step of a costly filter): logged once */
+	struct buf *log = &a->messages;
+	if (log->len > MESSAGES_MAX) {
+		const char *half = strchr(log->p + log->len / 2, '\n');
+		size_t drop = half ? (size_t)(half + 1 - log->p) : log->len;
+		memmove(log->p, log->p + drop, log->len - drop + 1);
+		log->len -= drop;
+	}
+	time_t now = time(NULL);
+	struct tm tm;
+	char when[16] = "";
+	if (localtime_r(&now, &tm))
+		strftime(when, sizeof when, "%H:%M:%S", &tm);
+	buf_printf(log, "%s  %s%s\n", when, error ? "error: " : "", a->msg);
 }
 
 /* ---- lanes shown ---------------------------------------------------------- */

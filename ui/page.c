@@ -160,12 +160,27 @@ static void filters_page(struct app *a)
 		const struct filter *f = &a->fs->f[i];
 		buf_printf(b, "%c [%c] %zu  %s ", i == a->filter_cur ? '>' : ' ', f->enabled ? 'x' : ' ', i + 1,
 			   f->exclude ? "drop" : "keep");
-		esc_term(b, f->spec, strlen(f->spec));
+		esc_typed(b, f->spec, strlen(f->spec));
 		buf_addc(b, '\n');
 	}
 	buf_printf(b, "\n%llu of %llu events pass.  Space toggles, Enter edits, D deletes, J/K move, & adds.\n",
 		   (unsigned long long)vis_count(a), (unsigned long long)model_count(a->m));
 }
+
+static void messages_page(struct app *a)
+{
+	buf_adds(&a->page, "messages, oldest first (the status line shows the latest)\n\n");
+	if (!a->messages.len)
+		buf_adds(&a->page, "none yet\n");
+	for (const char *p = buf_str(&a->messages); *p;) {
+		size_t n = strcspn(p, "\n");
+		esc_typed(&a->page, p, n);
+		buf_addc(&a->page, '\n');
+		p += n + (p[n] == '\n');
+	}
+}
+
+static long max_scroll(struct app *a);
 
 void page_open(struct app *a, enum view_id v)
 {
@@ -178,9 +193,12 @@ void page_open(struct app *a, enum view_id v)
 	case V_HELP: help_page(a); break;
 	case V_FILTERS: filters_page(a); break;
 	case V_RECORD: record_page(a); break;
+	case V_MESSAGES: messages_page(a); break;
 	default: break;
 	}
 	count_lines(a);
+	if (v == V_MESSAGES)
+		a->page_scroll = (size_t)max_scroll(a); /* the latest at the bottom, as vim shows them */
 }
 
 static long rows_of(struct app *a, const char *s, size_t n)

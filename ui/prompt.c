@@ -121,62 +121,109 @@ void prompt_free(struct app *a)
 
 /* ---- search --------------------------------------------------------------- */
 
-bool search_hit(struct app *a, uint64_t pos, size_t *ms, size_t *me)
+/* A search uses the filter syntax (`/type:CONNECT`, `/!re` finds events that
+ * do not match) and runs in steps from the loop, as filters do, so a costly
+ * pattern or a long trace never blocks keys: Esc or C-c stop it. */
+
+static bool search_hit(struct app *a, uint64_t pos)
 {
-	if (!a->search)
-		return false;
 	struct event e;
 	model_get(a->m, pos, &e);
-	struct buf b = {0};
-	event_text(a->t, &e, &b);
-	int r = pattern_match(a->search, buf_str(&b), b.len, ms, me);
-	buf_free(&b);
-	if (r < 0)
+	trace_scan(a->t, &e);
+	bool expensive = false;
+	bool hit = filter_hit(&a->search, a->t, &e, &expensive) != a->search.exclude;
+	if (expensive)
 		message(a, true, "pattern too expensive for some events (pcre2 limits): they do not match");
-	return r > 0;
+	return hit;
 }
 
-/* The next match from `from` (exclusive), wrapping once; at most `limit`
- * events looked at.  NO_POS when none. */
-static uint64_t find_match(struct app *a, uint64_t from, bool forward, uint64_t limit, bool *wrapped)
+static void seek_start(struct app *a, uint64_t from, bool forward, bool preview)
 {
-	uint64_t p = from;
-	*wrapped = false;
-	for (uint64_t n = 0; n < limit; n++) {
-		p = forward ? vis_next(a, p) : vis_prev(a, p);
-		if (p == NO_POS) {
-			if (*wrapped)
-				return NO_POS;
-			*wrapped = true;
-			p = forward ? vis_first(a) : vis_last(a);
-			if (p == NO_POS)
-				return NO_POS;
-		}
-		if (*wrapped && from != NO_POS && (forward ? p > from : p < from))
-			return NO_POS;
-		if (search_hit(a, p, NULL, NULL))
-			return p;
-		if (*wrapped && p == from)
-			return NO_POS;
+	a->seek = (struct seek){.on = true, .forward = forward, .preview = preview, .from = from, .at = from};
+}
+
+/* The search ends: on an event, or NO_POS when there is none. */
+static void seek_end(struct app *a, uint64_t pos)
+{
+	struct seek *s = &a->seek;
+	s->on = false;
+	if (s->preview) {
+		if (pos != NO_POS)
+			select_pos(a, pos);
+	} else if (pos == NO_POS) {
+		message(a, true, "pattern not found: %s", a->search.spec);
+	} else {
+		jump_to(a, pos);
+		if (s->wrapped)
+			message(a, false, "search wrapped %s", s->forward ? "to the start" : "to the end");
 	}
-	return NO_POS;
+}
+
+bool search_step(struct app *a, uint64_t budget_ns)
+{
+	struct seek *s = &a->seek;
+	uint64_t deadline = now_ns() + budget_ns;
+	for (uint64_t n = 0; s->on; n++) {
+		if (n && now_ns() >= deadline) /* (at least one event per step) */
+			return true;
+		if (s->preview && s->looked >= PREVIEW_SCAN) {
+			s->on = false; /* while typing, look near the cursor only */
+			break;
+		}
+		uint64_t p = s->forward ? vis_next(a, s->at) : vis_prev(a, s->at);
+		if (p == NO_POS) {
+			p = s->forward ? vis_first(a) : vis_last(a);
+			if (s->wrapped || p == NO_POS) {
+				seek_end(a, NO_POS);
+				break;
+			}
+			s->wrapped = true;
+		}
+		if (s->wrapped && s->from != NO_POS && (s->forward ? p > s->from : p < s->from)) {
+			seek_end(a, NO_POS); /* went all the way round */
+			break;
+		}
+		s->at = p;
+		s->looked++;
+		if (search_hit(a, p))
+			seek_end(a, p);
+		else if (s->wrapped && p == s->from)
+			seek_end(a, NO_POS);
+	}
+	return false;
+}
+
+bool search_cancel(struct app *a)
+{
+	if (!a->seek.on)
+		return false;
+	a->seek.on = false;
+	message(a, false, "search cancelled");
+	return true;
 }
 
 void search_next(struct app *a, bool forward)
 {
-	if (!a->search) {
+	if (!a->search.spec) {
 		message(a, false, "no search yet: / starts one");
 		return;
 	}
-	bool wrapped;
-	uint64_t p = find_match(a, a->sel, forward, UINT64_MAX, &wrapped);
-	if (p == NO_POS) {
-		message(a, true, "pattern not found: %s", a->search_text ? a->search_text : "");
-		return;
+	seek_start(a, a->sel, forward, false);
+}
+
+/* The search as typed (a spec), or false and a->prompt.error. */
+static bool search_set(struct app *a, const char *spec)
+{
+	struct filter f;
+	char *err = NULL;
+	if (!filter_parse(&f, spec, &err)) {
+		free(a->prompt.error);
+		a->prompt.error = err;
+		return false;
 	}
-	jump_to(a, p);
-	if (wrapped)
-		message(a, false, "search wrapped %s", forward ? "to the start" : "to the end");
+	filter_free(&a->search);
+	a->search = f;
+	return true;
 }
 
 /* ---- commands ------------------------------------------------------------- */
@@ -187,6 +234,8 @@ static void command(struct app *a, const char *cmd)
 		cmd++;
 	if (!strcmp(cmd, "q") || !strcmp(cmd, "quit")) {
 		a->quit = true;
+	} else if (!strcmp(cmd, "messages") || !strcmp(cmd, "mes")) {
+		open_view(a, V_MESSAGES);
 	} else if (!strncmp(cmd, "goto ", 5)) {
 		struct tspec t;
 		if (!tspec_parse(cmd + 5, strlen(cmd + 5), &t)) {
@@ -214,7 +263,7 @@ static void command(struct app *a, const char *cmd)
 		free(err);
 		buf_free(&spec);
 	} else if (*cmd) {
-		message(a, true, "unknown command: %.60s (goto TIME, range A B, q)", cmd);
+		message(a, true, "unknown command: %.60s (goto TIME, range A B, messages, q)", cmd);
 	}
 }
 
@@ -277,15 +326,10 @@ static void accept(struct app *a)
 			search_next(a, forward);
 			break;
 		}
-		char *err = NULL;
-		struct pattern *re = pattern_new(text, &err);
-		if (!re) {
-			message(a, true, "bad pattern %s", err);
-			free(err);
+		if (!search_set(a, text)) {
+			message(a, true, "bad search: %s", a->prompt.error);
 			break;
 		}
-		pattern_free(a->search);
-		a->search = re;
 		free(a->search_text);
 		a->search_text = xstrdup(text);
 		a->sel = p->origin; /* search from where the prompt opened */
@@ -320,16 +364,8 @@ static void preview(struct app *a)
 		p->error = err;
 		return;
 	}
-	struct pattern *re = pattern_new(buf_str(&p->text), &err);
-	p->error = err;
-	if (!re)
-		return;
-	pattern_free(a->search);
-	a->search = re;
-	bool wrapped;
-	uint64_t m = find_match(a, p->origin, p->kind == PROMPT_SEARCH, PREVIEW_SCAN, &wrapped);
-	if (m != NO_POS)
-		select_pos(a, m);
+	if (search_set(a, buf_str(&p->text)))
+		seek_start(a, p->origin, p->kind == PROMPT_SEARCH, true);
 }
 
 static void cancel(struct app *a)
@@ -340,14 +376,14 @@ static void cancel(struct app *a)
 	if (!search)
 		return;
 	/* back to where we were, and to the accepted search */
+	a->seek.on = false;
 	if (p->origin != NO_POS)
 		select_pos(a, p->origin);
-	pattern_free(a->search);
-	a->search = NULL;
+	filter_free(&a->search);
 	if (a->search_text) {
 		char *err = NULL;
-		a->search = pattern_new(a->search_text, &err);
-		free(err);
+		if (!filter_parse(&a->search, a->search_text, &err))
+			free(err);
 	}
 }
 
@@ -460,19 +496,19 @@ void prompt_draw(struct app *a)
 	draw_fill(y, 0, a->cols, " ");
 	struct buf b = {0};
 	buf_adds(&b, prefix[p->kind]);
-	esc_term(&b, buf_str(&p->text), p->text.len);
+	esc_typed(&b, buf_str(&p->text), p->text.len);
 	int w = draw_text(y, 0, a->cols - 1, b.p, b.len);
 	if (p->error) {
 		draw_role(R_ERROR);
 		buf_reset(&b);
 		buf_adds(&b, "  ");
-		esc_term(&b, p->error, strlen(p->error));
+		esc_typed(&b, p->error, strlen(p->error));
 		draw_text(y, w, a->cols - w, b.p, b.len);
 	}
 	/* the cursor: where the next character goes */
 	struct buf head = {0};
 	buf_adds(&head, prefix[p->kind]);
-	esc_term(&head, buf_str(&p->text), p->cursor);
+	esc_typed(&head, buf_str(&p->text), p->cursor);
 	int cx = MIN(text_width(head.p, head.len), a->cols - 1);
 	draw_role(R_CURSOR);
 	mvaddch(y, cx, p->cursor < p->text.len && (uint8_t)p->text.p[p->cursor] < 0x80 ? (chtype)p->text.p[p->cursor] : ' ');
@@ -508,6 +544,9 @@ void status_draw(struct app *a)
 	uint64_t n = model_count(a->m);
 	if (vis_pending(a))
 		buf_printf(&right, " | filtering %llu%% (Esc cancels)", (unsigned long long)(a->vis.done * 100 / (n ? n : 1)));
+	else if (a->seek.on && !a->seek.preview)
+		buf_printf(&right, " | searching %llu%% (Esc cancels)",
+			   (unsigned long long)MIN(99, a->seek.looked * 100 / MAX(1, vis_count(a))));
 	if (a->follow && a->paused) {
 		buf_adds(&right, " | paused, ");
 		fmt_count(&right, a->arrived);
@@ -532,15 +571,19 @@ void status_draw(struct app *a)
 		if (i == 2)
 			buf_printf(&left, "%zu more", a->t->nsrc - 2);
 	}
-	int rw = text_width(right.p, right.len);
-	int lw = draw_text(y, 0, MAX(0, a->cols - rw - 1) / (a->msg[0] ? 3 : 1), left.p, left.len);
-	if (a->msg[0]) {
-		struct buf m = {0};
-		esc_term(&m, a->msg, strlen(a->msg));
+	/* A message goes before the file names: they give way first, then it
+	 * is cut, ending in an ellipsis (M lists every message whole). */
+	int rw = text_width(right.p, right.len), room = MAX(0, a->cols - rw - 1);
+	struct buf m = {0};
+	esc_typed(&m, a->msg, strlen(a->msg));
+	int mw = text_width(m.p, m.len);
+	int lroom = m.len ? room - mw - 2 : room, lwant = text_width(left.p, left.len);
+	int lw = lroom >= MIN(lwant, 12) ? draw_clipped(a, y, 0, lroom, left.p, left.len) : 0;
+	if (m.len) {
 		draw_role(a->msg_error ? R_ERROR : R_STATUS_MSG);
-		draw_text(y, lw + 2, a->cols - rw - lw - 3, m.p, m.len);
-		buf_free(&m);
+		draw_clipped(a, y, lw ? lw + 2 : 0, room - (lw ? lw + 2 : 0), m.p, m.len);
 	}
+	buf_free(&m);
 	draw_role(R_STATUS);
 	draw_text(y, MAX(0, a->cols - rw), rw, right.p, right.len);
 	buf_free(&right);

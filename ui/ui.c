@@ -287,7 +287,7 @@ static void draw(struct app *a)
 
 /* ---- actions -------------------------------------------------------------- */
 
-static void open_view(struct app *a, enum view_id v)
+void open_view(struct app *a, enum view_id v)
 {
 	if (a->depth && a->stack[a->depth - 1] == v)
 		return;
@@ -324,7 +324,8 @@ static void toggle_follow(struct app *a)
 		}
 		trace_watch(a->t);
 		a->loading = true;
-		jump_to(a, vis_last(a));
+		if (a->sel != NO_POS) /* (at start the first load selects the last event) */
+			jump_to(a, vis_last(a));
 		message(a, false, "following: new events appear as they are written (F stops)");
 	} else {
 		message(a, false, "stopped following");
@@ -355,6 +356,7 @@ static bool global_action(struct app *a, enum action act)
 		return true;
 	case ACT_INFO: open_view(a, V_INFO); return true;
 	case ACT_HELP: open_view(a, V_HELP); return true;
+	case ACT_MESSAGES: open_view(a, V_MESSAGES); return true;
 	case ACT_FILTERS: open_view(a, V_FILTERS); return true;
 	case ACT_JUMP_BACK: jump_history(a, -1); return true;
 	case ACT_JUMP_FORWARD: jump_history(a, +1); return true;
@@ -379,6 +381,7 @@ static bool global_action(struct app *a, enum action act)
 		a->abs_time = !a->abs_time;
 		message(a, false, a->abs_time ? "absolute times" : "times relative to the first event");
 		return true;
+	case ACT_INTERRUPT: message(a, false, "nothing to interrupt (q quits)"); return true;
 	case ACT_REDRAW: clearok(curscr, TRUE); return true;
 	case ACT_SUSPEND: suspend(a); return true;
 	default: return false;
@@ -453,7 +456,7 @@ static void key(struct app *a, TermKeyKey *k)
 		return;
 	}
 	enum action act = keymap_lookup(a->km, top_view(a), k);
-	if (act == ACT_BACK && filter_cancel(a))
+	if ((act == ACT_BACK || act == ACT_INTERRUPT) && (search_cancel(a) || filter_cancel(a)))
 		return;
 	do_action(a, act);
 }
@@ -572,10 +575,11 @@ static void after_load(struct app *a, uint64_t before, bool was_at_end)
 		lanes_fit(a);
 		a->window_set = true;
 	}
-	refresh_selection(a);
-	if (a->sel == NO_POS) {
+	if (a->sel == NO_POS) /* the first events: following starts at the end */
 		select_pos(a, a->follow ? vis_last(a) : vis_first(a));
-	} else if (a->follow && n > before) {
+	else
+		refresh_selection(a);
+	if (a->sel != NO_POS && a->follow && n > before) {
 		if (was_at_end && !a->paused) {
 			select_pos(a, vis_last(a)); /* at the end: move with the new events */
 		} else {
@@ -751,7 +755,7 @@ static void loop(struct app *a)
 			}
 			break;
 		}
-		bool busy = a->loading || vis_pending(a); /* else poll sleeps until something happens */
+		bool busy = a->loading || vis_pending(a) || a->seek.on; /* else poll sleeps until something happens */
 		struct pollfd p[2 + 16] = {{fileno(term.tty), POLLIN, 0}, {term.sigpipe[0], POLLIN, 0}};
 		nfds_t np = 2 + trace_poll_fds(a->t, p + 2, ARRAY_LEN(p) - 2);
 		int wait_ms = -1;
@@ -798,6 +802,8 @@ static void loop(struct app *a)
 		else if (vis_pending(a)) {
 			vis_step(a, SLICE_NS);
 			refresh_selection(a); /* off an event the filter hid */
+		} else if (a->seek.on) {
+			search_step(a, SLICE_NS); /* after the filters: it walks what they show */
 		}
 		if (a->fs->too_expensive) {
 			a->fs->too_expensive = false;
@@ -884,6 +890,8 @@ int ui_run(struct trace *t, struct filterset *fs, const struct cli *c)
 				while (vis_step(a, SLICE_NS)) /* filters finish before the next step */
 					;
 			refresh_selection(a);
+			while (search_step(a, partial ? 0 : SLICE_NS) && !partial) /* and searches */
+				;
 			if (timing) {
 				draw(a);
 				line[strcspn(line, "\r\n")] = 0;
@@ -916,8 +924,9 @@ int ui_run(struct trace *t, struct filterset *fs, const struct cli *c)
 	free(a->type_role);
 	free(a->hist);
 	buf_free(&a->page);
+	buf_free(&a->messages);
 	prompt_free(a);
-	pattern_free(a->search);
+	filter_free(&a->search);
 	free(a->search_text);
 	trace_report(t);
 	return !trace_any_readable(t) ? 1 : trace_damaged(t) ? 3 : 0;
