@@ -66,6 +66,25 @@ S
 like "$SCREEN" 'truncated: its 3 events are gone' "truncation is noticed, with a message"
 like "$SCREEN" '#2/2' "and the file is read again from its start"
 
+# truncated while paused: the cursor stays on its event when that is read
+# again, and "N new" counts what is after the last event seen, not the reread
+spec 1 3 | "$TBIN/ptwrite" live.pt
+cp live.pt first3.pt
+scenario trunc-paused -f live.pt <<'S'
+Tab
+k
+shell cat more.pt >> live.pt
+check
+dump trunc-paused1.txt
+shell : > live.pt
+check
+shell cat first3.pt more.pt rest.pt >> live.pt
+check
+S
+like "$(cat trunc-paused1.txt)" '#2/5 .*paused, 2 new' "paused: 2 new"
+like "$SCREEN" 'live.pt was truncated' "truncated while paused: said"
+like "$SCREEN" '#2/7 .*paused, 4 new' "the cursor stays on its event, and 4 are new (not the 7 read again)"
+
 spec 1 3 | "$TBIN/ptwrite" live.pt
 scenario rotate -f live.pt <<'S'
 Tab

@@ -151,7 +151,7 @@ struct app {
 	bool loading;
 	bool follow;
 	bool paused;        /* following, but the user scrolled away */
-	uint64_t arrived;   /* events that came in while paused */
+	struct evref pause_mark; /* the last event there when following paused: what is after it is new */
 	uint64_t notices;   /* the trace's notices already shown */
 	uint64_t damage_told; /* damage reports already told on the status line */
 	bool quit;
@@ -177,6 +177,7 @@ uint64_t vis_nearest(struct app *a, uint64_t pos); /* pos if visible, else the n
 void select_pos(struct app *a, uint64_t pos);
 void jump_to(struct app *a, uint64_t pos); /* select, remembering where we were */
 bool at_end(struct app *a); /* the selection is the last visible event */
+uint64_t follow_new(struct app *a); /* following, paused: the events that came since */
 void jump_history(struct app *a, int dir);
 void set_mark(struct app *a, int letter);
 void goto_mark(struct app *a, int letter);

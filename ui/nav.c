@@ -317,6 +317,14 @@ void jump_to(struct app *a, uint64_t pos)
 
 bool at_end(struct app *a) { return a->sel == NO_POS || a->sel == vis_last(a); }
 
+uint64_t follow_new(struct app *a)
+{
+	uint64_t pos;
+	if (!ref_pos(a, &a->pause_mark, &pos)) /* gone (the file was truncated): after the cursor */
+		pos = a->sel;
+	return pos == NO_POS ? vis_count(a) : vis_count(a) - MIN(vis_count(a), vis_rank(a, pos + 1));
+}
+
 void jump_history(struct app *a, int dir)
 {
 	if (dir < 0) {

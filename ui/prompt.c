@@ -549,7 +549,7 @@ void status_draw(struct app *a)
 			   (unsigned long long)MIN(99, a->seek.looked * 100 / MAX(1, vis_count(a))));
 	if (a->follow && a->paused) {
 		buf_adds(&right, " | paused, ");
-		fmt_count(&right, a->arrived);
+		fmt_count(&right, follow_new(a));
 		buf_adds(&right, " new (G resumes)");
 	} else if (a->follow) {
 		buf_adds(&right, " | FOLLOW");

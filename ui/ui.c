@@ -309,13 +309,11 @@ static void toggle_follow(struct app *a)
 	if (a->follow && a->paused) { /* F while paused: back to the end */
 		jump_to(a, vis_last(a));
 		a->paused = false;
-		a->arrived = 0;
 		return;
 	}
 	a->follow = !a->follow;
 	a->t->follow = a->follow;
 	a->paused = false;
-	a->arrived = 0;
 	if (a->follow) {
 		for (size_t i = 0; i < a->t->nin; i++) {
 			struct input *in = a->t->in[i];
@@ -391,10 +389,8 @@ static bool global_action(struct app *a, enum action act)
 static void do_action(struct app *a, enum action act)
 {
 	a->msg[0] = 0;
-	if (a->follow && act == ACT_LAST) {
+	if (a->follow && act == ACT_LAST)
 		a->paused = false;
-		a->arrived = 0;
-	}
 	bool done = false;
 	switch (top_view(a)) {
 	case V_LANES: done = lanes_action(a, act); break;
@@ -564,7 +560,8 @@ static void tell_damage(struct app *a)
 		n > 1 ? "s" : "");
 }
 
-static void after_load(struct app *a, uint64_t before, bool was_at_end)
+/* was_last: the last visible event before this load */
+static void after_load(struct app *a, uint64_t before, bool was_at_end, struct evref was_last)
 {
 	lanes_sync(a);
 	uint64_t n = model_count(a->m);
@@ -575,16 +572,16 @@ static void after_load(struct app *a, uint64_t before, bool was_at_end)
 		lanes_fit(a);
 		a->window_set = true;
 	}
-	if (a->sel == NO_POS) /* the first events: following starts at the end */
+	if (a->sel == NO_POS && !a->sel_ref.set) /* the first events: following starts at the end */
 		select_pos(a, a->follow ? vis_last(a) : vis_first(a));
-	else
+	else /* (back on its event if a truncated file brought it back) */
 		refresh_selection(a);
 	if (a->sel != NO_POS && a->follow && n > before) {
 		if (was_at_end && !a->paused) {
 			select_pos(a, vis_last(a)); /* at the end: move with the new events */
-		} else {
+		} else if (!a->paused) {
 			a->paused = true; /* scrolled away: hold still, count what arrives */
-			a->arrived += n - before;
+			a->pause_mark = was_last;
 		}
 	}
 	if (a->t->notices != a->notices) {
@@ -604,10 +601,11 @@ static void load_step(struct app *a, uint64_t budget_ns, bool wait)
 {
 	uint64_t before = model_count(a->m);
 	bool was_at_end = at_end(a);
+	struct evref was_last = ref_of(a, vis_last(a));
 	a->loading = trace_step(a->t, budget_ns, wait);
 	if (model_count(a->m) != before || model_generation(a->m) != a->vis.gen || !a->loading ||
 	    a->t->notices != a->notices)
-		after_load(a, before, was_at_end);
+		after_load(a, before, was_at_end, was_last);
 	tell_damage(a);
 }
 
