@@ -27,6 +27,7 @@ wait_for() {
 
 tm new-session -d -s "$S" -x 80 -y 24 "TERM=xterm-256color '$TTV' '$TMP/t.pt'; echo \"exit=\$?\"; sleep 30"
 wait_for "2 lanes"; ok $? "the viewer starts in a terminal (lanes view)"
+like "$(screen | tail -1)" '2 events in 2 lanes; \? shows the keys, q quits' "the first screen says what is there and where the keys are"
 tm send-keys -t "$S" Tab
 wait_for "TIME"; ok $? "Tab switches to the list"
 # A lone Esc acts within libtermkey's wait time (it once waited for the

@@ -145,15 +145,26 @@ TTV_SCRIPT=$TMP/missing.script "$TTV" "$SAMPLES/dial9/upstream_legacy_TOKIOTRC_2
 is "$?" 1 "legacy TOKIOTRC: exit 1"
 like "$(cat "$TMP/tokio.err")" 'legacy TOKIOTRC v14 format .*not supported' "legacy TOKIOTRC: says why"
 ok "$(test ! -e "$TMP/missing.txt"; echo $?)" "legacy TOKIOTRC: no screen"
+# the first screen: on the first timeline event (not the metadata before
+# it), saying how many events and lanes there are and where the keys are
+scenario first-timed "$SAMPLES/htdump/small.htdump" </dev/null
+like "$SCREEN" '167 events in 6 lanes; \? shows the keys, q quits' "the first screen says the counts and ? for the keys"
+like "$SCREEN" '#3/167 -0\.000013229$' "and opens on the first timeline event, after the metadata"
+scenario first-timed-key "$SAMPLES/htdump/small.htdump" <<'S'
+Tab
+S
+unlike "$SCREEN" 'shows the keys' "the first key takes the hint away"
 # every message is kept: M (and :messages) lists them, oldest first, with times
 printf 'Tab\n&\ntype (unclosed\nEnter\n/\ntype nothing-matches-this\nEnter\nM\ndump %s\nq\n:\ntype messages\nEnter\ndump %s\n' \
 	"$TMP/messages.txt" "$TMP/messages2.txt" >"$TMP/messages.script"
 (cd "$TMP" && TTV_SCRIPT=$TMP/messages.script "$TTV" "$V" >/dev/null 2>&1)
 like "$(cat "$TMP/messages.txt")" '^messages, oldest first' "M opens the messages view"
-like "$(sed -n 3p "$TMP/messages.txt")" '^[0-9]{2}:[0-9]{2}:[0-9]{2}  error: bad filter: at offset 9: missing closing parenthesis' \
-	"an error message, whole, with its time"
-like "$(sed -n 4p "$TMP/messages.txt")" '  error: pattern not found: nothing-matches-this$' "the next one below it"
-is "$(sed -n 3,4p "$TMP/messages2.txt")" "$(sed -n 3,4p "$TMP/messages.txt")" ":messages shows the same"
+like "$(sed -n 3p "$TMP/messages.txt")" '^[0-9]{2}:[0-9]{2}:[0-9]{2}  10 events in 3 lanes; \? shows the keys' \
+	"the first screen's message first, with its time"
+like "$(sed -n 4p "$TMP/messages.txt")" '^[0-9]{2}:[0-9]{2}:[0-9]{2}  error: bad filter: at offset 9: missing closing parenthesis' \
+	"an error message, whole"
+like "$(sed -n 5p "$TMP/messages.txt")" '  error: pattern not found: nothing-matches-this$' "the next one below it"
+is "$(sed -n 3,5p "$TMP/messages2.txt")" "$(sed -n 3,5p "$TMP/messages.txt")" ":messages shows the same"
 # with several paths, what can be read opens, and what could not is said
 scenario some-unreadable "$V" text.txt <<'S'
 S

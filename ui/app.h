@@ -155,6 +155,8 @@ struct app {
 	uint64_t notices;   /* the trace's notices already shown */
 	uint64_t damage_told; /* damage reports already told on the status line */
 	bool quit;
+	bool touched; /* a key or click came: the first screen's choices stop */
+	bool hinted;  /* the first screen's counts and keys were said */
 };
 
 #define LANE_HIDDEN 1

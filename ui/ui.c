@@ -404,6 +404,8 @@ static void do_action(struct app *a, enum action act)
 /* A mouse report: SGR button code, press (true) or release, 0-based cell. */
 static void mouse(struct app *a, int code, bool press, int line, int col)
 {
+	a->touched = true;
+	a->msg[0] = 0;
 	if (!press || code & 32) /* releases and motion carry no command */
 		return;
 	int button = code & ~(4 | 8 | 16); /* without shift, meta, ctrl */
@@ -423,6 +425,7 @@ static void mouse(struct app *a, int code, bool press, int line, int col)
 
 static void key(struct app *a, TermKeyKey *k)
 {
+	a->touched = true;
 	if (k->type == TERMKEY_TYPE_UNKNOWN_CSI) {
 		long args[4];
 		size_t nargs = 4;
@@ -560,6 +563,45 @@ static void tell_damage(struct app *a)
 		n > 1 ? "s" : "");
 }
 
+/* The first visible event on the timeline: symbol tables, class
+ * descriptions and other metadata come first in many traces. */
+#define METADATA_SCAN 100000 /* looked at before giving up: the first event then */
+
+static uint64_t first_timed(struct app *a)
+{
+	uint64_t p = vis_first(a);
+	for (int n = 0; p != NO_POS && n < METADATA_SCAN; n++, p = vis_next(a, p)) {
+		struct event e;
+		model_get(a->m, p, &e);
+		if (!trace_untimed(a->t, &e))
+			return p;
+	}
+	return vis_first(a);
+}
+
+/* The first screen says what is there and where the keys are, as lnav does;
+ * once everything is read it says how much. */
+#define HINT_KEYS "? shows the keys, q quits"
+
+static void hint(struct app *a)
+{
+	/* (not over another message, but over its own "reading…" one) */
+	if (a->touched || a->hinted || (a->msg[0] && !strstr(a->msg, HINT_KEYS)))
+		return;
+	struct buf b = {0};
+	if (a->loading) {
+		buf_adds(&b, "reading; ");
+	} else {
+		a->hinted = true;
+		fmt_count(&b, vis_count(a));
+		buf_printf(&b, " event%s in %u lane%s; ", vis_count(a) == 1 ? "" : "s", model_nlanes(a->m),
+			   model_nlanes(a->m) == 1 ? "" : "s");
+	}
+	buf_adds(&b, HINT_KEYS);
+	message(a, false, "%s", b.p);
+	buf_free(&b);
+}
+
 /* was_last: the last visible event before this load */
 static void after_load(struct app *a, uint64_t before, bool was_at_end, struct evref was_last)
 {
@@ -573,7 +615,9 @@ static void after_load(struct app *a, uint64_t before, bool was_at_end, struct e
 		a->window_set = true;
 	}
 	if (a->sel == NO_POS && !a->sel_ref.set) /* the first events: following starts at the end */
-		select_pos(a, a->follow ? vis_last(a) : vis_first(a));
+		select_pos(a, a->follow ? vis_last(a) : first_timed(a));
+	else if (!a->touched && !a->follow) /* untouched: on the first timeline event as more is read */
+		select_pos(a, first_timed(a));
 	else /* (back on its event if a truncated file brought it back) */
 		refresh_selection(a);
 	if (a->sel != NO_POS && a->follow && n > before) {
@@ -595,6 +639,7 @@ static void after_load(struct app *a, uint64_t before, bool was_at_end, struct e
 			message(a, true, "%s", w.p);
 		buf_free(&w);
 	}
+	hint(a);
 }
 
 static void load_step(struct app *a, uint64_t budget_ns, bool wait)
