@@ -96,6 +96,17 @@ gone_within 10 "$PID"; ok $? "following: ttv ends within a second of its termina
 kill $writer
 wait $writer 2>/dev/null
 
+# reading a pipe that is still open (the viewer is loading)
+S=ttv-hup-$$-pipe
+rm -f pid
+tm new-session -d -s "$S" -x 80 -y 24 "(cat '$TMP/t.pt'; exec sleep 30) | (TERM=xterm-256color '$TTV' - & echo \$! >'$TMP/pid'; wait)"
+i=0
+while [ ! -s pid ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+PID=$(cat pid)
+wait_for "2 lanes"; r=$?; ok $r "reading a pipe still open"; [ $r = 0 ] || screen | sed "s/^/# /"
+tm kill-server
+gone_within 10 "$PID"; ok $? "reading a pipe: ttv ends within a second of its terminal going away"
+
 start prompt t.pt
 wait_for "2 lanes"
 tm send-keys -t "$S" / 'alp'

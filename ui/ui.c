@@ -859,7 +859,10 @@ static void loop(struct app *a)
 int ui_run(struct trace *t, struct filterset *fs, const struct cli *c)
 {
 	setlocale(LC_ALL, "");
-	struct app app = {.t = t, .m = t->m, .fs = fs, .base = V_LANES, .sel = NO_POS, .list_top = NO_POS, .loading = true};
+	/* (the visible set is of no generation yet: the first load step sets up
+	 * the views even when main()'s first look read everything there is) */
+	struct app app = {.t = t, .m = t->m, .fs = fs, .base = V_LANES, .sel = NO_POS, .list_top = NO_POS, .loading = true,
+			  .vis.gen = UINT64_MAX};
 	struct app *a = &app;
 	const char *script = getenv("TTV_SCRIPT");
 	a->scripted = script && *script;
