@@ -151,6 +151,7 @@ struct app {
 	bool loading;
 	bool follow;
 	bool paused;        /* following, but the user scrolled away */
+	bool end_held;      /* following at the end when a file was looked at (a truncation may drop the event) */
 	struct evref pause_mark; /* the last event there when following paused: what is after it is new */
 	uint64_t notices;   /* the trace's notices already shown */
 	uint64_t damage_told; /* damage reports already told on the status line */

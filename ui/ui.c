@@ -405,6 +405,7 @@ static void do_action(struct app *a, enum action act)
 static void mouse(struct app *a, int code, bool press, int line, int col)
 {
 	a->touched = true;
+	a->end_held = false;
 	a->msg[0] = 0;
 	if (!press || code & 32) /* releases and motion carry no command */
 		return;
@@ -426,6 +427,7 @@ static void mouse(struct app *a, int code, bool press, int line, int col)
 static void key(struct app *a, TermKeyKey *k)
 {
 	a->touched = true;
+	a->end_held = false; /* the user may move away from the end */
 	if (k->type == TERMKEY_TYPE_UNKNOWN_CSI) {
 		long args[4];
 		size_t nargs = 4;
@@ -621,6 +623,7 @@ static void after_load(struct app *a, uint64_t before, bool was_at_end, struct e
 	else /* (back on its event if a truncated file brought it back) */
 		refresh_selection(a);
 	if (a->sel != NO_POS && a->follow && n > before) {
+		a->end_held = false;
 		if (was_at_end && !a->paused) {
 			select_pos(a, vis_last(a)); /* at the end: move with the new events */
 		} else if (!a->paused) {
@@ -642,10 +645,19 @@ static void after_load(struct app *a, uint64_t before, bool was_at_end, struct e
 	hint(a);
 }
 
+/* Look at the files (truncated, replaced, gone): a truncated file's events
+ * are dropped, so whether the selection was at the end is taken first, and
+ * held until events come again. */
+static bool check_files(struct app *a, bool woken)
+{
+	a->end_held |= a->follow && at_end(a);
+	return trace_check(a->t, woken);
+}
+
 static void load_step(struct app *a, uint64_t budget_ns, bool wait)
 {
 	uint64_t before = model_count(a->m);
-	bool was_at_end = at_end(a);
+	bool was_at_end = at_end(a) || a->end_held;
 	struct evref was_last = ref_of(a, vis_last(a));
 	a->loading = trace_step(a->t, budget_ns, wait);
 	if (model_count(a->m) != before || model_generation(a->m) != a->vis.gen || !a->loading ||
@@ -690,7 +702,7 @@ static bool script_step(struct app *a, char *line)
 	} else if (!strcmp(line, "check")) {
 		/* look at the files now, as the loop does when woken */
 		a->t->last_check = 0;
-		trace_check(a->t, true);
+		check_files(a, true);
 		a->loading = true;
 		while (a->loading)
 			load_step(a, SLICE_NS, false);
@@ -700,7 +712,7 @@ static bool script_step(struct app *a, char *line)
 		while (model_count(a->m) == before && now_ns() < until) {
 			struct pollfd p[17];
 			poll(p, trace_poll_fds(a->t, p, ARRAY_LEN(p)), 100);
-			trace_check(a->t, true);
+			check_files(a, true);
 			a->loading = true;
 			while (a->loading)
 				load_step(a, SLICE_NS, false);
@@ -784,7 +796,7 @@ static void loop(struct app *a)
 		 * input (trace_check reads what is gone again), redraw */
 		if (sigsetjmp(trace_bus_jmp, 1)) {
 			a->t->last_check = 0;
-			trace_check(a->t, false);
+			check_files(a, false);
 			a->loading = true;
 			message(a, true, "a file shrank while it was read: looked at every file again");
 		}
@@ -835,7 +847,7 @@ static void loop(struct app *a)
 				streams |= ready;
 		}
 		if (a->follow) {
-			if (trace_check(a->t, woken) || streams)
+			if (check_files(a, woken) || streams)
 				a->loading = true;
 		} else if (streams) {
 			a->loading = true;
