@@ -112,10 +112,10 @@ void dump_json(struct trace *t, const struct event *e, struct buf *b)
 	buf_addc(b, '}');
 }
 
-void event_detail(struct trace *t, const struct event *e, struct buf *b)
+void event_detail(struct trace *t, const struct event *e, struct buf *b, int width)
 {
 	struct tree_sink ts;
-	tree_sink_init(&ts, b);
+	tree_sink_init(&ts, b, width);
 	void *st;
 	const struct decoder *d = trace_decoder_of(t, e, &st);
 	struct event own = trace_own(t, e);
@@ -405,7 +405,7 @@ void info_text(struct trace *t, struct buf *b)
 		if (s->dec && s->dec->info) {
 			struct buf d = {0};
 			struct tree_sink ts;
-			tree_sink_init(&ts, &d);
+			tree_sink_init(&ts, &d, 0);
 			s->dec->info((struct source *)s, &ts.s);
 			for (const char *p = buf_str(&d); *p;) {
 				const char *nl = strchr(p, '\n');

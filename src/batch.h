@@ -26,7 +26,7 @@ void info_json(struct trace *t, struct buf *b);
 bool clock_warning(struct trace *t, struct buf *b);
 
 /* Detail of one event as lines `name: value` (also used by the detail view). */
-void event_detail(struct trace *t, const struct event *e, struct buf *b);
+void event_detail(struct trace *t, const struct event *e, struct buf *b, int width);
 /* One --dump line (without newline). */
 void dump_line(struct trace *t, const struct event *e, int64_t base, struct buf *b);
 void dump_json(struct trace *t, const struct event *e, struct buf *b);

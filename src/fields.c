@@ -1,5 +1,7 @@
 #include "src/fields.h"
 
+#include <stdlib.h>
+
 #include "src/esc.h"
 
 #define MAX_DEPTH 31
@@ -178,15 +180,58 @@ void line_sink_init(struct line_sink *l, struct buf *b) { *l = (struct line_sink
 
 /* ---- one field per line --------------------------------------------------- */
 
+#define GRID_MIN 4      /* fields: fewer stay one a line */
+#define GRID_CELL_MAX 28 /* a field wider than this keeps its line */
+
+/* The lines of an object of plain values, [from, b->len), each `indent
+ * name: value`, laid out row by row in columns that fit t->width. */
+static void tree_grid(struct tree_sink *t, size_t from, unsigned indent)
+{
+	struct buf *b = t->b;
+	size_t n = 0, cell = 0;
+	for (size_t i = from; i < b->len; i++) {
+		size_t start = i;
+		while (b->p[i] != '\n')
+			i++;
+		cell = MAX(cell, i - start - indent);
+		n++;
+	}
+	int cols = (int)(((size_t)t->width - indent + 2) / (cell + 2));
+	if (n < GRID_MIN || cell > GRID_CELL_MAX || cols < 2)
+		return;
+	char *lines = xstrndup(b->p + from, b->len - from);
+	b->len = from;
+	size_t k = 0;
+	for (const char *p = lines; *p; k++) {
+		const char *nl = strchr(p, '\n');
+		size_t len = (size_t)(nl - p) - indent;
+		if (k % (size_t)cols == 0)
+			buf_printf(b, "%*s", (int)indent, "");
+		buf_add(b, p + indent, len);
+		bool last = k % (size_t)cols == (size_t)cols - 1 || !nl[1];
+		if (last)
+			buf_addc(b, '\n');
+		else
+			buf_printf(b, "%*s", (int)(cell - len + 2), "");
+		p = nl + 1;
+	}
+	free(lines);
+}
+
 static void tree_put(struct fsink *s, const struct field *f)
 {
 	struct tree_sink *t = (struct tree_sink *)s;
 	struct buf *b = t->b;
 	if (f->kind == FK_END) {
-		if (t->depth)
+		if (t->depth) {
+			if (t->width && t->obj_plain[t->depth] && !t->in_arr[t->depth])
+				tree_grid(t, t->obj_start[t->depth], 2 * t->depth);
 			t->depth--;
+		}
 		return;
 	}
+	if (f->kind == FK_OBJ || f->kind == FK_ARR)
+		t->obj_plain[t->depth] = false; /* the enclosing object has more than plain values */
 	for (unsigned i = 0; i < t->depth; i++)
 		buf_adds(b, "  ");
 	if (t->in_arr[t->depth])
@@ -199,6 +244,8 @@ static void tree_put(struct fsink *s, const struct field *f)
 			t->depth++;
 			t->in_arr[t->depth] = f->kind == FK_ARR;
 			t->arr_index[t->depth] = 0;
+			t->obj_start[t->depth] = b->len;
+			t->obj_plain[t->depth] = true;
 		}
 		return;
 	}
@@ -225,4 +272,7 @@ static void tree_put(struct fsink *s, const struct field *f)
 	buf_addc(b, '\n');
 }
 
-void tree_sink_init(struct tree_sink *t, struct buf *b) { *t = (struct tree_sink){.s.put = tree_put, .b = b}; }
+void tree_sink_init(struct tree_sink *t, struct buf *b, int width)
+{
+	*t = (struct tree_sink){.s.put = tree_put, .b = b, .width = width};
+}

@@ -119,14 +119,19 @@ struct line_sink {
 };
 void line_sink_init(struct line_sink *l, struct buf *b);
 
-/* One field per line, `name: value unit (meaning)`, indented by nesting (detail view). */
+/* One field per line, `name: value unit (meaning)`, indented by nesting
+ * (detail view).  With a width, an object of four or more short plain
+ * values (registers) is laid out in columns that fit it. */
 struct tree_sink {
 	struct fsink s;
 	struct buf *b;
 	unsigned depth;
 	unsigned arr_index[32];
 	bool in_arr[32];
+	int width;            /* 0: one field per line */
+	size_t obj_start[32]; /* per depth: where the object's fields begin in b */
+	bool obj_plain[32];   /* per depth: only plain values so far */
 };
-void tree_sink_init(struct tree_sink *t, struct buf *b);
+void tree_sink_init(struct tree_sink *t, struct buf *b, int width);
 
 #endif

@@ -50,7 +50,9 @@ closes / D N S -- "/DNS" Escape "the search prompt"
 tm send-keys -t "$S" j
 sleep 0.3
 like "$(screen | tail -1)" "#2/" "after Esc the next key is itself, not Alt+key (j moves down)"
-tm send-keys -t "$S" k
+tm send-keys -t "$S" C-r 'type:D' Enter # less's ?pattern: C-r
+sleep 0.3
+like "$(screen | tail -1)" "#1/" "C-r searches backward, with the filter syntax (type:DNS is #1)"
 tm resize-window -t "$S" -x 120 -y 30
 sleep 0.3
 is "$(screen | awk 'END {print NR}')" 30 "a resize redraws at the new size"

@@ -108,7 +108,7 @@ like "$SCREEN" 'j, Down, C-n, e +move-down' "help: keys actually bound"
 SIZE=100x64 scenario help-all "$V" <<'S'
 ?
 S
-like "$SCREEN" '\(no key\) +search-back' "help: an action without a key says so"
+like "$SCREEN" '\(no key\) +toggle ' "help: an action without a key says so"
 like "$SCREEN" '^  - +zoom-out' "help: the - key is zoom-out's only"
 
 # damage is told on the first screen, and stays marked on the status line
@@ -154,6 +154,18 @@ scenario first-timed-key "$SAMPLES/htdump/small.htdump" <<'S'
 Tab
 S
 unlike "$SCREEN" 'shows the keys' "the first key takes the hint away"
+# an ATF detail record: its registers laid out in columns, so rdi..rsp fit
+# one 80x24 screen with the rest of the record
+scenario atf-registers "$SAMPLES/atf/crash_sigkill" <<'S'
+Tab
+:
+type goto 1000001631872
+Enter
+Enter
+Enter
+S
+like "$SCREEN" '^  rdi: 0x600000c0f600  rsi: 0xe +rdx: 0xf60e$' "ATF registers: in columns"
+like "$SCREEN" '^  rbp: 0x7ff7bfdfe940  rsp: 0x7ff7bfdfe900$' "ATF registers: rsp on the first screen at 80x24"
 # every message is kept: M (and :messages) lists them, oldest first, with times
 printf 'Tab\n&\ntype (unclosed\nEnter\n/\ntype nothing-matches-this\nEnter\nM\ndump %s\nq\n:\ntype messages\nEnter\ndump %s\n' \
 	"$TMP/messages.txt" "$TMP/messages2.txt" >"$TMP/messages.script"

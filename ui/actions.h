@@ -30,8 +30,8 @@
 	X(JUMP_FORWARD, "jump-forward", "forward in the jump history")                        \
 	X(SET_MARK, "set-mark", "set a mark (then a letter a-z)")                             \
 	X(GOTO_MARK, "goto-mark", "jump to a mark (then a letter a-z)")                       \
-	X(SEARCH, "search", "search forward (regex)")                                         \
-	X(SEARCH_BACK, "search-back", "search backward (regex)")                              \
+	X(SEARCH, "search", "search forward (the filter syntax: re, !re, type:re)")                                         \
+	X(SEARCH_BACK, "search-back", "search backward (as search)")                              \
 	X(NEXT_MATCH, "next-match", "next search match")                                      \
 	X(PREV_MATCH, "prev-match", "previous search match")                                  \
 	X(FILTER, "filter", "add a filter (&re keeps, &!re drops)")                           \

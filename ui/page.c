@@ -88,7 +88,7 @@ static void detail_page(struct app *a)
 		buf_printf(b, ", offset %llu (Enter opens it)\n", (unsigned long long)loff);
 	}
 	buf_adds(b, "\n");
-	event_detail(a->t, &e, b);
+	event_detail(a->t, &e, b, a->cols);
 }
 
 /* A linked record that is not an event (an ATF detail record). */
@@ -104,7 +104,7 @@ static void record_page(struct app *a)
 	esc_term(b, in->path, strlen(in->path));
 	buf_printf(b, ", offset %llu (Enter goes to the event it links back to)\n\n", (unsigned long long)a->record_off);
 	struct tree_sink ts;
-	tree_sink_init(&ts, b);
+	tree_sink_init(&ts, b, a->cols);
 	in->dec->record_fields(a->t, a->record_input, a->record_off, &ts.s);
 }
 

@@ -124,7 +124,7 @@ FZ_FN void fz_consume(struct trace *t)
 			dump_line(t, &e, first, &b);
 			dump_json(t, &e, &b);
 		}
-		event_detail(t, &e, &b);
+		event_detail(t, &e, &b, 80);
 		event_text(t, &e, &b);
 		void *st;
 		const struct decoder *d = trace_decoder_of(t, &e, &st);
@@ -132,7 +132,7 @@ FZ_FN void fz_consume(struct trace *t)
 		uint64_t off, back, other;
 		if (d && d->linked && d->linked(t, &e, &in, &off)) {
 			struct tree_sink ts;
-			tree_sink_init(&ts, &b);
+			tree_sink_init(&ts, &b, 80);
 			if (d->record_fields)
 				d->record_fields(t, in, off, &ts.s);
 			if (d->record_back)
