@@ -600,14 +600,24 @@ uint64_t filterset_mark(struct filterset *fs, struct trace *t, uint64_t lo, uint
 	return MIN(MIN(first.hole, second.hole), MIN(hi, atomic_load(&j.next)));
 }
 
+void filterset_reset_counts(struct filterset *fs)
+{
+	for (size_t i = 0; i < fs->n; i++)
+		memset(fs->f[i].dropped, 0, sizeof fs->f[i].dropped);
+}
+
+uint64_t filter_dropped(const struct filter *f) { return f->dropped[0][0] + f->dropped[1][0]; }
+
 bool filterset_match(struct filterset *fs, struct trace *t, const struct event *e)
 {
 	for (size_t i = 0; i < fs->n; i++) {
 		struct filter *f = &fs->f[i];
 		if (!f->enabled)
 			continue;
-		if (filter_hit(f, t, e, &fs->too_expensive) == f->exclude)
+		if (filter_hit(f, t, e, &fs->too_expensive) == f->exclude) {
+			f->dropped[worker_index()][0]++;
 			return false;
+		}
 	}
 	return true;
 }

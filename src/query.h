@@ -54,6 +54,8 @@ struct filter {
 	 * 1 = no match, 2 = match */
 	uint8_t *by_sid;
 	size_t nby_sid;
+	/* events this filter was the first to drop, per thread (a line each) */
+	uint64_t dropped[2][8];
 };
 
 struct filterset {
@@ -95,6 +97,10 @@ bool filterset_parallel_ok(const struct filterset *fs, const struct trace *t);
 typedef bool filter_keep_fn(void *ctx, const struct event *e);
 uint64_t filterset_mark(struct filterset *fs, struct trace *t, uint64_t lo, uint64_t hi, uint64_t base, uint64_t *bits,
 			filter_keep_fn *keep, void *ctx, uint64_t deadline);
+/* How many events each filter was the first (in order) to drop, counted by
+ * filterset_match since the last reset. */
+void filterset_reset_counts(struct filterset *fs);
+uint64_t filter_dropped(const struct filter *f);
 /* Does the event pass every enabled filter?  (The caller keeps the event's
  * bytes mapped: trace_scan.) */
 bool filterset_match(struct filterset *fs, struct trace *t, const struct event *e);

@@ -52,7 +52,7 @@ sleep 0.3
 like "$(screen | tail -1)" "#2/" "after Esc the next key is itself, not Alt+key (j moves down)"
 tm send-keys -t "$S" C-r 'type:D' Enter # less's ?pattern: C-r
 sleep 0.3
-like "$(screen | tail -1)" "#1/" "C-r searches backward, with the filter syntax (type:DNS is #1)"
+like "$(screen | tail -1)" "#1/2 .*match 1 of 1" "C-r searches backward, with the filter syntax (type:DNS is #1), and counts"
 tm resize-window -t "$S" -x 120 -y 30
 sleep 0.3
 is "$(screen | awk 'END {print NR}')" 30 "a resize redraws at the new size"
@@ -60,7 +60,7 @@ like "$(screen | tail -1)" "#1/2" "status line at the bottom after resize"
 tm send-keys -t "$S" '&' 'beta' Enter
 wait_for "1 filter"; ok $? "a filter from the prompt"
 sleep 0.3
-like "$(screen | tail -1)" '#1/1 \+0\.000001000 \| 1 filter' "the selection moves off the event the filter hid"
+like "$(screen | tail -1)" '#1/1 \+0\.000001000 \| 0 matches \| 1 filter' "the selection moves off the event the filter hid (and the search's one match is hidden)"
 tm send-keys -t "$S" q
 wait_for "exit=0"; ok $? "q quits with status 0"
 tm kill-server 2>/dev/null

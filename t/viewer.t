@@ -250,6 +250,27 @@ n
 S
 like "$SCREEN" 'search wrapped to the start' "search wraps with a message"
 like "$SCREEN" '#2/10' "and lands on the first match"
+# a search says which match is shown and how many there are
+scenario match-count "$V" <<'S'
+Tab
+/
+type server
+Enter
+dump match-count1.txt
+n
+S
+like "$(cat "$TMP/match-count1.txt")" '#3/10 .*\| match 2 of 5$' "a search says: match 2 of 5"
+like "$SCREEN" '#4/10 .*\| match 3 of 5$' "n: match 3 of 5"
+scenario match-count-filtered "$V" <<'S'
+Tab
+&
+type !type:DB_QUERY
+Enter
+/
+type server
+Enter
+S
+like "$SCREEN" '\| match 1 of 4 \| 1 filter$' "the count is of the events shown (a filter hides one)"
 # one syntax for -e, & and /: a search finds the next event the filter keeps
 scenario search-scope "$V" <<'S'
 Tab
@@ -273,6 +294,25 @@ type !lane:client
 Enter
 S
 like "$SCREEN" '#3/10 ' "/!RE finds the next event that does not match"
+# the filters view says how many events each filter drops (the first of
+# them, in order, to drop an event is the one counted)
+scenario filter-counts "$V" <<'S'
+Tab
+&
+type !lane:client
+Enter
+&
+type !lane:serv
+Enter
+&
+type !type:OPEN
+Enter
+\
+S
+like "$SCREEN" 'drop !lane:client  \(drops 4\)$' "the filters view: 4 client events dropped by the first filter"
+like "$SCREEN" 'drop !lane:serv  \(drops 5\)$' "5 server events by the second"
+like "$SCREEN" 'drop !type:OPEN  \(drops 0\)$' "none left for the third"
+like "$SCREEN" '^1 of 10 events pass' "and 1 of 10 passes"
 # what the user typed shows as typed: a backslash is not doubled
 scenario typed-backslash "$V" <<'S'
 Tab
@@ -287,7 +327,7 @@ type took \d{3}\.
 Enter
 \
 S
-like "$SCREEN" 'keep took \\d\{3\}\\\.$' "the filters view too"
+like "$SCREEN" 'keep took \\d\{3\}\\\.  ' "the filters view too"
 scenario search-error "$V" <<'S'
 Tab
 /

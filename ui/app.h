@@ -141,6 +141,12 @@ struct app {
 		uint64_t from, at; /* where it began; the last event looked at */
 		uint64_t looked;
 	} seek;
+	/* every event the search finds, marked in steps (for "match 3 of 9") */
+	struct hits {
+		uint64_t *bits;
+		size_t cap;
+		uint64_t done, gen;
+	} hits;
 
 	struct prompt prompt;
 	struct filter_undo undo;
@@ -218,6 +224,8 @@ void prompt_draw(struct app *a);
 void search_next(struct app *a, bool forward); /* starts it: search_step runs it */
 bool search_step(struct app *a, uint64_t budget_ns); /* true while it runs on */
 bool search_cancel(struct app *a); /* false when none was running */
+bool hits_pending(const struct app *a);
+bool hits_step(struct app *a, uint64_t budget_ns); /* true while more to mark */
 void prompt_free(struct app *a);
 /* Esc while a filter is still being applied takes the change back. */
 bool filter_cancel(struct app *a);

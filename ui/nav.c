@@ -112,6 +112,7 @@ void vis_reset(struct app *a)
 		hidden |= (a->lane_flags[a->order[i]] & LANE_HIDDEN) != 0;
 	v->all = !hidden && !any_picked(a) && !filterset_active(a->fs);
 	v->done = 0;
+	filterset_reset_counts(a->fs);
 	v->n = model_count(a->m);
 	v->gen = model_generation(a->m);
 }

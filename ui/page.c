@@ -161,6 +161,11 @@ static void filters_page(struct app *a)
 		buf_printf(b, "%c [%c] %zu  %s ", i == a->filter_cur ? '>' : ' ', f->enabled ? 'x' : ' ', i + 1,
 			   f->exclude ? "drop" : "keep");
 		esc_typed(b, f->spec, strlen(f->spec));
+		if (f->enabled && !vis_pending(a)) {
+			buf_adds(b, "  (drops ");
+			fmt_count(b, filter_dropped(f));
+			buf_addc(b, ')');
+		}
 		buf_addc(b, '\n');
 	}
 	buf_printf(b, "\n%llu of %llu events pass.  Space toggles, Enter edits, D deletes, J/K move, & adds.\n",
@@ -354,7 +359,8 @@ static bool filters_action(struct app *a, enum action act)
 		fs->f[i] = fs->f[j];
 		fs->f[j] = t;
 		a->filter_cur = j;
-		return true; /* order does not change what passes; it is how the user reads them */
+		vis_reset(a); /* what passes is the same, but each one's count of what it drops is not */
+		return true;
 	}
 	default: return false;
 	}

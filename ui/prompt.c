@@ -223,7 +223,65 @@ static bool search_set(struct app *a, const char *spec)
 	}
 	filter_free(&a->search);
 	a->search = f;
+	a->hits.done = 0; /* counted again */
 	return true;
+}
+
+/* ---- match counts --------------------------------------------------------- */
+
+/* Every event the search finds, over all events (the filters do not change
+ * it); counts are taken with the visible set. */
+bool hits_pending(const struct app *a) { return a->search.spec && a->hits.done < model_count(a->m); }
+
+bool hits_step(struct app *a, uint64_t budget_ns)
+{
+	struct hits *h = &a->hits;
+	uint64_t n = model_count(a->m);
+	if (h->gen != model_generation(a->m)) {
+		h->gen = model_generation(a->m);
+		h->done = 0;
+	}
+	if (!hits_pending(a))
+		return false;
+	size_t words = (size_t)((n + 63) / 64);
+	if (words > h->cap) {
+		size_t old = h->cap;
+		xgrow(&h->bits, &h->cap, words, sizeof *h->bits);
+		memset(h->bits + old, 0, (h->cap - old) * sizeof *h->bits);
+	}
+	struct filterset one = {.f = &a->search, .n = 1, .cap = 1};
+	h->done = filterset_mark(&one, a->t, h->done, n, 0, h->bits, NULL, NULL, now_ns() + budget_ns);
+	return h->done < n;
+}
+
+/* Shown events the search found before pos (as far as both are known). */
+static uint64_t hits_before(struct app *a, uint64_t pos)
+{
+	uint64_t end = MIN(pos, MIN(a->hits.done, a->vis.all ? model_count(a->m) : a->vis.done)), c = 0;
+	for (uint64_t w = 0; w * 64 < end; w++) {
+		uint64_t bits = a->hits.bits[w] & (a->vis.all ? ~0ull : a->vis.bits[w]);
+		if (end - w * 64 < 64)
+			bits &= (1ull << (end - w * 64)) - 1;
+		c += (uint64_t)__builtin_popcountll(bits);
+	}
+	return c;
+}
+
+/* " | match 3 of 9", " | 9 matches", and "+, counting" while they are marked. */
+static void match_count(struct app *a, struct buf *b)
+{
+	if (!a->search.spec || a->seek.preview)
+		return;
+	uint64_t total = hits_before(a, UINT64_MAX);
+	const char *more = hits_pending(a) ? "+, counting" : "";
+	bool on = a->sel != NO_POS && a->sel < a->hits.done && (a->hits.bits[a->sel / 64] >> (a->sel % 64) & 1);
+	buf_adds(b, on ? " | match " : " | ");
+	if (on) {
+		fmt_count(b, hits_before(a, a->sel) + 1);
+		buf_adds(b, " of ");
+	}
+	fmt_count(b, total);
+	buf_printf(b, "%s%s", more, on ? "" : total == 1 && !*more ? " match" : " matches");
 }
 
 /* ---- commands ------------------------------------------------------------- */
@@ -380,6 +438,7 @@ static void cancel(struct app *a)
 	if (p->origin != NO_POS)
 		select_pos(a, p->origin);
 	filter_free(&a->search);
+	a->hits.done = 0;
 	if (a->search_text) {
 		char *err = NULL;
 		if (!filter_parse(&a->search, a->search_text, &err))
@@ -536,6 +595,7 @@ void status_draw(struct app *a)
 	} else {
 		buf_printf(&right, "0/%llu", (unsigned long long)vis_count(a));
 	}
+	match_count(a, &right);
 	size_t nf = 0;
 	for (size_t i = 0; i < a->fs->n; i++)
 		nf += a->fs->f[i].enabled;

@@ -810,7 +810,7 @@ static void loop(struct app *a)
 			}
 			break;
 		}
-		bool busy = a->loading || vis_pending(a) || a->seek.on; /* else poll sleeps until something happens */
+		bool busy = a->loading || vis_pending(a) || a->seek.on || hits_pending(a); /* else poll sleeps */
 		struct pollfd p[2 + 16] = {{fileno(term.tty), POLLIN, 0}, {term.sigpipe[0], POLLIN, 0}};
 		nfds_t np = 2 + trace_poll_fds(a->t, p + 2, ARRAY_LEN(p) - 2);
 		int wait_ms = -1;
@@ -859,6 +859,8 @@ static void loop(struct app *a)
 			refresh_selection(a); /* off an event the filter hid */
 		} else if (a->seek.on) {
 			search_step(a, SLICE_NS); /* after the filters: it walks what they show */
+		} else if (hits_pending(a)) {
+			hits_step(a, SLICE_NS); /* then the matches are counted */
 		}
 		if (a->fs->too_expensive) {
 			a->fs->too_expensive = false;
@@ -950,6 +952,8 @@ int ui_run(struct trace *t, struct filterset *fs, const struct cli *c)
 			refresh_selection(a);
 			while (search_step(a, partial ? 0 : SLICE_NS) && !partial) /* and searches */
 				;
+			while (!partial && hits_step(a, SLICE_NS))
+				;
 			if (timing) {
 				draw(a);
 				line[strcspn(line, "\r\n")] = 0;
@@ -986,6 +990,7 @@ int ui_run(struct trace *t, struct filterset *fs, const struct cli *c)
 	prompt_free(a);
 	filter_free(&a->search);
 	free(a->search_text);
+	free(a->hits.bits);
 	trace_report(t);
 	return !trace_any_readable(t) ? 1 : trace_damaged(t) ? 3 : 0;
 }
