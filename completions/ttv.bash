@@ -42,7 +42,7 @@ _ttv()
 		return
 		;;
 	--time)
-		COMPREPLY=($(compgen -W "relative absolute" -- "$cur"))
+		COMPREPLY=($(compgen -W "relative trace wall" -- "$cur"))
 		return
 		;;
 	--export)

@@ -49,12 +49,22 @@ static void markers(const struct event *e, struct buf *b)
 		buf_adds(b, " [damaged]");
 }
 
-void dump_line(struct trace *t, const struct event *e, int64_t base, struct buf *b)
+void event_time(struct trace *t, const struct event *e, int64_t base, enum time_mode tm, bool date, struct buf *b)
 {
+	int64_t wall;
 	if (trace_untimed(t, e))
 		buf_adds(b, "metadata");
-	else
+	else if (tm == TIME_RELATIVE)
 		fmt_reltime(b, e->ts, base);
+	else if (tm == TIME_WALL && trace_wall(t, e, &wall))
+		fmt_wallclock(b, wall, date);
+	else /* (a source with no wall-clock anchor: its own clock) */
+		fmt_abstime(b, e->ts);
+}
+
+void dump_line(struct trace *t, const struct event *e, int64_t base, enum time_mode tm, struct buf *b)
+{
+	event_time(t, e, base, tm, true, b);
 	buf_addc(b, '\t');
 	add_str(b, t->m, lane_name(t->m, e->lane));
 	buf_addc(b, '\t');
@@ -126,7 +136,7 @@ void event_detail(struct trace *t, const struct event *e, struct buf *b, int wid
 /* Filters run over this many events at a time (on two threads when they can). */
 #define SCAN_CHUNK 65536
 
-void batch_dump(struct trace *t, struct filterset *fs, bool json, FILE *out)
+void batch_dump(struct trace *t, struct filterset *fs, bool json, enum time_mode tm, FILE *out)
 {
 	int64_t first = 0, last;
 	model_span(t->m, &first, &last);
@@ -145,7 +155,7 @@ void batch_dump(struct trace *t, struct filterset *fs, bool json, FILE *out)
 		if (json)
 			dump_json(t, &e, &b);
 		else
-			dump_line(t, &e, first, &b);
+			dump_line(t, &e, first, tm, &b);
 		buf_addc(&b, '\n');
 		if (b.len > (64u << 10)) {
 			fwrite(b.p, 1, b.len, out);
@@ -161,7 +171,7 @@ void batch_dump(struct trace *t, struct filterset *fs, bool json, FILE *out)
  * order, so whatever arrives later lies past it. */
 static uint64_t follow_key(const struct event *e) { return e->seq ? (uint64_t)e->seq << 32 : e->input; }
 
-void batch_follow(struct trace *t, struct filterset *fs, bool json, FILE *out)
+void batch_follow(struct trace *t, struct filterset *fs, bool json, enum time_mode tm, FILE *out)
 {
 	struct hmap printed = {0}, next = {0};
 	struct buf b = {0};
@@ -205,7 +215,7 @@ void batch_follow(struct trace *t, struct filterset *fs, bool json, FILE *out)
 			if (json)
 				dump_json(t, &e, &b);
 			else
-				dump_line(t, &e, base, &b);
+				dump_line(t, &e, base, tm, &b);
 			buf_addc(&b, '\n');
 			if (b.len > (64u << 10)) {
 				fwrite(b.p, 1, b.len, out);
@@ -335,10 +345,38 @@ static void clock_line(const struct source *s, struct buf *b)
 	buf_addc(b, '\n');
 }
 
+/* Two sources whose times lie far apart (the gap more than ten times the
+ * longer one): on one axis each is squashed at an edge. */
+static bool far_apart(struct trace *t, const struct source **x, const struct source **y)
+{
+	for (size_t i = 0; i < t->nsrc; i++)
+		for (size_t j = i + 1; j < t->nsrc; j++) {
+			struct src_summary p = summarize(t, t->src[i]), q = summarize(t, t->src[j]);
+			if (!p.span || !q.span)
+				continue;
+			uint64_t gap = p.last < q.first ? ts_span(p.last, q.first) : q.last < p.first ? ts_span(q.last, p.first) : 0;
+			uint64_t wide = MAX(ts_span(p.first, p.last), ts_span(q.first, q.last));
+			if (gap / 10 > wide) {
+				*x = t->src[i], *y = t->src[j];
+				return true;
+			}
+		}
+	return false;
+}
+
 bool clock_warning(struct trace *t, struct buf *b)
 {
 	const struct source *x, *y;
-	if (t->align || clock_domains(t, &x, &y) != CLOCKS_DIFFERENT)
+	enum clocks c = t->align ? CLOCKS_ONE : clock_domains(t, &x, &y);
+	if (c == CLOCKS_UNKNOWN && far_apart(t, &x, &y)) {
+		buf_adds(b, "far apart: ");
+		esc_term(b, x->path, strlen(x->path));
+		buf_adds(b, " and ");
+		esc_term(b, y->path, strlen(y->path));
+		buf_adds(b, " have clocks not known to be related (--align lines them up by their first events)");
+		return true;
+	}
+	if (c != CLOCKS_DIFFERENT)
 		return false;
 	buf_adds(b, "different clocks: ");
 	esc_term(b, x->path, strlen(x->path));

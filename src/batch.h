@@ -9,10 +9,10 @@
 #include "src/trace.h"
 
 /* Every event passing the filters, one per line, in time order. */
-void batch_dump(struct trace *t, struct filterset *fs, bool json, FILE *out);
+void batch_dump(struct trace *t, struct filterset *fs, bool json, enum time_mode tm, FILE *out);
 /* --dump --follow: the same, then every event that arrives as the files grow,
  * until the inputs end (pipes) or the process is stopped. */
-void batch_follow(struct trace *t, struct filterset *fs, bool json, FILE *out);
+void batch_follow(struct trace *t, struct filterset *fs, bool json, enum time_mode tm, FILE *out);
 /* Per source: format, size, lanes, counts, time span, damage, decoder findings. */
 void batch_info(struct trace *t, bool json, FILE *out);
 /* Counts per type and lane, durations per type, spans by name (with self time). */
@@ -28,7 +28,10 @@ bool clock_warning(struct trace *t, struct buf *b);
 /* Detail of one event as lines `name: value` (also used by the detail view). */
 void event_detail(struct trace *t, const struct event *e, struct buf *b, int width);
 /* One --dump line (without newline). */
-void dump_line(struct trace *t, const struct event *e, int64_t base, struct buf *b);
+void dump_line(struct trace *t, const struct event *e, int64_t base, enum time_mode tm, struct buf *b);
+/* An event's time as --time asks (base: the first event, for relative
+ * times; date: with the day, for wall-clock times); "metadata" for none. */
+void event_time(struct trace *t, const struct event *e, int64_t base, enum time_mode tm, bool date, struct buf *b);
 void dump_json(struct trace *t, const struct event *e, struct buf *b);
 /* What --dump --json says of an event after ts and lane ("type" ... "fields"),
  * as members of an open object (the Chrome export's args too). */

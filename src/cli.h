@@ -12,7 +12,7 @@ enum mode { MODE_VIEW, MODE_DUMP, MODE_INFO, MODE_STATS, MODE_EXPORT };
 struct cli {
 	enum mode mode;
 	bool json, follow, help, version, align;
-	bool abs_time;       /* the viewer shows absolute times */
+	enum time_mode time; /* --time */
 	const char **filters;
 	size_t nfilters, capfilters;
 	const char *format, *keymap, *theme;
@@ -31,12 +31,13 @@ void cli_free(struct cli *c);
 
 /* The config file: $XDG_CONFIG_HOME/ttv/config (~/.config/ttv/config),
  * `key = value` lines, `#` comments:
- *   keymap = NAME      theme = NAME      time = relative|absolute
+ *   keymap = NAME      theme = NAME      time = relative|trace|wall
  *   follow = yes|no
  * A bad line is reported as file:line and the rest still loads. */
 struct config {
 	char *keymap, *theme;
-	bool abs_time, follow;
+	enum time_mode time;
+	bool follow;
 	char *path; /* the file read, NULL when there was none */
 };
 /* Read the config file (NULL path: the default place); errors are appended

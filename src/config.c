@@ -103,10 +103,8 @@ struct config *config_load(const char *path, struct buf *errors)
 			free(cfg->theme);
 			cfg->theme = xstrdup(val);
 		} else if (!strcmp(key, "time")) {
-			if (!strcmp(val, "relative") || !strcmp(val, "absolute"))
-				cfg->abs_time = !strcmp(val, "absolute");
-			else
-				bad(errors, path, lineno, "time: want relative or absolute, got '%s'", val);
+			if (!time_mode_parse(val, &cfg->time))
+				bad(errors, path, lineno, "time: want relative, trace or wall, got '%s'", val);
 		} else if (!strcmp(key, "follow")) {
 			if (!parse_bool(val, &cfg->follow))
 				bad(errors, path, lineno, "follow: want yes or no, got '%s'", val);

@@ -38,7 +38,7 @@ static void usage(FILE *f)
 		"\n"
 		"      --keymap NAME     key bindings (less, vi, emacs, or a file)\n"
 		"      --theme NAME      colours (dark, light, mono, or a file)\n"
-		"      --time WHEN       the viewer's times: relative (default) or absolute\n"
+		"      --time WHEN       times: relative (default), trace (its clock) or wall\n"
 		"      --align           line up the sources: each one's first event at time 0\n"
 		"                        (--info says whether their clocks can be related)\n"
 		"  -h, --help            this text\n"
@@ -83,7 +83,7 @@ int cli_parse(struct cli *c, int argc, char **argv)
 	memset(c, 0, sizeof *c);
 	c->cfg = config_load(NULL, &c->cfg_errors);
 	int follow = -1; /* -f / --no-follow, else the config's (viewer only) */
-	c->abs_time = c->cfg->abs_time;
+	c->time = c->cfg->time;
 	opterr = 0;
 	int o;
 	while ((o = getopt_long(argc, argv, ":fe:hV", opts, NULL)) != -1) {
@@ -106,9 +106,8 @@ int cli_parse(struct cli *c, int argc, char **argv)
 		case O_NOFOLLOW: follow = 0; break;
 		case O_ALIGN: c->align = true; break;
 		case O_TIME:
-			if (strcmp(optarg, "relative") && strcmp(optarg, "absolute"))
-				return usage_error("--time: want relative or absolute, not '%s'", optarg);
-			c->abs_time = !strcmp(optarg, "absolute");
+			if (!time_mode_parse(optarg, &c->time))
+				return usage_error("--time: want relative, trace or wall, not '%s'", optarg);
 			break;
 		case 'e':
 			xgrow(&c->filters, &c->capfilters, c->nfilters + 1, sizeof *c->filters);
@@ -217,7 +216,7 @@ int main(int argc, char **argv)
 	} else if (c.mode == MODE_VIEW) {
 		status = ui_run(&t, &fs, &c);
 	} else if (c.follow) {
-		batch_follow(&t, &fs, c.json, stdout);
+		batch_follow(&t, &fs, c.json, c.time, stdout);
 		trace_report(&t);
 		status = !trace_any_readable(&t) ? 1 : trace_damaged(&t) ? 3 : 0;
 	} else {
@@ -227,7 +226,7 @@ int main(int argc, char **argv)
 		case MODE_STATS: batch_stats(&t, &fs, c.json, stdout); break;
 		case MODE_EXPORT: export_chrome(&t, &fs, stdout); break;
 		case MODE_DUMP:
-		case MODE_VIEW: batch_dump(&t, &fs, c.json, stdout); break;
+		case MODE_VIEW: batch_dump(&t, &fs, c.json, c.time, stdout); break;
 		}
 		fflush(stdout);
 		trace_report(&t);

@@ -775,6 +775,29 @@ int64_t shift_ts(int64_t ts, int64_t shift)
 	return v > INT64_MAX ? INT64_MAX : v < INT64_MIN ? INT64_MIN : (int64_t)v;
 }
 
+static int64_t source_wall(const struct source *s, int64_t ts)
+{
+	return shift_ts(shift_ts(ts, s->shift == INT64_MIN ? INT64_MAX : -s->shift), s->boot_ns);
+}
+
+bool trace_wall(const struct trace *t, const struct event *e, int64_t *wall)
+{
+	if (e->input >= t->nin || !t->in[e->input]->src->has_boot)
+		return false;
+	*wall = source_wall(t->in[e->input]->src, e->ts);
+	return true;
+}
+
+bool trace_wall_at(const struct trace *t, int64_t ts, int64_t *wall)
+{
+	for (size_t i = 0; i < t->nsrc; i++)
+		if (t->src[i]->has_boot) {
+			*wall = source_wall(t->src[i], ts);
+			return true;
+		}
+	return false;
+}
+
 /* Metadata at its source's (shifted) zero has no time. */
 bool trace_untimed(const struct trace *t, const struct event *e)
 {

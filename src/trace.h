@@ -136,6 +136,11 @@ int64_t shift_ts(int64_t ts, int64_t shift);
  * its source by --align): its time is no time at all, and is shown as
  * "metadata" rather than as an offset from the trace start. */
 bool trace_untimed(const struct trace *t, const struct event *e);
+/* The wall-clock time (Unix ns) of an event, where its source anchors its
+ * clock (dial9 ClockSyncEvent, the syscall capture's epoch). */
+bool trace_wall(const struct trace *t, const struct event *e, int64_t *wall);
+/* The same for a time on the timeline, by the first source with an anchor. */
+bool trace_wall_at(const struct trace *t, int64_t ts, int64_t *wall);
 /* The event with its source's own time (--align shifts what the model
  * holds): what decoders are handed to decode fields and summaries. */
 static inline struct event trace_own(const struct trace *t, const struct event *e)

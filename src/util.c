@@ -188,6 +188,40 @@ void fmt_reltime(struct buf *b, int64_t t, int64_t base)
 	buf_fixed(b, neg ? ts_span(t, base) : ts_span(base, t), 9, 9);
 }
 
+bool time_mode_parse(const char *s, enum time_mode *m)
+{
+	if (!strcmp(s, "relative"))
+		*m = TIME_RELATIVE;
+	else if (!strcmp(s, "trace") || !strcmp(s, "absolute"))
+		*m = TIME_TRACE;
+	else if (!strcmp(s, "wall"))
+		*m = TIME_WALL;
+	else
+		return false;
+	return true;
+}
+
+void fmt_abstime(struct buf *b, int64_t ts)
+{
+	uint64_t v = ts < 0 ? -(uint64_t)ts : (uint64_t)ts;
+	buf_printf(b, "@%s%llu.%09llu", ts < 0 ? "-" : "", (unsigned long long)(v / 1000000000u),
+		   (unsigned long long)(v % 1000000000u));
+}
+
+void fmt_wallclock(struct buf *b, int64_t wall_ns, bool date)
+{
+	int64_t ns = wall_ns % 1000000000;
+	time_t s = (time_t)(wall_ns / 1000000000 - (ns < 0));
+	ns += ns < 0 ? 1000000000 : 0;
+	struct tm tm;
+	char text[64];
+	if (!localtime_r(&s, &tm) || !strftime(text, sizeof text, date ? "%Y-%m-%d %H:%M:%S" : "%H:%M:%S", &tm)) {
+		fmt_abstime(b, wall_ns); /* beyond what the C library can show */
+		return;
+	}
+	buf_printf(b, "%s.%09lld", text, (long long)ns);
+}
+
 void fmt_count(struct buf *b, uint64_t n)
 {
 	char d[32];

@@ -96,6 +96,16 @@ void fmt_dur(struct buf *b, uint64_t ns);
 void fmt_reltime(struct buf *b, int64_t t, int64_t base);
 /* A count with thin separators: "1 234 567". */
 void fmt_count(struct buf *b, uint64_t n);
+/* How times are shown: relative to the first event, on the trace's own
+ * clock (@seconds.ns), or as wall-clock time where the trace anchors it. */
+enum time_mode { TIME_RELATIVE, TIME_TRACE, TIME_WALL };
+/* "relative", "trace" ("absolute" too) or "wall"; false for anything else. */
+bool time_mode_parse(const char *s, enum time_mode *m);
+/* A time on the trace's clock: @93417.364902017 */
+void fmt_abstime(struct buf *b, int64_t ts);
+/* Wall-clock ns since 1970 as local time, 2026-06-22 16:36:15.256522678
+ * (without the date: the time of day alone). */
+void fmt_wallclock(struct buf *b, int64_t wall_ns, bool date);
 /* Bytes with a binary unit: "678.58 KB". */
 void fmt_bytes(struct buf *b, uint64_t n);
 /* Shortest decimal text that reads back as the same double / float, in

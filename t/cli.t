@@ -128,4 +128,18 @@ before=$(stat -c '%s %Y' "$TMP/a.pt"; md5sum <"$TMP/a.pt")
 after=$(stat -c '%s %Y' "$TMP/a.pt"; md5sum <"$TMP/a.pt")
 is "$after" "$before" "reading changes neither bytes nor mtime"
 
+# --time: relative (the default), the trace's own clock, or the wall clock
+# where the trace anchors it (the syscall capture's epoch); local time
+run --dump --time trace "$SAMPLES/syscall/ls_l.dat"
+like "$(printf '%s\n' "$OUT" | head -1)" '^@632\.714025641	pid 10234	ioctl	' "--dump --time trace: the trace's clock"
+OUT=$(TZ=UTC "$TTV" --dump --time wall "$SAMPLES/syscall/ls_l.dat" | head -1)
+like "$OUT" '^2026-11-21 13:25:22\.000077166	pid 10234	ioctl	' "--dump --time wall: the wall clock from the capture's epoch"
+OUT=$(TZ=IST-5:30 "$TTV" --dump --time wall "$SAMPLES/syscall/ls_l.dat" | head -1)
+like "$OUT" '^2026-11-21 18:55:22\.000077166	' "--dump --time wall: in local time"
+run --dump --time wall "$SAMPLES/podtrace/small.ptrace"
+like "$(printf '%s\n' "$OUT" | head -1)" '^@93417\.364902017	' "--dump --time wall: no anchor, the trace's clock"
+run --dump --time relative "$SAMPLES/syscall/ls_l.dat"
+like "$(printf '%s\n' "$OUT" | head -2 | tail -1)" '^\+0\.000044907	' "--dump --time relative: as without it"
+run --dump --time soon "$SAMPLES/syscall/ls_l.dat"
+is "$RC" 2 "--time: a bad value is a usage error"
 done_testing

@@ -101,7 +101,7 @@ complete_bash() { # WORDS...: what _ttv offers for the last word
 		_ttv; printf "%s\n" "${COMPREPLY[@]}" | sort' _ "$ROOT/completions/ttv.bash" "$@"
 }
 like "$(complete_bash ttv --al)" "^--align$" "bash: --al completes to --align"
-is "$(complete_bash ttv --time '')" "$(printf 'absolute\nrelative')" "bash: --time values"
+is "$(complete_bash ttv --time '')" "$(printf 'relative\ntrace\nwall')" "bash: --time values"
 is "$(complete_bash ttv --export '')" "chrome" "bash: --export values"
 is "$(complete_bash ttv --format p)" "podtrace" "bash: --format names"
 got=$(cd "$TMP" && complete_bash ttv --keymap '')

@@ -140,7 +140,7 @@ int main(int argc, char **argv)
 		struct trace t;
 		open_and_cut(&t, scratch);
 		struct filterset fs = {0};
-		batch_follow(&t, &fs, false, stdout);
+		batch_follow(&t, &fs, false, TIME_RELATIVE, stdout);
 		_exit(0);
 	}
 	close(out[1]);

@@ -61,6 +61,9 @@ tm send-keys -t "$S" '&' 'beta' Enter
 wait_for "1 filter"; ok $? "a filter from the prompt"
 sleep 0.3
 like "$(screen | tail -1)" '#1/1 \+0\.000001000 \| 0 matches \| 1 filter' "the selection moves off the event the filter hid (and the search's one match is hidden)"
+tm send-keys -t "$S" t
+sleep 0.3
+like "$(screen | tail -1)" '#1/1 @0\.000002000 ' "t: times on the trace's clock"
 tm send-keys -t "$S" q
 wait_for "exit=0"; ok $? "q quits with status 0"
 tm kill-server 2>/dev/null

@@ -156,7 +156,8 @@ S
 unlike "$SCREEN" 'shows the keys' "the first key takes the hint away"
 # an ATF detail record: its registers laid out in columns, so rdi..rsp fit
 # one 80x24 screen with the rest of the record
-scenario atf-registers "$SAMPLES/atf/crash_sigkill" <<'S'
+cp -r "$SAMPLES/atf/crash_sigkill" "$TMP/" # (relative: the screen shows the path)
+scenario atf-registers crash_sigkill <<'S'
 Tab
 :
 type goto 1000001631872
@@ -166,6 +167,29 @@ Enter
 S
 like "$SCREEN" '^  rdi: 0x600000c0f600  rsi: 0xe +rdx: 0xf60e$' "ATF registers: in columns"
 like "$SCREEN" '^  rbp: 0x7ff7bfdfe940  rsp: 0x7ff7bfdfe900$' "ATF registers: rsp on the first screen at 80x24"
+# t cycles the times: relative, the trace's clock, the wall clock (where the
+# trace anchors it), and the axis and the detail follow
+export TZ=UTC
+cp "$SAMPLES/syscall/ls_l.dat" "$TMP/"
+scenario time-trace ls_l.dat <<'S'
+t
+S
+like "$SCREEN" '#1/62 @632\.714025641$' "t: the trace's clock"
+scenario time-wall ls_l.dat <<'S'
+t
+t
+S
+like "$SCREEN" 'wall-clock times .*#1/62 13:25:22\.000077166$' "t t: the wall clock"
+like "$SCREEN" '╷13:25:22\.0001 ' "the axis in wall-clock time"
+scenario time-wall-detail ls_l.dat <<'S'
+Enter
+S
+like "$SCREEN" '^time: \+0\.000000000 \(632714025641 ns; wall clock 2026-11-21 13:25:22\.000077166\)$' "the detail shows every form"
+scenario time-noanchor "$V" <<'S'
+t
+t
+S
+like "$SCREEN" 'relative to the first event \(no wall-clock anchor' "no anchor: t goes from the trace clock back to relative"
 # every message is kept: M (and :messages) lists them, oldest first, with times
 printf 'Tab\n&\ntype (unclosed\nEnter\n/\ntype nothing-matches-this\nEnter\nM\ndump %s\nq\n:\ntype messages\nEnter\ndump %s\n' \
 	"$TMP/messages.txt" "$TMP/messages2.txt" >"$TMP/messages.script"

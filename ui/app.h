@@ -114,7 +114,7 @@ struct app {
 	uint8_t *type_role;  /* span colour by type */
 	size_t captyperole;
 	bool window_set;
-	bool abs_time;
+	enum time_mode time; /* relative, the trace's clock, or wall clock (t cycles) */
 	bool clocks_said; /* the warning about unrelated clocks, once loaded */
 
 	/* detail, info, help, filters: one scrolling text page */
@@ -249,7 +249,7 @@ int text_width(const char *s, size_t n);
 size_t text_fit(const char *s, size_t n, int cells);
 /* Bytes of s that make its first `cells` cells (for scrolling sideways). */
 size_t text_skip(const char *s, size_t n, int cells);
-void fmt_time(struct app *a, struct buf *b, int64_t ts);
+void fmt_time(struct app *a, struct buf *b, const struct event *e); /* as the t key chose */
 
 /* theme.c */
 bool theme_load(const char *name_or_path, bool mono, char **err);

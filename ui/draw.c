@@ -5,6 +5,7 @@
 #include <wchar.h>
 
 #include "src/esc.h"
+#include "src/batch.h"
 #include "ui/app.h"
 
 void draw_role(enum role r) { attrset(theme_attr(r)); }
@@ -132,15 +133,9 @@ int draw_column(struct app *a, int y, int x, int w, const char *s, size_t n, enu
 	return c + draw_matched(a, y, x + c, w - c, s + from, n - from, base);
 }
 
-void fmt_time(struct app *a, struct buf *b, int64_t ts)
+void fmt_time(struct app *a, struct buf *b, const struct event *e)
 {
-	if (a->abs_time) {
-		uint64_t v = ts < 0 ? -(uint64_t)ts : (uint64_t)ts;
-		buf_printf(b, "@%s%llu.%09llu", ts < 0 ? "-" : "", (unsigned long long)(v / 1000000000u),
-			   (unsigned long long)(v % 1000000000u));
-		return;
-	}
 	int64_t first = 0, last;
 	model_span(a->m, &first, &last);
-	fmt_reltime(b, ts, first);
+	event_time(a->t, e, first, a->time, false, b);
 }

@@ -332,6 +332,25 @@ static int64_t nice_step(int64_t min)
 				return p * m;
 }
 
+/* A tick's label: its offset from the origin, or the wall-clock time of
+ * day to as many decimals as the step needs. */
+static void tick_label(struct app *a, struct buf *b, __int128 t, int64_t origin, int64_t step, int decimals, double div,
+		       const char *unit)
+{
+	int64_t wall;
+	if (a->time == TIME_WALL && trace_wall_at(a->t, (int64_t)(t + origin), &wall)) {
+		struct buf w = {0};
+		fmt_wallclock(&w, wall, false); /* HH:MM:SS.nnnnnnnnn */
+		int keep = 0;
+		for (int64_t s = step; s < 1000000000 && keep < 9; s *= 10)
+			keep++;
+		buf_add(b, w.p, 8 + (keep ? 1 + (size_t)keep : 0));
+		buf_free(&w);
+		return;
+	}
+	buf_printf(b, "%s%.*f%s", a->time != TIME_RELATIVE ? "@" : t < 0 ? "" : "+", decimals, (double)t / div, unit);
+}
+
 /* Tick labels: steps of 1, 2, 5 x 10^k ns, far enough apart to read. */
 static void axis(struct app *a, int x0, int W)
 {
@@ -339,7 +358,9 @@ static void axis(struct app *a, int x0, int W)
 	draw_fill(0, x0, W, " ");
 	int64_t first = 0, last;
 	model_span(a->m, &first, &last);
-	int64_t origin = a->abs_time ? 0 : first;
+	int64_t origin = a->time != TIME_RELATIVE ? 0 : first, wall0;
+	if (a->time == TIME_WALL && trace_wall_at(a->t, 0, &wall0))
+		origin = wall0 == INT64_MIN ? INT64_MAX : -wall0; /* ticks at round wall-clock times */
 	int64_t span = a->t1 - a->t0;
 	int64_t step = nice_step(span / MAX(1, W / 14));
 	const char *unit = step >= 1000000000 ? "s" : step >= 1000000 ? "ms" : step >= 1000 ? "us" : "ns";
@@ -356,7 +377,7 @@ static void axis(struct app *a, int x0, int W)
 		if (c < 0 || c >= W)
 			continue;
 		struct buf b = {0};
-		buf_printf(&b, "%s%.*f%s", a->abs_time ? "@" : t < 0 ? "" : "+", decimals, (double)t / div, unit);
+		tick_label(a, &b, t, origin, step, decimals, div, unit);
 		if (c > last_end && c + 1 + (int)b.len <= W && (cur < c || cur > c + (int)b.len)) {
 			mvaddstr(0, x0 + c, a->unicode ? "╷" : "|");
 			draw_text(0, x0 + c + 1, W - c - 1, b.p, b.len);

@@ -14,17 +14,20 @@ static int rows(const struct app *a) { return a->lines - 2; /* header and status
 /* Width of the time column: the widest of the first and last times. */
 static int time_width(struct app *a)
 {
-	int64_t first, last;
-	if (!model_span(a->m, &first, &last))
+	uint64_t n = model_count(a->m);
+	if (!n)
 		return 12;
+	struct event first, last;
+	model_get(a->m, 0, &first);
+	model_get(a->m, n - 1, &last);
 	struct buf b = {0};
-	fmt_time(a, &b, first);
-	size_t w = b.len;
+	fmt_time(a, &b, &first);
+	size_t w = text_width(b.p, b.len);
 	buf_reset(&b);
-	fmt_time(a, &b, last);
-	w = MAX(w, b.len);
+	fmt_time(a, &b, &last);
+	w = MAX(w, (size_t)text_width(b.p, b.len));
 	buf_free(&b);
-	return (int)MAX(w, (size_t)4);
+	return (int)MAX(w, (size_t)8); /* "metadata" */
 }
 
 /* Column widths from the names in use (bounded), so columns line up. */
@@ -72,10 +75,7 @@ static void draw_row(struct app *a, int y, uint64_t pos, int tmw, int lw, int tw
 	if (sel)
 		draw_fill(y, 0, a->cols, " ");
 	struct buf b = {0};
-	if (trace_untimed(a->t, &e))
-		buf_adds(&b, "metadata");
-	else
-		fmt_time(a, &b, e.ts);
+	fmt_time(a, &b, &e);
 	int x = 0;
 	draw_role(sel ? R_SELECTED : R_DIM);
 	draw_text(y, x, tmw, b.p, b.len);

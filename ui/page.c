@@ -48,9 +48,15 @@ static void detail_page(struct app *a)
 	buf_adds(b, "\ntime: ");
 	if (trace_untimed(a->t, &e)) {
 		buf_adds(b, "none (metadata)\n");
-	} else {
-		fmt_time(a, b, e.ts);
-		buf_printf(b, " (%lld ns)\n", (long long)e.ts);
+	} else { /* every form: as chosen, the trace's clock, and the wall clock where it is known */
+		fmt_time(a, b, &e);
+		buf_printf(b, " (%lld ns", (long long)e.ts);
+		int64_t wall;
+		if (trace_wall(a->t, &e, &wall)) {
+			buf_adds(b, "; wall clock ");
+			fmt_wallclock(b, wall, true);
+		}
+		buf_adds(b, ")\n");
 	}
 	enum ev_role r = ev_role(&e);
 	static const char *const roles[] = {"instant", "span", "span begin", "span end"};
@@ -63,7 +69,9 @@ static void detail_page(struct app *a)
 	uint64_t other;
 	if ((r == ROLE_BEGIN || r == ROLE_END) && model_partner(a->m, a->sel, &other)) {
 		buf_adds(b, r == ROLE_BEGIN ? "; ends at " : "; began at ");
-		fmt_time(a, b, model_ts(a->m, other));
+		struct event o;
+		model_get(a->m, other, &o);
+		fmt_time(a, b, &o);
 		buf_adds(b, " (% jumps there)");
 	} else if (r == ROLE_BEGIN || r == ROLE_END) {
 		buf_adds(b, r == ROLE_BEGIN ? "; never closed" : "; never opened");

@@ -588,10 +588,7 @@ void status_draw(struct app *a)
 			   (unsigned long long)vis_count(a));
 		struct event e;
 		model_get(a->m, a->sel, &e);
-		if (trace_untimed(a->t, &e))
-			buf_adds(&right, "metadata");
-		else
-			fmt_time(a, &right, e.ts);
+		fmt_time(a, &right, &e);
 	} else {
 		buf_printf(&right, "0/%llu", (unsigned long long)vis_count(a));
 	}

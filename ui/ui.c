@@ -330,6 +330,21 @@ static void toggle_follow(struct app *a)
 	}
 }
 
+/* t: relative, the trace's clock, the wall clock (when a source anchors it). */
+static void cycle_time(struct app *a)
+{
+	int64_t wall;
+	a->time = (a->time + 1) % 3;
+	if (a->time == TIME_WALL && !trace_wall_at(a->t, 0, &wall)) {
+		a->time = TIME_RELATIVE;
+		message(a, false, "times relative to the first event (no wall-clock anchor in the trace)");
+		return;
+	}
+	static const char *const said[] = {"times relative to the first event", "times on the trace's own clock",
+					   "wall-clock times (local time, from the trace's clock anchor)"};
+	message(a, false, "%s", said[a->time]);
+}
+
 /* Actions every view shares; false when the action means nothing here. */
 static bool global_action(struct app *a, enum action act)
 {
@@ -376,8 +391,7 @@ static bool global_action(struct app *a, enum action act)
 	case ACT_COMMAND: prompt_open(a, PROMPT_COMMAND, NULL); return true;
 	case ACT_FOLLOW: toggle_follow(a); return true;
 	case ACT_TOGGLE_TIME:
-		a->abs_time = !a->abs_time;
-		message(a, false, a->abs_time ? "absolute times" : "times relative to the first event");
+		cycle_time(a);
 		return true;
 	case ACT_INTERRUPT: message(a, false, "nothing to interrupt (q quits)"); return true;
 	case ACT_REDRAW: clearok(curscr, TRUE); return true;
@@ -914,7 +928,7 @@ int ui_run(struct trace *t, struct filterset *fs, const struct cli *c)
 		buf_printf(&errors, "%s%.*s", errors.len ? "; " : "", (int)n, p);
 		p += n + (p[n] == '\n');
 	}
-	a->abs_time = c->abs_time;
+	a->time = c->time;
 	if (c->follow)
 		toggle_follow(a);
 	if (errors.len) /* after follow's own message: errors matter more */

@@ -104,8 +104,8 @@ FZ_FN void fz_consume(struct trace *t)
 	struct filterset none = {0};
 	uint64_t n = model_count(t->m);
 	if (n <= FZ_MAX_DETAIL) {
-		batch_dump(t, &none, false, fz_null);
-		batch_dump(t, &none, true, fz_null);
+		batch_dump(t, &none, false, TIME_WALL, fz_null);
+		batch_dump(t, &none, true, TIME_RELATIVE, fz_null);
 	}
 	batch_info(t, false, fz_null);
 	batch_info(t, true, fz_null);
@@ -121,7 +121,7 @@ FZ_FN void fz_consume(struct trace *t)
 		model_get(t->m, pos, &e);
 		buf_reset(&b);
 		if (n > FZ_MAX_DETAIL) { /* (batch_dump did these above) */
-			dump_line(t, &e, first, &b);
+			dump_line(t, &e, first, TIME_RELATIVE, &b);
 			dump_json(t, &e, &b);
 		}
 		event_detail(t, &e, &b, 80);
