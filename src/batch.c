@@ -368,21 +368,15 @@ bool clock_warning(struct trace *t, struct buf *b)
 {
 	const struct source *x, *y;
 	enum clocks c = t->align ? CLOCKS_ONE : clock_domains(t, &x, &y);
-	if (c == CLOCKS_UNKNOWN && far_apart(t, &x, &y)) {
-		buf_adds(b, "far apart: ");
-		esc_term(b, x->path, strlen(x->path));
-		buf_adds(b, " and ");
-		esc_term(b, y->path, strlen(y->path));
-		buf_adds(b, " have clocks not known to be related (--align lines them up by their first events)");
-		return true;
-	}
-	if (c != CLOCKS_DIFFERENT)
+	bool far = c == CLOCKS_UNKNOWN && far_apart(t, &x, &y);
+	if (!far && c != CLOCKS_DIFFERENT)
 		return false;
-	buf_adds(b, "different clocks: ");
+	buf_adds(b, far ? "far apart: " : "different clocks: ");
 	esc_term(b, x->path, strlen(x->path));
 	buf_adds(b, " and ");
 	esc_term(b, y->path, strlen(y->path));
-	buf_adds(b, " do not share a time axis (see the info page; --align lines them up)");
+	buf_adds(b, far ? " have clocks not known to be related (--align lines them up by their first events)"
+			: " do not share a time axis (see the info page; --align lines them up)");
 	return true;
 }
 
