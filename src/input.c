@@ -382,6 +382,7 @@ void input_restart(struct input *in)
 	in->map = NULL;
 	in->maplen = 0;
 	in->size = in->consumed = in->raw = 0;
+	in->has_last_ts = false;
 	in->scan_lo = in->scan_hi = 0;
 	in->eof = false;
 	if (in->z) {

@@ -47,6 +47,8 @@ struct input {
 	void *dstate;
 	struct source *src;
 	uint64_t consumed; /* bytes the decoder has consumed */
+	int64_t last_ts;   /* the last timed event it gave (where damage after it goes on the timeline) */
+	bool has_last_ts;
 	uint64_t feed;     /* bytes to hand it next: small at first, so the first screen comes soon */
 	uint64_t scan_lo, scan_hi; /* window mapped ahead for a scan (input_scan) */
 	bool quiet;        /* following: read to the end, nothing new since */

@@ -68,7 +68,7 @@ static void vdamage(struct source *src, const char *path, bool has_off, uint64_t
 	struct buf b = {0};
 	buf_vprintf(&b, fmt, ap);
 	xgrow(&src->dmg, &src->capdmg, src->ndmg + 1, sizeof *src->dmg);
-	src->dmg[src->ndmg++] = (struct damage){xstrdup(path), off, has_off, b.p, fatal};
+	src->dmg[src->ndmg++] = (struct damage){xstrdup(path), off, has_off, b.p, fatal, false, 0};
 }
 
 void source_damage(struct source *src, const char *path, bool has_off, uint64_t off, bool fatal, const char *fmt,
@@ -744,6 +744,10 @@ bool dec_emit(struct input *in, struct event *e)
 	}
 	e->input = in->id;
 	struct source *src = in->src;
+	if (!(e->flags & EVF_META)) {
+		in->last_ts = e->ts;
+		in->has_last_ts = true;
+	}
 	if (LIKELY(!src->shift && src->align != ALIGN_WAIT)) {
 		model_add(dec_model(in), e);
 	} else if (src->align == ALIGN_WAIT) {
@@ -915,21 +919,35 @@ static void align_settle(struct source *src)
 	model_seq_changed(m); /* its sequences' times moved */
 }
 
+/* A new report of an input's: after its last event on the timeline. */
+static void place_damage(struct input *in, size_t before)
+{
+	struct source *src = in->src;
+	if (src->ndmg > before && in->has_last_ts) {
+		src->dmg[src->ndmg - 1].has_ts = true;
+		src->dmg[src->ndmg - 1].ts = shift_ts(in->last_ts, src->shift);
+	}
+}
+
 void dec_damage(struct input *in, uint64_t off, const char *fmt, ...)
 {
+	size_t before = in->src->ndmg;
 	va_list ap;
 	va_start(ap, fmt);
 	vdamage(in->src, in->path, true, off, false, fmt, ap);
 	va_end(ap);
+	place_damage(in, before);
 }
 
 void dec_fatal(struct input *in, uint64_t off, const char *fmt, ...)
 {
+	size_t before = in->src->ndmg;
 	va_list ap;
 	va_start(ap, fmt);
 	vdamage(in->src, in->path, true, off, true, fmt, ap);
 	va_end(ap);
 	in->done = true;
+	place_damage(in, before);
 }
 
 void dec_reject(struct input *in, const char *fmt, ...)

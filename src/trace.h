@@ -22,6 +22,8 @@ struct damage {
 	bool has_off;
 	char *msg;
 	bool fatal; /* decoding of that input stopped there */
+	bool has_ts; /* its place on the timeline: after the last event before it */
+	int64_t ts;
 };
 
 /* One PATH argument. */

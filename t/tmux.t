@@ -110,6 +110,17 @@ tm send-keys -t "$S" "echo done=\$?" Enter
 wait_for "done=0"; ok $? "and q still quits cleanly (status 0)"
 tm kill-server 2>/dev/null
 
+# damage where it happened: a marker row in the list
+"$TBIN/ptwrite" --generate 30 --seed 1 "$TMP/whole.pt"
+head -c 5000 "$TMP/whole.pt" >"$TMP/cut.pt"
+S=ttv-test-$$-damage
+tm new-session -d -s "$S" -x 100 -y 40 "TERM=xterm-256color '$TTV' '$TMP/whole.pt' '$TMP/cut.pt'; sleep 30"
+wait_for "lanes"
+tm send-keys -t "$S" Tab
+wait_for "── damaged:"
+like "$(screen)" '── damaged: .*cut\.pt: offset 4688: truncated' "the list marks the damage where it happened"
+tm kill-server 2>/dev/null
+
 # idle: with nothing to read or filter the viewer sleeps in poll(), whatever
 # the format (ATF and dial9 models change generation as they load, which
 # once left the loop spinning at 100% CPU)

@@ -129,6 +129,18 @@ S
 unlike "$SCREEN" 'report' "damage: the message goes with the next key"
 like "$SCREEN" '#1/2 .*\| damaged$' "damage: the mark stays"
 
+# damage where it happened: a marker row in the list after the last event
+# before it (here a file cut short, merged with a whole copy of itself)
+"$TBIN/ptwrite" --generate 30 --seed 1 "$TMP/mk-whole.pt"
+head -c 5000 "$TMP/mk-whole.pt" >"$TMP/mk-cut.pt"
+SIZE=100x40 scenario damage-marker mk-whole.pt mk-cut.pt <<'S'
+Tab
+S
+like "$SCREEN" '^── damaged: [^ ]*mk-cut\.pt: offset 4688: truncated: frame claims 336 bytes, only 308 present$' \
+	"the list: a marker row for the damage, with file, offset and what was lost"
+is "$(printf '%s\n' "$SCREEN" | grep -B1 -A1 '^── damaged' | awk '{printf "%s %s ", $1, $4}')" \
+	"+0.000015121 HTTP_REQ ── offset +0.000016393 (node) " \
+	"where it happened: after the cut file's last event (and its copy), before the first only the whole file has"
 # nothing that can be opened: an error and no screen, as less does
 echo "dump $TMP/missing.txt" >"$TMP/missing.script"
 TTV_SCRIPT=$TMP/missing.script TTV_SIZE=80x24 "$TTV" "$TMP/missing.pt" "$TMP" >/dev/null 2>"$TMP/missing.err"

@@ -43,6 +43,61 @@ static void widths(struct app *a, int tmw, int *lw, int *tw)
 	}
 }
 
+/* ---- damage where it happened ---------------------------------------------- */
+
+/* A marker row for each damage report, after the last event before it on
+ * the timeline (a report with no place: after the last event).  `draw`:
+ * from screen row y on; returns the rows they take. */
+static int markers_after(struct app *a, uint64_t p, uint64_t next, int y, bool draw)
+{
+	struct event e, n;
+	model_get(a->m, p, &e);
+	if (next != NO_POS)
+		model_get(a->m, next, &n);
+	int used = 0;
+	for (size_t i = 0; i < a->t->nsrc; i++) {
+		const struct source *s = a->t->src[i];
+		for (size_t k = 0; k < s->ndmg; k++) {
+			const struct damage *d = &s->dmg[k];
+			bool here = d->has_ts ? d->ts >= e.ts && (next == NO_POS || d->ts < n.ts) : next == NO_POS;
+			if (!here)
+				continue;
+			if (draw && y + used <= rows(a)) {
+				struct buf b = {0};
+				const char *name = d->path + strlen(d->path);
+				for (int slashes = 0; name > d->path; name--) /* the file and its folder */
+					if (name[-1] == '/' && ++slashes == 2)
+						break;
+				buf_adds(&b, a->unicode ? "── damaged: " : "-- damaged: ");
+				esc_term(&b, name, strlen(name));
+				if (d->has_off)
+					buf_printf(&b, ": offset %llu", (unsigned long long)d->off);
+				buf_adds(&b, ": ");
+				esc_term(&b, d->msg, strlen(d->msg));
+				draw_role(R_WARNING);
+				draw_fill(y + used, 0, a->cols, " ");
+				draw_clipped(a, y + used, 0, a->cols, b.p, b.len);
+				buf_free(&b);
+			}
+			used++;
+		}
+	}
+	return used;
+}
+
+/* Rows from event `from` through event `to` (both shown), markers included. */
+static uint64_t rows_to(struct app *a, uint64_t from, uint64_t to, uint64_t most)
+{
+	uint64_t n = 0;
+	for (uint64_t p = from; p != NO_POS && n <= most; p = vis_next(a, p)) {
+		n++;
+		if (p == to)
+			break;
+		n += (uint64_t)markers_after(a, p, vis_next(a, p), 0, false);
+	}
+	return n;
+}
+
 /* Keep the selection on screen. */
 static void scroll_to_sel(struct app *a)
 {
@@ -63,6 +118,10 @@ static void scroll_to_sel(struct app *a)
 		}
 		a->list_top = p;
 	}
+	/* damage markers above it take rows; after the last event, its own */
+	uint64_t tail = vis_next(a, a->sel) == NO_POS ? (uint64_t)markers_after(a, a->sel, NO_POS, 0, false) : 0;
+	while (a->list_top != a->sel && rows_to(a, a->list_top, a->sel, (uint64_t)rows(a)) + tail > (uint64_t)rows(a))
+		a->list_top = vis_next(a, a->list_top);
 }
 
 static void draw_row(struct app *a, int y, uint64_t pos, int tmw, int lw, int tw)
@@ -137,8 +196,12 @@ void list_draw(struct app *a)
 	uint64_t p = a->list_top;
 	if (p == NO_POS || !vis_is(a, p))
 		p = vis_first(a);
-	for (int y = 1; y <= rows(a) && p != NO_POS; y++, p = vis_next(a, p))
+	for (int y = 1; y <= rows(a) && p != NO_POS; y++) {
 		draw_row(a, y, p, tmw, lw, tw);
+		uint64_t next = vis_next(a, p);
+		y += markers_after(a, p, next, y + 1, true);
+		p = next;
+	}
 	if (!model_count(a->m)) {
 		draw_role(R_DIM);
 		draw_str(2, 2, a->cols - 4, a->loading ? "reading..." : "no events");
@@ -208,8 +271,13 @@ void list_click(struct app *a, int line, int col)
 	if (line < 1 || line > rows(a))
 		return;
 	uint64_t p = a->list_top == NO_POS || !vis_is(a, a->list_top) ? vis_first(a) : a->list_top;
-	for (int y = 1; y < line && p != NO_POS; y++)
-		p = vis_next(a, p);
-	if (p != NO_POS)
-		select_pos(a, p);
+	for (int y = 1; p != NO_POS; p = vis_next(a, p)) {
+		if (y == line) {
+			select_pos(a, p);
+			return;
+		}
+		y += 1 + markers_after(a, p, vis_next(a, p), 0, false);
+		if (y > line)
+			return; /* a damage marker: nothing to select */
+	}
 }
