@@ -514,6 +514,17 @@ attr=$(cat "$TMP/highlight.attr")
 is "$(printf '%s\n' "$attr" | sed -n 3p | tr -cd m | wc -c | tr -d ' ')" 6 "list: the match on the selected row is highlighted"
 is "$(printf '%s\n' "$attr" | sed -n 6p | tr -cd m | wc -c | tr -d ' ')" 6 "list: matches on other rows too"
 is "$(sed -n 1p "$TMP/highlight-detail.attr" | tr -cd m | wc -c | tr -d ' ')" 6 "detail: matches highlighted"
+# the lanes view marks the events the search finds
+SIZE=100x24 scenario lanes-hits "$V" <<'S'
+/
+type client
+Enter
+dumpattr lanes-hits.attr
+S
+attr=$(cat "$TMP/lanes-hits.attr")
+# (past the names, which show their own match; the first hit is under the cursor)
+is "$(printf '%s\n' "$attr" | sed -n 3p | cut -c25- | tr -cd m | wc -c | tr -d ' ')" 3 "lanes: the client events are marked"
+is "$(printf '%s\n' "$attr" | sed -n 2p | cut -c25- | tr -cd m | wc -c | tr -d ' ')" 0 "lanes: the server's are not"
 scenario incremental "$V" <<'S'
 Tab
 /

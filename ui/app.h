@@ -225,6 +225,7 @@ void search_next(struct app *a, bool forward); /* starts it: search_step runs it
 bool search_step(struct app *a, uint64_t budget_ns); /* true while it runs on */
 bool search_cancel(struct app *a); /* false when none was running */
 bool hits_pending(const struct app *a);
+bool search_hits(const struct app *a, uint64_t pos); /* the search finds the event at pos (as far as marked) */
 bool hits_step(struct app *a, uint64_t budget_ns); /* true while more to mark */
 void prompt_free(struct app *a);
 /* Esc while a filter is still being applied takes the change back. */

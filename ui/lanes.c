@@ -22,6 +22,7 @@ struct cell {
 	uint32_t count; /* events starting here (scaled when sampled) */
 	uint8_t depth;  /* deepest span covering the column, 0 = none */
 	uint8_t role;   /* colour of that span */
+	bool hit;       /* an event the search finds starts here */
 };
 
 /* Lanes between the axis and the selected event's line (above the status
@@ -205,6 +206,9 @@ static void place(struct grid *g, const struct event *e, uint64_t pos)
 	if (e->lane >= model_nlanes(g->a->m) || g->row_of[e->lane] < 0 || (e->flags & EVF_META))
 		return;
 	int row = g->row_of[e->lane];
+	int hc = time_col(g->a, g->W, e->ts);
+	if (hc >= 0 && hc < g->W && search_hits(g->a, pos))
+		g->cells[row * g->W + hc].hit = true;
 	enum ev_role r = ev_role(e);
 	int64_t end = -1;
 	uint64_t other;
@@ -450,10 +454,10 @@ void lanes_draw(struct app *a)
 		for (int c = 0; c < W; c++) {
 			const struct cell *cl = &g.cells[r * W + c];
 			if (cl->depth) {
-				draw_role((enum role)cl->role);
+				draw_role(cl->hit ? R_MATCH : (enum role)cl->role);
 				mvaddstr(y, NW + c, span_glyph(a, cl->depth));
 			} else if (cl->count) {
-				draw_role(R_DENSITY);
+				draw_role(cl->hit ? R_MATCH : R_DENSITY);
 				mvaddstr(y, NW + c, count_glyph(a, cl->count));
 			}
 			if (c == cur && selected) {

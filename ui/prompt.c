@@ -254,6 +254,11 @@ bool hits_step(struct app *a, uint64_t budget_ns)
 	return h->done < n;
 }
 
+bool search_hits(const struct app *a, uint64_t pos)
+{
+	return a->search.spec && pos < a->hits.done && (a->hits.bits[pos / 64] >> (pos % 64) & 1);
+}
+
 /* Shown events the search found before pos (as far as both are known). */
 static uint64_t hits_before(struct app *a, uint64_t pos)
 {
@@ -274,7 +279,7 @@ static void match_count(struct app *a, struct buf *b)
 		return;
 	uint64_t total = hits_before(a, UINT64_MAX);
 	const char *more = hits_pending(a) ? "+, counting" : "";
-	bool on = a->sel != NO_POS && a->sel < a->hits.done && (a->hits.bits[a->sel / 64] >> (a->sel % 64) & 1);
+	bool on = a->sel != NO_POS && search_hits(a, a->sel);
 	buf_adds(b, on ? " | match " : " | ");
 	if (on) {
 		fmt_count(b, hits_before(a, a->sel) + 1);
