@@ -121,6 +121,55 @@ wait_for "── damaged:"
 like "$(screen)" '── damaged: .*cut\.pt: offset 4688: truncated' "the list marks the damage where it happened"
 tm kill-server 2>/dev/null
 
+# a file no decoder takes: said, exit 1, no screen
+printf 'hello, world\n' >"$TMP/text.txt"
+S=ttv-test-$$-text
+tm new-session -d -s "$S" -x 80 -y 24 "TERM=xterm-256color '$TTV' '$TMP/text.txt'; echo \"exit=\$?\"; sleep 30"
+wait_for "exit="
+like "$(tm capture-pane -p -J -t "$S")" 'text\.txt: unknown format \(no decoder recognises its content\)' "unknown format: said in the terminal"
+like "$(screen)" 'exit=1' "and exit 1"
+tm kill-server 2>/dev/null
+
+# typed text as typed; messages whole in M, cut with an ellipsis on the
+# status line; lane names that differ at their end stay apart at 80 columns
+S=ttv-test-$$-msgs
+tm new-session -d -s "$S" -x 80 -y 24 "TERM=xterm-256color '$TTV' '$SAMPLES/syscall/forker.dat'; sleep 30"
+wait_for "2 lanes"
+like "$(screen)" 'pid 10250…1, child\)' "a long lane name keeps its end"
+like "$(screen)" 'pid 10250…stream 2\)' "and so stays apart from its sibling"
+tm send-keys -t "$S" '&'
+tm send-keys -t "$S" -l 'took \d{3}\. and a pattern long enough to fill the status line'
+wait_for "&took"
+like "$(screen | tail -1)" '^&took \\d\{3\}\\\. and' "the prompt shows a backslash as typed"
+tm send-keys -t "$S" Enter
+sleep 0.3
+like "$(screen | tail -1)" 'filter took \\d\{3\}\\\. and a .*… ' "a long message ends in an ellipsis"
+tm send-keys -t "$S" M
+wait_for "messages, oldest first"
+like "$(screen)" 'filter took \\d\{3\}\\\. and a pattern long enough to fill the status line' "M shows it whole"
+tm kill-server 2>/dev/null
+
+# following: scrolled away, the file truncated and written again: the count
+# of what is new is of what came after the last event seen
+"$TBIN/ptwrite" --generate 20 --seed 2 "$TMP/g.pt"
+head -c 3200 "$TMP/g.pt" >"$TMP/live.pt"
+S=ttv-test-$$-trunc
+tm new-session -d -s "$S" -x 100 -y 24 "TERM=xterm-256color '$TTV' -f '$TMP/live.pt'; sleep 30"
+wait_for "FOLLOW"
+tm send-keys -t "$S" Tab k
+sleep 0.3
+tail -c +3201 "$TMP/g.pt" | head -c 1300 >>"$TMP/live.pt" # (whole records: 4 more)
+wait_for "paused"
+: >"$TMP/live.pt"
+wait_for "truncated"
+cat "$TMP/g.pt" >>"$TMP/live.pt"
+sleep 1.5
+n=$(screen | tail -1 | sed -n 's/.*#\([0-9]*\)\/\([0-9]*\).*paused, \([0-9]*\) new.*/\1 \2 \3/p')
+set -- $n
+ok "$([ $# = 3 ] && [ $(($1 + $3)) -le "$2" ]; echo $?)" "after a truncation the new count fits the events there ($n: cursor, events, new)"
+[ $# = 3 ] || screen | tail -2 | sed 's/^/# /'
+tm kill-server 2>/dev/null
+
 # idle: with nothing to read or filter the viewer sleeps in poll(), whatever
 # the format (ATF and dial9 models change generation as they load, which
 # once left the loop spinning at 100% CPU)
