@@ -689,6 +689,8 @@ static void on_sigbus(int sig, siginfo_t *si, void *ctx)
 		siglongjmp(trace_bus_jmp, 1);
 	}
 	const uint8_t *at = si->si_addr;
+	if (fatal_cleanup)
+		fatal_cleanup();
 	bus_write("ttv: ", 5);
 	for (uint32_t i = 0; bus_trace && i < bus_trace->nin; i++) {
 		const struct input *in = bus_trace->in[i];

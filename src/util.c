@@ -7,9 +7,12 @@
 
 const char *progname = "ttv";
 uint64_t start_ns;
+void (*fatal_cleanup)(void);
 
 static void oom(size_t n)
 {
+	if (fatal_cleanup)
+		fatal_cleanup();
 	fprintf(stderr, "%s: out of memory (asked for %zu bytes)\n", progname, n);
 	exit(1);
 }

@@ -122,6 +122,11 @@ const char *errno_name(int e);
 /* 64-bit hash of a byte string (fast, good enough for hash tables). */
 uint64_t hash_bytes(const void *p, size_t n);
 
+/* Run just before the process ends on a fatal error (out of memory, a file
+ * cut short under a reader on another thread), so that the viewer puts the
+ * terminal back.  Async-signal-safe: it may run in a signal handler. */
+extern void (*fatal_cleanup)(void);
+
 /* Program name used in messages. */
 extern const char *progname;
 /* now_ns() when main() started (for the bench's time to first screen) */

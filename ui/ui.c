@@ -65,17 +65,24 @@ static void on_signal(int sig)
 	errno = e;
 }
 
-/* Only async-signal-safe calls: put the terminal back as well as can be
- * done without curses, and die of the signal that asked us to go. */
+/* Put the terminal back as well as can be done without curses: only
+ * async-signal-safe calls (signal handlers and fatal errors use it). */
+static void term_restore_raw(void)
+{
+	if (term.fd < 0)
+		return;
+	if (write(term.fd, term.leave, term.nleave) < 0) {
+		/* the terminal is gone: nothing to put back */
+	}
+	tcsetattr(term.fd, TCSANOW, &term.saved);
+	term.fd = -1; /* once */
+}
+
+/* Die of the signal that asked us to go, the terminal put back. */
 static void on_alarm(int unused)
 {
 	(void)unused;
-	if (term.fd >= 0) {
-		if (write(term.fd, term.leave, term.nleave) < 0) {
-			/* the terminal is gone: nothing to put back */
-		}
-		tcsetattr(term.fd, TCSANOW, &term.saved);
-	}
+	term_restore_raw();
 	signal(fatal_sig, SIG_DFL);
 	raise(fatal_sig);
 	_exit(128 + fatal_sig);
@@ -166,8 +173,10 @@ static bool term_open(struct app *a)
 	nonl();
 	curs_set(0);
 	keypad(stdscr, FALSE);
-	if (!a->scripted)
+	if (!a->scripted) {
 		prepare_leave();
+		fatal_cleanup = term_restore_raw;
+	}
 	struct sigaction sa = {.sa_handler = on_signal};
 	sigemptyset(&sa.sa_mask);
 	int sigs[] = {SIGWINCH, SIGTERM, SIGINT, SIGHUP, SIGCONT, SIGTSTP};
@@ -183,6 +192,7 @@ static bool term_open(struct app *a)
 
 static void term_close(void)
 {
+	fatal_cleanup = NULL;
 	modes(false);
 	if (term.scr) {
 		endwin();
