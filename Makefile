@@ -35,7 +35,8 @@ UI_SRCS   := $(wildcard ui/*.c)
 TEST_SRCS := $(wildcard t/*.c)
 
 CORE_OBJS := $(CORE_SRCS:%.c=$(BUILD)/%.o)
-UI_OBJS   := $(UI_SRCS:%.c=$(BUILD)/%.o)
+UI_OBJS   := $(UI_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/gen/builtin.o
+DATA_FILES := $(wildcard keymaps/*.keys themes/*.theme)
 MAIN_OBJ  := $(BUILD)/src/main.o
 TEST_BINS := $(TEST_SRCS:t/%.c=$(BUILD)/t/%)
 
@@ -87,6 +88,21 @@ $(BUILD)/ttv: $(MAIN_OBJ) $(CORE_OBJS) $(UI_OBJS)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+# keymaps/ and themes/ compiled in (ui/builtin.h): a binary copied alone
+# still has its keys and colours.
+$(BUILD)/gen/builtin.c: $(DATA_FILES) Makefile
+	@mkdir -p $(@D)
+	@{ echo '#include "ui/builtin.h"'; echo 'const struct builtin_file builtin_files[] = {'; \
+	  for f in $(DATA_FILES); do \
+	    echo "{\"$$f\","; \
+	    sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' "$$f"; \
+	    echo '},'; \
+	  done; \
+	  echo '};'; echo 'const size_t nbuiltin_files = sizeof builtin_files / sizeof *builtin_files;'; } >$@
+
+$(BUILD)/gen/builtin.o: $(BUILD)/gen/builtin.c
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 # Test programs (unit tests and fixture writers) link the core, not the UI.

@@ -140,6 +140,20 @@ case $BUILD in
 	;;
 esac
 
+# a binary copied alone (no keymaps/ or themes/ beside it) has its keys:
+# they are compiled in
+mkdir "$TMP/alone"
+cp "$TTV" "$TMP/alone/ttv"
+S=ttv-test-$$-alone
+tm new-session -d -s "$S" -x 80 -y 24 "TERM=xterm-256color '$TMP/alone/ttv' '$TMP/t.pt'; echo \"exit=\$?\"; sleep 30"
+wait_for "2 lanes"
+unlike "$(screen | tail -1)" 'not found' "a binary copied alone finds its keymap and theme (built in)"
+tm send-keys -t "$S" '?'
+wait_for "ttv keys in"; ok $? "and ? opens help"
+tm send-keys -t "$S" q q
+wait_for "exit=0"; ok $? "and q closes help, then quits"
+tm kill-server 2>/dev/null
+
 # a file no decoder takes: said, exit 1, no screen
 printf 'hello, world\n' >"$TMP/text.txt"
 S=ttv-test-$$-text

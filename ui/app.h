@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "src/cli.h"
 #include "src/query.h"
@@ -255,6 +256,10 @@ void fmt_time(struct app *a, struct buf *b, const struct event *e); /* as the t 
 /* theme.c */
 bool theme_load(const char *name_or_path, bool mono, char **err);
 int theme_attr(enum role r);
-const char *datadir_find(const char *kind, const char *name, const char *ext); /* kind: "keymaps"/"themes" */
+/* A data file (kind: "keymaps", "themes"; a name or a path): from
+ * $TTV_DATADIR, beside the binary or its share/ttv, else compiled in.
+ * *where says which (a path, or "built-in keymaps/less.keys"); NULL when
+ * there is none. */
+FILE *data_open(const char *kind, const char *name, const char *ext, const char **where);
 
 #endif

@@ -76,6 +76,11 @@ bool keymap_load(struct keymap *km, const char *path, struct buf *errors)
 		buf_printf(errors, "%s%s: %s", errors->len ? "; " : "", path, strerror(errno));
 		return false;
 	}
+	return keymap_read(km, f, path, errors);
+}
+
+bool keymap_read(struct keymap *km, FILE *f, const char *path, struct buf *errors)
+{
 	char line[512];
 	int lineno = 0;
 	bool clean = true;

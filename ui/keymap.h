@@ -21,6 +21,8 @@ struct keymap *keymap_new(TermKey *tk);
 void keymap_free(struct keymap *km);
 /* Load a file; bad lines are appended to *errors as `file:line: why`. */
 bool keymap_load(struct keymap *km, const char *path, struct buf *errors);
+/* The same from an open stream (closed here), `path` naming it in errors. */
+bool keymap_read(struct keymap *km, FILE *f, const char *path, struct buf *errors);
 enum action keymap_lookup(const struct keymap *km, enum view_id v, const TermKeyKey *key);
 /* The keys bound to act in view v (or generic), as "j, Down". */
 void keymap_keys_for(const struct keymap *km, enum view_id v, enum action act, struct buf *out);

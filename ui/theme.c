@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "ui/app.h"
+#include "ui/builtin.h"
 
 static const char *const role_words[R_COUNT] = {
 #define X(id, word) word,
@@ -30,7 +31,7 @@ static const char *const colour_names[] = {"black", "red", "green", "yellow", "b
 
 /* Where keymaps/ and themes/ live: $TTV_DATADIR, next to the binary in the
  * source tree (build/ttv -> ./), or PREFIX/share/ttv when installed. */
-const char *datadir_find(const char *kind, const char *name, const char *ext)
+static const char *datadir_find(const char *kind, const char *name, const char *ext)
 {
 	static char found[PATH_MAX];
 	if (strchr(name, '/')) {
@@ -56,6 +57,24 @@ const char *datadir_find(const char *kind, const char *name, const char *ext)
 		if (access(found, R_OK) == 0)
 			return found;
 	}
+	return NULL;
+}
+
+FILE *data_open(const char *kind, const char *name, const char *ext, const char **where)
+{
+	static char label[PATH_MAX];
+	const char *path = datadir_find(kind, name, ext);
+	if (path) {
+		*where = path;
+		return fopen(path, "r");
+	}
+	snprintf(label, sizeof label, "%s/%s%s", kind, name, ext);
+	for (size_t i = 0; i < nbuiltin_files && !strchr(name, '/'); i++)
+		if (!strcmp(builtin_files[i].path, label)) {
+			snprintf(label, sizeof label, "built-in %s", builtin_files[i].path);
+			*where = label;
+			return fmemopen((void *)builtin_files[i].text, strlen(builtin_files[i].text), "r");
+		}
 	return NULL;
 }
 
@@ -120,16 +139,14 @@ static void defaults(void)
 bool theme_load(const char *name, bool mono, char **err)
 {
 	defaults();
-	const char *path = datadir_find("themes", name, ".theme");
+	const char *path = NULL;
+	FILE *f = data_open("themes", name, ".theme", &path);
 	struct buf e = {0};
-	if (!path) {
-		buf_printf(&e, "theme '%s' not found", name);
-		*err = e.p;
-		return false;
-	}
-	FILE *f = fopen(path, "r");
 	if (!f) {
-		buf_printf(&e, "%s: %s", path, strerror(errno));
+		if (path)
+			buf_printf(&e, "%s: %s", path, strerror(errno));
+		else
+			buf_printf(&e, "theme '%s' not found", name);
 		*err = e.p;
 		return false;
 	}

@@ -912,10 +912,12 @@ int ui_run(struct trace *t, struct filterset *fs, const struct cli *c)
 	struct buf errors = {0};
 	a->km = keymap_new(term.tk);
 	const char *kmname = c->keymap ? c->keymap : "less";
-	const char *kmpath = datadir_find("keymaps", kmname, ".keys");
-	if (!kmpath || !keymap_load(a->km, kmpath, &errors))
-		if (!kmpath)
-			buf_printf(&errors, "keymap '%s' not found", kmname);
+	const char *kmpath = NULL;
+	FILE *kmf = data_open("keymaps", kmname, ".keys", &kmpath);
+	if (kmf)
+		keymap_read(a->km, kmf, kmpath, &errors);
+	else
+		buf_printf(&errors, "keymap '%s' not found", kmname);
 	const char *cfg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
 	struct buf user = {0};
 	if (cfg && *cfg)
