@@ -174,7 +174,7 @@ clean:
 
 # --- install --------------------------------------------------------------
 # The binary finds its data in ../share/ttv next to it (ui/theme.c
-# datadir_find), so any PREFIX works without rebuilding.
+# data_open), so any PREFIX works without rebuilding.
 PREFIX  ?= /usr/local
 DESTDIR ?=
 BINDIR  := $(DESTDIR)$(PREFIX)/bin
