@@ -39,7 +39,25 @@ struct visible {
 	uint64_t gen;       /* model generation it was computed for */
 };
 
-enum view_id { V_LANES, V_LIST, V_DETAIL, V_INFO, V_HELP, V_FILTERS, V_RECORD, V_MESSAGES };
+/* Every view, once: X(enum name, its context word in keymap files, draw,
+ * action (false: not here, the shared actions then), click or NULL).  It
+ * yields the view enum, the keymap contexts and the dispatch table (ui.c).
+ * Lanes and list are the base views; the others are pages (page.c). */
+#define VIEWS(X)                                                  \
+	X(LANES, "lanes", lanes_draw, lanes_action, lanes_click)      \
+	X(LIST, "list", list_draw, list_action, list_click)           \
+	X(DETAIL, "detail", page_draw, page_action, NULL)             \
+	X(INFO, "info", page_draw, page_action, NULL)                 \
+	X(HELP, "help", page_draw, page_action, NULL)                 \
+	X(FILTERS, "filters", page_draw, page_action, NULL)           \
+	X(RECORD, "record", page_draw, page_action, NULL)             \
+	X(MESSAGES, "messages", page_draw, page_action, NULL)
+enum view_id {
+#define X(id, ...) V_##id,
+	VIEWS(X)
+#undef X
+	V_COUNT
+};
 
 /* Colour roles; themes/ give each one colours and attributes. */
 #define ROLES(X)                                                                       \

@@ -23,7 +23,11 @@ const char *action_help(enum action act) { return act < ACT_COUNT ? helps[act] :
 
 #define CTX_GENERIC -1
 
-static const char *const contexts[] = {"lanes", "list", "detail", "info", "help", "filters", "record", "messages"};
+static const char *const contexts[V_COUNT] = {
+#define X(id, word, ...) word,
+	VIEWS(X)
+#undef X
+};
 
 struct binding {
 	int ctx; /* a view_id or CTX_GENERIC */

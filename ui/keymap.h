@@ -3,7 +3,8 @@
  *
  *   bind CONTEXT KEY ACTION
  *
- * CONTEXT is `generic` or a view (lanes list detail info help filters);
+ * CONTEXT is `generic` or a view (app.h VIEWS: lanes list detail info help
+ * filters record messages);
  * KEY is in libtermkey's vim notation without brackets (j, C-f, PageDown,
  * M-x, S-Tab, Space); ACTION is a word from ui/actions.h, or `none` to
  * unbind.  Later lines win, so the user file overrides single bindings.

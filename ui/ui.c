@@ -280,14 +280,21 @@ static void dump_attrs(const char *path)
 
 static enum view_id top_view(const struct app *a) { return a->depth ? a->stack[a->depth - 1] : a->base; }
 
+/* What each view does with the screen, an action and a click (app.h VIEWS). */
+static const struct view_ops {
+	void (*draw)(struct app *a);
+	bool (*action)(struct app *a, enum action act);
+	void (*click)(struct app *a, int line, int col);
+} views[V_COUNT] = {
+#define X(id, word, draw, action, click) [V_##id] = {draw, action, click},
+	VIEWS(X)
+#undef X
+};
+
 static void draw(struct app *a)
 {
 	erase();
-	switch (top_view(a)) {
-	case V_LANES: lanes_draw(a); break;
-	case V_LIST: list_draw(a); break;
-	default: page_draw(a); break;
-	}
+	views[top_view(a)].draw(a);
 	if (a->prompt.kind != PROMPT_NONE)
 		prompt_draw(a);
 	else
@@ -415,12 +422,7 @@ static void do_action(struct app *a, enum action act)
 	a->msg[0] = 0;
 	if (a->follow && act == ACT_LAST)
 		a->paused = false;
-	bool done = false;
-	switch (top_view(a)) {
-	case V_LANES: done = lanes_action(a, act); break;
-	case V_LIST: done = list_action(a, act); break;
-	default: done = page_action(a, act); break;
-	}
+	bool done = views[top_view(a)].action(a, act);
 	if (!done && !global_action(a, act) && act != ACT_NONE)
 		message(a, false, "%s: not in this view", action_word(act));
 }
@@ -441,11 +443,8 @@ static void mouse(struct app *a, int code, bool press, int line, int col)
 	}
 	if (button != 0)
 		return;
-	switch (top_view(a)) {
-	case V_LANES: lanes_click(a, line, col); break;
-	case V_LIST: list_click(a, line, col); break;
-	default: break;
-	}
+	if (views[top_view(a)].click)
+		views[top_view(a)].click(a, line, col);
 }
 
 static void key(struct app *a, TermKeyKey *k)
