@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "decoders/decoder.h"
 #include "src/esc.h"
 #include "src/hmap.h"
 
@@ -105,11 +104,7 @@ void event_json_members(struct trace *t, const struct event *e, struct buf *b)
 	buf_printf(b, ",\"offset\":%llu,\"fields\":", (unsigned long long)e->off);
 	struct json_sink js;
 	json_sink_begin(&js, b);
-	void *st;
-	const struct decoder *d = trace_decoder_of(t, e, &st);
-	struct event own = trace_own(t, e);
-	if (d && d->fields)
-		d->fields(st, &own, &js.s);
+	trace_event_fields(t, e, &js.s);
 	json_sink_end(&js);
 }
 
@@ -126,11 +121,7 @@ void event_detail(struct trace *t, const struct event *e, struct buf *b, int wid
 {
 	struct tree_sink ts;
 	tree_sink_init(&ts, b, width);
-	void *st;
-	const struct decoder *d = trace_decoder_of(t, e, &st);
-	struct event own = trace_own(t, e);
-	if (d && d->fields)
-		d->fields(st, &own, &ts.s);
+	trace_event_fields(t, e, &ts.s);
 }
 
 /* Filters run over this many events at a time (on two threads when they can). */
@@ -415,8 +406,9 @@ void info_text(struct trace *t, struct buf *b)
 			buf_addc(b, '\n');
 		esc_term(b, s->path, strlen(s->path));
 		buf_addc(b, '\n');
-		if (s->dec)
-			buf_printf(b, "  format:  %s (%s)\n", s->dec->name, s->dec->title);
+		const char *title, *format = trace_source_format(s, &title);
+		if (format)
+			buf_printf(b, "  format:  %s (%s)\n", format, title);
 		buf_printf(b, "  status:  %s\n", status_of(s));
 		if (s->error) {
 			buf_adds(b, "  error:   ");
@@ -434,11 +426,10 @@ void info_text(struct trace *t, struct buf *b)
 		}
 		if (r.span)
 			clock_line(s, b);
-		if (s->dec && s->dec->info) {
-			struct buf d = {0};
-			struct tree_sink ts;
-			tree_sink_init(&ts, &d, 0);
-			s->dec->info((struct source *)s, &ts.s);
+		struct buf d = {0};
+		struct tree_sink ts;
+		tree_sink_init(&ts, &d, 0);
+		if (trace_source_info(t, s, &ts.s)) {
 			for (const char *p = buf_str(&d); *p;) {
 				const char *nl = strchr(p, '\n');
 				size_t n = nl ? (size_t)(nl - p) : strlen(p);
@@ -447,8 +438,8 @@ void info_text(struct trace *t, struct buf *b)
 				buf_addc(b, '\n');
 				p += n + (nl != NULL);
 			}
-			buf_free(&d);
 		}
+		buf_free(&d);
 		for (size_t d = 0; d < s->ndmg; d++) {
 			const struct damage *dm = &s->dmg[d];
 			buf_adds(b, d ? "           " : "  damage:  ");
@@ -488,8 +479,9 @@ void info_json(struct trace *t, struct buf *b)
 			buf_addc(b, ',');
 		buf_adds(b, "{\"path\":");
 		esc_json(b, s->path, strlen(s->path));
-		if (s->dec)
-			buf_printf(b, ",\"format\":\"%s\",\"title\":\"%s\"", s->dec->name, s->dec->title);
+		const char *title, *format = trace_source_format(s, &title);
+		if (format)
+			buf_printf(b, ",\"format\":\"%s\",\"title\":\"%s\"", format, title);
 		buf_printf(b, ",\"status\":\"%s\"", status_of(s));
 		if (s->error) {
 			buf_adds(b, ",\"error\":");
@@ -526,13 +518,14 @@ void info_json(struct trace *t, struct buf *b)
 			buf_printf(b, ",\"fatal\":%s}", dm->fatal ? "true" : "false");
 		}
 		buf_printf(b, "],\"damage_not_listed\":%llu", (unsigned long long)s->dmg_dropped);
-		if (s->dec && s->dec->info) {
-			buf_adds(b, ",\"details\":");
-			struct json_sink js;
-			json_sink_begin(&js, b);
-			s->dec->info((struct source *)s, &js.s);
-			json_sink_end(&js);
-		}
+		struct buf d = {0};
+		struct json_sink js;
+		json_sink_begin(&js, &d);
+		bool details = trace_source_info(t, s, &js.s);
+		json_sink_end(&js);
+		if (details)
+			buf_printf(b, ",\"details\":%s", d.p);
+		buf_free(&d);
 		buf_addc(b, '}');
 	}
 	int64_t first, last;

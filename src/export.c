@@ -2,7 +2,6 @@
 
 #include <stdlib.h>
 
-#include "decoders/decoder.h"
 #include "src/batch.h"
 #include "src/esc.h"
 #include "src/hmap.h"
@@ -96,8 +95,9 @@ static void metadata(struct trace *t, struct buf *b)
 		buf_printf(b, "{\"ph\":\"M\",\"pid\":%u,\"tid\":0,\"name\":\"process_name\",\"args\":{\"name\":", s->id + 1);
 		struct buf name = {0};
 		buf_adds(&name, s->path);
-		if (s->dec)
-			buf_printf(&name, " (%s)", s->dec->name);
+		const char *title, *format = trace_source_format(s, &title);
+		if (format)
+			buf_printf(&name, " (%s)", format);
 		esc_json(b, name.p, name.len);
 		buf_free(&name);
 		buf_printf(b, "}},\n{\"ph\":\"M\",\"pid\":%u,\"tid\":0,\"name\":\"process_sort_index\","

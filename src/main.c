@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "decoders/decoder.h"
 #include "src/batch.h"
 #include "src/cli.h"
 #include "src/esc.h"
@@ -32,8 +31,8 @@ static void usage(FILE *f)
 		"  -e, --filter REGEX    keep matching events (repeatable; !REGEX drops them;\n"
 		"                        lane:RE type:RE FIELD:RE match one part)\n"
 		"      --format NAME     skip probing:");
-	for (size_t i = 0; decoders[i]; i++)
-		fprintf(f, " %s", decoders[i]->name);
+	for (size_t i = 0; trace_format_name(i); i++)
+		fprintf(f, " %s", trace_format_name(i));
 	fprintf(f,
 		"\n"
 		"      --keymap NAME     key bindings (less, vi, emacs, or a file)\n"
@@ -114,7 +113,7 @@ int cli_parse(struct cli *c, int argc, char **argv)
 			c->filters[c->nfilters++] = optarg;
 			break;
 		case O_FORMAT:
-			if (!decoder_find(optarg))
+			if (!trace_format_known(optarg))
 				return usage_error("unknown format '%s' (see ttv --help)", optarg);
 			c->format = optarg;
 			break;

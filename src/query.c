@@ -6,7 +6,6 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
-#include "decoders/decoder.h"
 #include "src/esc.h"
 #include "src/strtab.h"
 #include "src/worker.h"
@@ -263,15 +262,10 @@ bool filterset_active(const struct filterset *fs)
 
 void event_summary(struct trace *t, const struct event *e, struct buf *b)
 {
-	void *st;
-	const struct decoder *d = trace_decoder_of(t, e, &st);
-	struct event own = trace_own(t, e);
-	if (d && d->summary) {
-		d->summary(st, &own, b);
-	} else if (d && d->fields) {
+	if (!trace_event_summary(t, e, b)) {
 		struct line_sink ls;
 		line_sink_init(&ls, b);
-		d->fields(st, &own, &ls.s);
+		trace_event_fields(t, e, &ls.s);
 	}
 }
 
@@ -389,14 +383,8 @@ static void pick_put(struct fsink *s, const struct field *f)
 
 static bool field_text(struct trace *t, const struct event *e, const char *name, struct buf *out)
 {
-	void *st;
-	const struct decoder *d = trace_decoder_of(t, e, &st);
-	if (!d || !d->fields)
-		return false;
 	struct field_pick p = {.s.put = pick_put, .want = name, .out = out};
-	struct event own = trace_own(t, e);
-	d->fields(st, &own, &p.s);
-	return p.found;
+	return trace_event_fields(t, e, &p.s) && p.found;
 }
 
 /* A text buffer reused for every event a filter looks at (one per thread). */
@@ -446,12 +434,7 @@ bool filter_hit(struct filter *f, struct trace *t, const struct event *e, bool *
 
 bool filterset_parallel_ok(const struct filterset *fs, const struct trace *t)
 {
-	if (!filterset_active(fs) || !model_get_shared(t->m))
-		return false;
-	for (size_t i = 0; i < t->nsrc; i++)
-		if (t->src[i]->dec && !t->src[i]->dec->reentrant)
-			return false;
-	return true;
+	return filterset_active(fs) && model_get_shared(t->m) && trace_reentrant(t);
 }
 
 /* Before filters run on two threads: every lazily made thing made now (the
@@ -459,11 +442,7 @@ bool filterset_parallel_ok(const struct filterset *fs, const struct trace *t)
 static void filterset_prepare(struct filterset *fs, struct trace *t)
 {
 	struct model *m = t->m;
-	for (uint32_t i = 0; i < t->nin; i++) {
-		const struct input *in = t->in[i];
-		if (in->dec && in->dec->settle && in->dstate)
-			in->dec->settle(in->dstate);
-	}
+	trace_settle(t);
 	uint32_t nstr = strtab_count(model_strings(m));
 	for (size_t i = 0; i < fs->n; i++) {
 		struct filter *f = &fs->f[i];

@@ -351,12 +351,100 @@ void trace_report(const struct trace *t)
 	}
 }
 
-const struct decoder *trace_decoder_of(const struct trace *t, const struct event *e, void **st)
+/* ---- what the decoders know, for everyone else -------------------------- */
+
+static const struct decoder *decoder_of(const struct trace *t, const struct event *e, void **st)
 {
 	if (e->input >= t->nin)
 		return NULL;
 	*st = t->in[e->input]->dstate;
 	return t->in[e->input]->dec;
+}
+
+bool trace_event_fields(struct trace *t, const struct event *e, struct fsink *out)
+{
+	void *st;
+	const struct decoder *d = decoder_of(t, e, &st);
+	if (!d || !d->fields)
+		return false;
+	struct event own = trace_own(t, e);
+	d->fields(st, &own, out);
+	return true;
+}
+
+bool trace_event_summary(struct trace *t, const struct event *e, struct buf *out)
+{
+	void *st;
+	const struct decoder *d = decoder_of(t, e, &st);
+	if (!d || !d->summary)
+		return false;
+	struct event own = trace_own(t, e);
+	d->summary(st, &own, out);
+	return true;
+}
+
+bool trace_event_link(struct trace *t, const struct event *e, uint32_t *input, uint64_t *off)
+{
+	void *st;
+	const struct decoder *d = decoder_of(t, e, &st);
+	return d && d->linked && d->linked(t, e, input, off);
+}
+
+bool trace_record_fields(struct trace *t, uint32_t input, uint64_t off, struct fsink *out)
+{
+	const struct input *in = input < t->nin ? t->in[input] : NULL;
+	if (!in || !in->dec || !in->dec->record_fields)
+		return false;
+	in->dec->record_fields(t, input, off, out);
+	return true;
+}
+
+bool trace_record_back(struct trace *t, uint32_t input, uint64_t off, uint64_t *pos)
+{
+	const struct input *in = input < t->nin ? t->in[input] : NULL;
+	return in && in->dec && in->dec->record_back && in->dec->record_back(t, input, off, pos);
+}
+
+const char *trace_source_format(const struct source *s, const char **title)
+{
+	*title = s->dec ? s->dec->title : NULL;
+	return s->dec ? s->dec->name : NULL;
+}
+
+bool trace_source_info(struct trace *t, const struct source *s, struct fsink *out)
+{
+	(void)t;
+	if (!s->dec || !s->dec->info)
+		return false;
+	s->dec->info((struct source *)s, out);
+	return true;
+}
+
+bool trace_reentrant(const struct trace *t)
+{
+	for (size_t i = 0; i < t->nsrc; i++)
+		if (t->src[i]->dec && !t->src[i]->dec->reentrant)
+			return false;
+	return true;
+}
+
+void trace_settle(struct trace *t)
+{
+	for (uint32_t i = 0; i < t->nin; i++) {
+		const struct input *in = t->in[i];
+		if (in->dec && in->dec->settle && in->dstate)
+			in->dec->settle(in->dstate);
+	}
+}
+
+bool trace_format_known(const char *name) { return decoder_find(name) != NULL; }
+
+const char *trace_format_name(size_t i)
+{
+	size_t n = 0;
+	while (decoders[n])
+		n++;
+	return i < n ? decoders[i]->name : NULL;
 }
 
 void trace_release(struct trace *t)

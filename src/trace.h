@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "src/fields.h"
 #include "src/input.h"
 #include "src/model.h"
 #include "src/util.h"
@@ -130,8 +131,26 @@ extern volatile sig_atomic_t trace_bus_armed;
 void trace_catch_sigbus(const struct trace *t);
 void trace_notice(struct trace *t, const char *fmt, ...) PRINTF_LIKE(2, 3);
 
-/* Decoder and state for an event (by its input). */
-const struct decoder *trace_decoder_of(const struct trace *t, const struct event *e, void **st);
+/* What the decoders know, asked through the loader (nothing else holds a
+ * decoder).  An event's decoded fields and its one-line summary (false:
+ * its decoder has none); the record it links to (ATF: its detail record),
+ * that record's fields, and the event that record links back to. */
+bool trace_event_fields(struct trace *t, const struct event *e, struct fsink *out);
+bool trace_event_summary(struct trace *t, const struct event *e, struct buf *out);
+bool trace_event_link(struct trace *t, const struct event *e, uint32_t *input, uint64_t *off);
+bool trace_record_fields(struct trace *t, uint32_t input, uint64_t off, struct fsink *out);
+bool trace_record_back(struct trace *t, uint32_t input, uint64_t off, uint64_t *pos);
+/* A source's format (NULL: none known) and its title; its findings for
+ * --info (false: its decoder has none). */
+const char *trace_source_format(const struct source *s, const char **title);
+bool trace_source_info(struct trace *t, const struct source *s, struct fsink *out);
+/* Every decoder in use can decode on two threads at once; settle() them
+ * first (the tables they would make on first use, made now). */
+bool trace_reentrant(const struct trace *t);
+void trace_settle(struct trace *t);
+/* The formats ttv reads, by --format name: the i-th, NULL past the last. */
+const char *trace_format_name(size_t i);
+bool trace_format_known(const char *name);
 /* ts + shift, held within the int64 range. */
 int64_t shift_ts(int64_t ts, int64_t shift);
 /* Metadata at time 0 (dial9 symbol tables, htdump system info; moved with

@@ -3,7 +3,6 @@
  * what it shows changes; drawing touches only the lines on screen. */
 #include <curses.h>
 
-#include "decoders/decoder.h"
 #include "src/batch.h"
 #include "src/esc.h"
 #include "ui/app.h"
@@ -86,11 +85,9 @@ static void detail_page(struct app *a)
 	buf_adds(b, "bytes: ");
 	esc_term(b, path, strlen(path));
 	buf_printf(b, e.seq ? ", record %llu\n" : ", offset %llu\n", (unsigned long long)e.off);
-	void *st;
 	uint32_t lin;
 	uint64_t loff;
-	const struct decoder *d = trace_decoder_of(a->t, &e, &st);
-	if (d && d->linked && d->linked(a->t, &e, &lin, &loff)) {
+	if (trace_event_link(a->t, &e, &lin, &loff)) {
 		buf_adds(b, "linked record: ");
 		esc_term(b, a->t->in[lin]->path, strlen(a->t->in[lin]->path));
 		buf_printf(b, ", offset %llu (Enter opens it)\n", (unsigned long long)loff);
@@ -103,17 +100,20 @@ static void detail_page(struct app *a)
 static void record_page(struct app *a)
 {
 	struct buf *b = &a->page;
-	const struct input *in = a->record_input < a->t->nin ? a->t->in[a->record_input] : NULL;
-	if (!in || !in->dec || !in->dec->record_fields) {
-		buf_adds(b, "no record\n");
-		return;
-	}
-	buf_adds(b, "linked record in ");
-	esc_term(b, in->path, strlen(in->path));
-	buf_printf(b, ", offset %llu (Enter goes to the event it links back to)\n\n", (unsigned long long)a->record_off);
+	struct buf fields = {0};
 	struct tree_sink ts;
-	tree_sink_init(&ts, b, a->cols);
-	in->dec->record_fields(a->t, a->record_input, a->record_off, &ts.s);
+	tree_sink_init(&ts, &fields, a->cols);
+	if (!trace_record_fields(a->t, a->record_input, a->record_off, &ts.s)) {
+		buf_adds(b, "no record\n");
+	} else {
+		const char *path = a->t->in[a->record_input]->path;
+		buf_adds(b, "linked record in ");
+		esc_term(b, path, strlen(path));
+		buf_printf(b, ", offset %llu (Enter goes to the event it links back to)\n\n",
+			   (unsigned long long)a->record_off);
+		buf_add(b, fields.p, fields.len);
+	}
+	buf_free(&fields);
 }
 
 static void help_page(struct app *a)
@@ -296,12 +296,10 @@ static void page_scroll_by(struct app *a, long by)
 static void open_record(struct app *a)
 {
 	struct event e;
-	void *st;
 	if (a->sel == NO_POS)
 		return;
 	model_get(a->m, a->sel, &e);
-	const struct decoder *d = trace_decoder_of(a->t, &e, &st);
-	if (!d || !d->linked || !d->linked(a->t, &e, &a->record_input, &a->record_off)) {
+	if (!trace_event_link(a->t, &e, &a->record_input, &a->record_off)) {
 		message(a, false, "this event links to no other record");
 		return;
 	}
@@ -313,10 +311,8 @@ static void open_record(struct app *a)
 /* Enter in a linked record: back to the event it links to. */
 static void record_back(struct app *a)
 {
-	const struct input *in = a->record_input < a->t->nin ? a->t->in[a->record_input] : NULL;
 	uint64_t pos;
-	if (!in || !in->dec || !in->dec->record_back ||
-	    !in->dec->record_back(a->t, a->record_input, a->record_off, &pos)) {
+	if (!trace_record_back(a->t, a->record_input, a->record_off, &pos)) {
 		message(a, true, "this record's link back does not resolve (a dangling link)");
 		return;
 	}

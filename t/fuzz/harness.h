@@ -126,17 +126,13 @@ FZ_FN void fz_consume(struct trace *t)
 		}
 		event_detail(t, &e, &b, 80);
 		event_text(t, &e, &b);
-		void *st;
-		const struct decoder *d = trace_decoder_of(t, &e, &st);
 		uint32_t in;
 		uint64_t off, back, other;
-		if (d && d->linked && d->linked(t, &e, &in, &off)) {
+		if (trace_event_link(t, &e, &in, &off)) {
 			struct tree_sink ts;
 			tree_sink_init(&ts, &b, 80);
-			if (d->record_fields)
-				d->record_fields(t, in, off, &ts.s);
-			if (d->record_back)
-				d->record_back(t, in, off, &back);
+			trace_record_fields(t, in, off, &ts.s);
+			trace_record_back(t, in, off, &back);
 		}
 		model_partner(t->m, pos, &other);
 	}
