@@ -825,7 +825,7 @@ static struct session *session_new(struct source *src)
 	ss->tag = T_SESSION;
 	ss->meta_tag = T_META;
 	ss->src = src;
-	ss->m = src->trace->m;
+	ss->m = dec_source_model(src);
 	ss->t_ret = make_type(ss, "RETURN", ROLE_END, 0);
 	ss->t_call = make_type(ss, "CALL", ROLE_BEGIN, ss->t_ret);
 	ss->t_exc = make_type(ss, "EXCEPTION", ROLE_INSTANT, 0);
@@ -874,8 +874,8 @@ static struct thread *thread_new(struct session *ss, size_t pidx, uint32_t slot)
 	th->dt = (struct det){.tag = T_DETAIL, .th = th};
 	lane_name(th, &ss->tmp);
 	const struct pidinfo *pi = &ss->pids[pidx];
-	th->lane = model_lane(ss->m, ss->src->id, (uint64_t)(pi->known ? pi->pid : 0) << 32 | slot,
-			      intern(ss, ss->tmp.p, ss->tmp.len));
+	th->lane = dec_lane_sid(ss->src, (uint64_t)(pi->known ? pi->pid : 0) << 32 | slot,
+				intern(ss, ss->tmp.p, ss->tmp.len));
 	xgrow(&ss->th, &ss->capth, ss->nth + 1, sizeof *ss->th);
 	ss->th[ss->nth++] = th;
 	return th;
@@ -1252,8 +1252,8 @@ static void manifest_late(struct session *ss, size_t pidx)
 		hmap_clear(&ss->names);
 		memset(ss->nc_used, 0, sizeof ss->nc_used);
 		model_seq_changed(ss->m);
-		trace_notice(ss->src->trace, "%s: the manifest was written: %llu symbols name the calls", pi->dir,
-			     (unsigned long long)pi->nsymbols);
+		dec_notice(ss->src, "%s: the manifest was written: %llu symbols name the calls", pi->dir,
+			   (unsigned long long)pi->nsymbols);
 	} else {
 		pi->late_size = in->size; /* half written: parse again when it has grown */
 	}
@@ -1279,7 +1279,7 @@ static void new_pids(struct session *ss, const char *dir)
 		if (!pid_known(ss, d[i].path) && is_pid_dir(d[i].path)) {
 			open_pid(ss, d[i].path);
 			ss->pids_expected++;
-			trace_notice(ss->src->trace, "%s: a new process: %s", dir, base_name(d[i].path));
+			dec_notice(ss->src, "%s: a new process: %s", dir, base_name(d[i].path));
 		}
 	free_dents(d, n);
 	if (before == 1 && ss->npids > 1) /* lanes now say which process */
@@ -2240,10 +2240,8 @@ static void atf_summary(void *st, const struct event *e, struct buf *b)
 
 static void *atf_state(struct trace *t, uint32_t input, enum tag want)
 {
-	if (input >= t->nin || t->in[input]->dec != &atf_decoder || !t->in[input]->dstate)
-		return NULL;
-	void *st = t->in[input]->dstate;
-	return *(enum tag *)st == want ? st : NULL;
+	void *st = dec_input_state(t, input, &atf_decoder);
+	return st && *(enum tag *)st == want ? st : NULL;
 }
 
 bool atf_detail_of(struct trace *t, const struct event *e, struct atf_ref *out)

@@ -89,10 +89,21 @@ struct decoder {
 extern const struct decoder *const decoders[];
 const struct decoder *decoder_find(const char *name);
 
-/* Helpers for decoders (src/trace.c). */
+/* Helpers for decoders (src/trace.c): the port through which they reach
+ * the model and the loader (never struct trace). */
 struct model *dec_model(const struct input *in);
+struct model *dec_source_model(const struct source *src);
 uint32_t dec_str(const struct input *in, const void *p, size_t n);
+/* The lane of this source keyed by `key` (a pid, a thread id), named. */
 uint32_t dec_lane(const struct input *in, uint64_t key, const char *name);
+uint32_t dec_lane_sid(const struct source *src, uint64_t key, uint32_t name_sid);
+/* Following: more of this input may still come (a live file). */
+bool dec_following(const struct input *in);
+/* Something the user should know, said once on the status line. */
+void dec_notice(const struct source *src, const char *fmt, ...) PRINTF_LIKE(2, 3);
+/* The state of input `input` when decoder d reads it (NULL otherwise):
+ * for a format whose records link across its files (ATF). */
+void *dec_input_state(struct trace *t, uint32_t input, const struct decoder *d);
 /* Add an event; sets e->input.  Returns false when the event cannot be
  * stored (offset beyond what the model can address). */
 bool dec_emit(struct input *in, struct event *e);

@@ -707,7 +707,7 @@ static uint32_t thread_lane(struct d9 *d, uint64_t tid, uint32_t name)
 		lane = (uint32_t)(v >> 1);
 		model_lane_rename(d->m, lane, sid);
 	} else {
-		lane = model_lane(d->m, d->in->src->id, LKEY(LK_THREAD, tid & 0xffffffffu), sid);
+		lane = dec_lane_sid(d->in->src, LKEY(LK_THREAD, tid & 0xffffffffu), sid);
 	}
 	hmap_put(&d->tlane, tid, (uint64_t)lane << 1 | (name != 0));
 	return lane;
@@ -1846,7 +1846,7 @@ static size_t d9_feed(void *st, const uint8_t *p, size_t n, uint64_t off, bool f
 	}
 	/* Threads still unknown at the end of the data (or, when following, once
 	 * the reader has caught up with the writer) are shown as threads. */
-	bool caught_up = d->in->src->trace->follow && d->in->eof && off + n == d->in->size;
+	bool caught_up = dec_following(d->in) && d->in->eof && off + n == d->in->size;
 	if (d->npend && (final || d->in->done || caught_up))
 		pend_flush(d, SIZE_MAX);
 	return at;

@@ -193,7 +193,7 @@ static uint32_t lane_for(struct pt *pt, const struct rec *r)
 		lane = (uint32_t)(v >> 1);
 		model_lane_rename(m, lane, name);
 	} else {
-		lane = model_lane(m, pt->in->src->id, r->pid, name);
+		lane = dec_lane_sid(pt->in->src, r->pid, name);
 	}
 	hmap_put(&pt->pids, r->pid, (uint64_t)lane << 1 | (r->ncomm ? 1 : 0));
 	return lane;

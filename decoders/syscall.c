@@ -328,7 +328,7 @@ static uint32_t lane_for(struct sc *sc, uint32_t si, int32_t tid)
 	if (!hmap_get(&sc->lanes, key, &v)) {
 		struct model *m = dec_model(sc->in);
 		lane_name(sc, si, tid, &sc->tmp);
-		v = model_lane(m, sc->in->src->id, key, model_str(m, sc->tmp.p, sc->tmp.len));
+		v = dec_lane_sid(sc->in->src, key, model_str(m, sc->tmp.p, sc->tmp.len));
 		hmap_put(&sc->lanes, key, v);
 	}
 	sc->lane_cached = true;

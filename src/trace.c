@@ -823,7 +823,31 @@ uint32_t dec_str(const struct input *in, const void *p, size_t n) { return model
 uint32_t dec_lane(const struct input *in, uint64_t key, const char *name)
 {
 	struct model *m = dec_model(in);
-	return model_lane(m, in->src->id, key, model_str(m, name, strlen(name)));
+	return dec_lane_sid(in->src, key, model_str(m, name, strlen(name)));
+}
+
+struct model *dec_source_model(const struct source *src) { return src->trace->m; }
+
+uint32_t dec_lane_sid(const struct source *src, uint64_t key, uint32_t name_sid)
+{
+	return model_lane(src->trace->m, src->id, key, name_sid);
+}
+
+bool dec_following(const struct input *in) { return in->src->trace->follow; }
+
+void dec_notice(const struct source *src, const char *fmt, ...)
+{
+	char text[sizeof src->trace->notice];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof text, fmt, ap);
+	va_end(ap);
+	trace_notice(src->trace, "%s", text);
+}
+
+void *dec_input_state(struct trace *t, uint32_t input, const struct decoder *d)
+{
+	return input < t->nin && t->in[input]->dec == d ? t->in[input]->dstate : NULL;
 }
 
 bool dec_emit(struct input *in, struct event *e)
