@@ -823,23 +823,11 @@ static int generate(const char *out, uint64_t mb, uint64_t seed, unsigned nth)
 
 int main(int argc, char **argv)
 {
-	if (argc >= 3 && !strcmp(argv[1], "--generate")) {
-		uint64_t mb = strtoull(argv[2], NULL, 0), seed = 1;
-		unsigned nth = 4;
-		int a = 3;
-		while (a + 1 < argc && argv[a][0] == '-') {
-			if (!strcmp(argv[a], "--seed"))
-				seed = strtoull(argv[a + 1], NULL, 0);
-			else if (!strcmp(argv[a], "--threads"))
-				nth = (unsigned)strtoul(argv[a + 1], NULL, 0);
-			a += 2;
-		}
-		if (a >= argc) {
-			fprintf(stderr, "usage: atfwrite --generate MB [--seed S] [--threads T] OUTDIR\n");
-			return 2;
-		}
-		return generate(argv[a], mb, seed, nth);
-	}
+	uint64_t mb, seed, nth = 4;
+	const char *out;
+	const struct gen_opt opts[] = {{"--threads", true, &nth}, {0}};
+	if (gen_args(argc, argv, "usage: atfwrite --generate MB [--seed S] [--threads T] OUTDIR", opts, &mb, &seed, &out))
+		return generate(out, mb, seed, (unsigned)nth);
 	if (argc != 2) {
 		fprintf(stderr, "usage: atfwrite OUTDIR < SPEC\n       atfwrite --generate MB [--seed S] [--threads T] OUTDIR\n");
 		return 2;

@@ -709,20 +709,12 @@ static void generate(struct gen *g)
 
 int main(int argc, char **argv)
 {
-	if (argc >= 3 && !strcmp(argv[1], "--generate")) {
-		uint64_t n = strtoull(argv[2], NULL, 0), seed = 1;
-		int a = 3;
-		if (argc >= 5 && !strcmp(argv[3], "--seed")) {
-			seed = strtoull(argv[4], NULL, 0);
-			a = 5;
-		}
-		if (a >= argc) {
-			fprintf(stderr, "usage: d9write --generate N [--seed S] OUT\n");
-			return 2;
-		}
-		FILE *f = strcmp(argv[a], "-") ? fopen(argv[a], "wb") : stdout;
+	uint64_t n, seed;
+	const char *out;
+	if (gen_args(argc, argv, "usage: d9write --generate N [--seed S] OUT", NULL, &n, &seed, &out)) {
+		FILE *f = strcmp(out, "-") ? fopen(out, "wb") : stdout;
 		if (!f) {
-			perror(argv[a]);
+			perror(out);
 			return 1;
 		}
 		struct gen g = {.out = f, .rng = seed * 0x9e3779b97f4a7c15ull + 1, .target = n};

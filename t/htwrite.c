@@ -520,24 +520,14 @@ static void generate(struct out *o, FILE *f, uint64_t n, uint64_t seed)
 int main(int argc, char **argv)
 {
 	struct out o = {0};
-	if (argc >= 3 && !strcmp(argv[1], "--generate")) {
-		uint64_t n = strtoull(argv[2], NULL, 0), seed = 1;
-		int a = 3;
-		for (; a < argc - 1; a++) {
-			if (!strcmp(argv[a], "--seed") && a + 1 < argc - 1)
-				seed = strtoull(argv[++a], NULL, 0);
-			else if (!strcmp(argv[a], "--be"))
-				o.be = true;
-			else
-				break;
-		}
-		if (a != argc - 1) {
-			fprintf(stderr, "usage: htwrite --generate N [--seed S] [--be] OUT\n");
-			return 2;
-		}
-		FILE *f = fopen(argv[a], "wb");
+	uint64_t n, seed, be = 0;
+	const char *path;
+	const struct gen_opt opts[] = {{"--be", false, &be}, {0}};
+	if (gen_args(argc, argv, "usage: htwrite --generate N [--seed S] [--be] OUT", opts, &n, &seed, &path)) {
+		o.be = be;
+		FILE *f = fopen(path, "wb");
 		if (!f) {
-			perror(argv[a]);
+			perror(path);
 			return 1;
 		}
 		generate(&o, f, n, seed);

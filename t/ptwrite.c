@@ -161,21 +161,13 @@ static void generate(struct wbuf *w, uint64_t n, struct gen *g)
 int main(int argc, char **argv)
 {
 	struct wbuf w = {0};
-	if (argc >= 3 && !strcmp(argv[1], "--generate")) {
-		uint64_t n = strtoull(argv[2], NULL, 0), seed = 1;
-		int a = 3;
-		if (argc >= 5 && !strcmp(argv[3], "--seed")) {
-			seed = strtoull(argv[4], NULL, 0);
-			a = 5;
-		}
-		if (a >= argc) {
-			fprintf(stderr, "usage: ptwrite --generate N [--seed S] OUT\n");
-			return 2;
-		}
+	uint64_t n, seed;
+	const char *out;
+	if (gen_args(argc, argv, "usage: ptwrite --generate N [--seed S] OUT", NULL, &n, &seed, &out)) {
 		/* Stream in chunks: a bench capture is gigabytes. */
-		FILE *f = fopen(argv[a], "wb");
+		FILE *f = fopen(out, "wb");
 		if (!f) {
-			perror(argv[a]);
+			perror(out);
 			return 1;
 		}
 		const uint64_t chunk = 100000;
@@ -184,7 +176,7 @@ int main(int argc, char **argv)
 			w.len = 0;
 			generate(&w, n - done < chunk ? n - done : chunk, &g);
 			if (fwrite(w.p, 1, w.len, f) != w.len) {
-				perror(argv[a]);
+				perror(out);
 				return 1;
 			}
 		}

@@ -633,19 +633,10 @@ static int generate(uint64_t n, uint64_t seed, const char *out)
 
 int main(int argc, char **argv)
 {
-	if (argc >= 3 && !strcmp(argv[1], "--generate")) {
-		uint64_t n = strtoull(argv[2], NULL, 0), seed = 1;
-		int a = 3;
-		if (argc >= 5 && !strcmp(argv[3], "--seed")) {
-			seed = strtoull(argv[4], NULL, 0);
-			a = 5;
-		}
-		if (a >= argc) {
-			fprintf(stderr, "usage: scwrite --generate N [--seed S] OUT\n");
-			return 2;
-		}
-		return generate(n, seed, argv[a]);
-	}
+	uint64_t n, seed;
+	const char *out;
+	if (gen_args(argc, argv, "usage: scwrite --generate N [--seed S] OUT", NULL, &n, &seed, &out))
+		return generate(n, seed, out);
 	bool over = argc == 3 && !strcmp(argv[1], "--over");
 	if (argc != 2 && !over) {
 		fprintf(stderr, "usage: scwrite [--over] OUT < SPEC\n       scwrite --generate N [--seed S] OUT\n");

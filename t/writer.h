@@ -187,4 +187,43 @@ static inline uint64_t rng_next(uint64_t *s)
 	return *s * 0x2545f4914f6cdd1dull;
 }
 
+/* A writer's own option for --generate: `--name VALUE`, or a flag `--name`
+ * (then *value becomes 1). */
+struct gen_opt {
+	const char *name;
+	bool has_value;
+	uint64_t *value;
+};
+
+/* `WRITER --generate N [--seed S] [options] OUT`: false when argv is not
+ * such a call; else N, the seed (1 by default) and OUT.  A malformed call
+ * prints `usage` and exits 2. */
+static inline bool gen_args(int argc, char **argv, const char *usage, const struct gen_opt *opts, uint64_t *n,
+			    uint64_t *seed, const char **out)
+{
+	if (argc < 3 || strcmp(argv[1], "--generate"))
+		return false;
+	*n = strtoull(argv[2], NULL, 0);
+	*seed = 1;
+	int a = 3;
+	while (a < argc - 1 && argv[a][0] == '-' && argv[a][1]) { /* (OUT may be "-") */
+		const char *o = argv[a++];
+		const struct gen_opt *g = opts;
+		while (g && g->name && strcmp(g->name, o))
+			g++;
+		if (!strcmp(o, "--seed") && a < argc - 1)
+			*seed = strtoull(argv[a++], NULL, 0);
+		else if (g && g->name && (!g->has_value || a < argc - 1))
+			*g->value = g->has_value ? strtoull(argv[a++], NULL, 0) : 1;
+		else
+			a = argc; /* unknown: usage */
+	}
+	if (a != argc - 1) {
+		fprintf(stderr, "%s\n", usage);
+		exit(2);
+	}
+	*out = argv[a];
+	return true;
+}
+
 #endif
