@@ -32,7 +32,10 @@ tm send-keys -t "$S" Tab
 wait_for "TIME"; ok $? "Tab switches to the list"
 # A lone Esc acts within libtermkey's wait time (it once waited for the
 # next key, which then came as Alt+key), in every view and in prompts
-# closes KEYS.. -- TEXT KEY WHAT: after KEYS, TEXT shows; KEY ends it within 200 ms
+# closes KEYS.. -- TEXT KEY WHAT: after KEYS, TEXT shows; KEY ends it within
+# $WITHIN ms (200; a search's own step and a redraw of the lanes view under
+# ASan come on top of libtermkey's 50 ms wait for a lone Esc: 300 there)
+WITHIN=200
 closes() {
 	while [ "$1" != -- ]; do tm send-keys -t "$S" "$1"; shift; done
 	wait_for "$2" || { ok 1 "$4 (never opened)"; return; }
@@ -41,7 +44,7 @@ closes() {
 	i=0
 	while screen | grep -qF -- "$2" && [ $i -lt 100 ]; do sleep 0.01; i=$((i + 1)); done
 	ms=$((($(date +%s%N) - t0) / 1000000))
-	ok "$([ $ms -le 200 ]; echo $?)" "$4: $3 ends it in $ms ms (at most 200)"
+	ok "$([ $ms -le $WITHIN ]; echo $?)" "$4: $3 ends it in $ms ms (at most $WITHIN)"
 }
 closes Enter -- "time: +0.000000000" Escape "the detail view"
 closes '?' -- "ttv keys in" Escape "help"
@@ -76,9 +79,11 @@ tm new-session -d -s "$S" -x 100 -y 24 "TERM=xterm-256color '$TTV' '$TMP/big.pt'
 wait_for "#1/50000"
 closes '&' "$COSTLY" Enter -- "filtering" C-c "a costly filter"
 like "$(screen | tail -1)" "filter cancelled" "C-c takes the new filter back"
+WITHIN=300
 closes / "$COSTLY" Enter -- "searching" Escape "a costly search"
 like "$(screen | tail -1)" "search cancelled" "Esc stops the search"
 closes / "$COSTLY" Enter -- "searching" C-c "a costly search"
+WITHIN=200
 tm send-keys -t "$S" q
 wait_for "exit=0"; ok $? "q quits with status 0"
 unlike "$(screen)" "TIME +LANE" "the terminal is restored (the viewer's screen is gone)"
