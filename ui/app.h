@@ -124,6 +124,7 @@ struct app {
 	uint8_t *lane_flags; /* LANE_HIDDEN | LANE_PICKED, by lane id */
 	size_t caplaneflags;
 	size_t lane_top, lane_cur; /* indices into order */
+	uint64_t lanes_sel;        /* the selection the window last followed */
 	int list_shift;            /* the list's summaries scrolled sideways by this many cells */
 	int64_t t0, t1;            /* the lanes view's time window */
 	/* per-frame facts that only change when lanes or types are added */
@@ -149,6 +150,7 @@ struct app {
 	size_t nhist, caphist, hist_at;
 	struct evref marks[26];
 	enum action pending; /* SET_MARK / GOTO_MARK waiting for a letter */
+	enum action command_act; /* a : command that is an action (:messages): done after the prompt */
 
 	/* search: what is searched for (the filter syntax; spec NULL: nothing),
 	 * the accepted text, and a search running in steps from the loop */
@@ -204,6 +206,7 @@ uint64_t vis_rank(struct app *a, uint64_t pos);  /* visible events before pos */
 uint64_t vis_nearest(struct app *a, uint64_t pos); /* pos if visible, else the next, else the previous */
 void select_pos(struct app *a, uint64_t pos);
 void jump_to(struct app *a, uint64_t pos); /* select, remembering where we were */
+bool move_action(struct app *a, enum action act); /* next/previous/page through visible events */
 bool at_end(struct app *a); /* the selection is the last visible event */
 uint64_t follow_new(struct app *a); /* following, paused: the events that came since */
 void jump_history(struct app *a, int dir);
@@ -222,16 +225,16 @@ void message(struct app *a, bool error, const char *fmt, ...) PRINTF_LIKE(3, 4);
 void lanes_draw(struct app *a);
 bool lanes_action(struct app *a, enum action act);
 void lanes_fit(struct app *a); /* window around the whole trace */
-void lanes_follow_sel(struct app *a);
 void lanes_click(struct app *a, int line, int col);
 void list_draw(struct app *a);
-/* One event's row, as the list draws it, at screen line y. */
-void list_draw_row(struct app *a, int y, uint64_t pos);
+/* row.c: one event as a row (the list, the lanes view's selected line):
+ * the column widths, then a row at screen line y. */
+void row_widths(struct app *a, int *tmw, int *lw, int *tw);
+void row_draw(struct app *a, int y, uint64_t pos, int tmw, int lw, int tw);
+void row_draw_one(struct app *a, int y, uint64_t pos);
 bool list_action(struct app *a, enum action act);
 void list_click(struct app *a, int line, int col);
-bool move_action(struct app *a, enum action act); /* next/previous/page through visible events */
 void page_open(struct app *a, enum view_id v);
-void open_view(struct app *a, enum view_id v); /* on top of the current one (ui.c) */
 void page_draw(struct app *a);
 bool page_action(struct app *a, enum action act);
 void status_draw(struct app *a);
@@ -243,8 +246,11 @@ void prompt_draw(struct app *a);
 void search_next(struct app *a, bool forward); /* starts it: search_step runs it */
 bool search_step(struct app *a, uint64_t budget_ns); /* true while it runs on */
 bool search_cancel(struct app *a); /* false when none was running */
+/* nav.c: every event the search finds, marked in steps (the filters do not
+ * change it; counts are taken with the visible set) */
 bool hits_pending(const struct app *a);
 bool search_hits(const struct app *a, uint64_t pos); /* the search finds the event at pos (as far as marked) */
+uint64_t hits_before(struct app *a, uint64_t pos); /* shown events it found before pos */
 bool hits_step(struct app *a, uint64_t budget_ns); /* true while more to mark */
 void prompt_free(struct app *a);
 /* Esc while a filter is still being applied takes the change back. */

@@ -98,7 +98,9 @@ static void set_window(struct app *a, __int128 t0, __int128 t1)
 	a->t1 = (int64_t)t1;
 }
 
-void lanes_follow_sel(struct app *a)
+/* The window moves to a selection outside it (lanes_draw does it when the
+ * selection changed since, so that panning away from it stays put). */
+static void follow_sel(struct app *a)
 {
 	if (a->sel == NO_POS || !a->window_set)
 		return;
@@ -129,7 +131,7 @@ static void pan(struct app *a, double f)
 	/* the cursor follows: select the visible event nearest the window's middle */
 	uint64_t p = vis_nearest(a, model_seek(a->m, a->t0 + (a->t1 - a->t0) / 2));
 	if (p != NO_POS) {
-		a->sel = p;
+		a->sel = a->lanes_sel = p; /* (the window stays where it was panned) */
 		a->sel_ref = ref_of(a, p);
 	}
 }
@@ -397,6 +399,10 @@ static void axis(struct app *a, int x0, int W)
 
 void lanes_draw(struct app *a)
 {
+	if (a->sel != a->lanes_sel) {
+		follow_sel(a);
+		a->lanes_sel = a->sel;
+	}
 	size_t nl = model_nlanes(a->m);
 	uint32_t *lanes = xcalloc(nl + 1, sizeof *lanes);
 	size_t ns = shown(a, lanes);
@@ -471,7 +477,7 @@ void lanes_draw(struct app *a)
 		draw_str(2, 2, a->cols - 4, model_nlanes(a->m) ? "every lane is hidden (X shows them)" : a->loading ? "reading..." : "no events");
 	}
 	if (event_line(a) && a->sel != NO_POS && vis_is(a, a->sel))
-		list_draw_row(a, a->lines - 2, a->sel); /* what the cursor is on, as the list shows it */
+		row_draw_one(a, a->lines - 2, a->sel); /* what the cursor is on, as the list shows it */
 	buf_free(&b);
 	free(g.cells);
 	free(g.row_of);
@@ -593,7 +599,7 @@ bool lanes_action(struct app *a, enum action act)
 	case ACT_FIRST:
 	case ACT_LAST:
 		jump_to(a, act == ACT_FIRST ? vis_first(a) : vis_last(a));
-		lanes_follow_sel(a);
+		follow_sel(a);
 		return true;
 	case ACT_PREV_ON_LANE:
 	case ACT_NEXT_ON_LANE: {

@@ -280,7 +280,6 @@ void select_pos(struct app *a, uint64_t pos)
 	for (size_t i = 0; i < a->norder; i++)
 		if (a->order[i] == e.lane && lane_shown(a, e.lane))
 			a->lane_cur = i;
-	lanes_follow_sel(a);
 }
 
 void refresh_selection(struct app *a)
@@ -374,4 +373,89 @@ void goto_mark(struct app *a, int letter)
 		return;
 	}
 	jump_to(a, pos);
+}
+
+/* ---- moving the selection -------------------------------------------------- */
+
+/* Move the selection by n visible events (negative: back). */
+static void move_by(struct app *a, int64_t n)
+{
+	uint64_t p = a->sel == NO_POS ? vis_first(a) : a->sel;
+	for (; n > 0 && p != NO_POS; n--) {
+		uint64_t q = vis_next(a, p);
+		if (q == NO_POS)
+			break;
+		p = q;
+	}
+	for (; n < 0 && p != NO_POS; n++) {
+		uint64_t q = vis_prev(a, p);
+		if (q == NO_POS)
+			break;
+		p = q;
+	}
+	select_pos(a, p);
+}
+
+/* Movement shared with the detail view. */
+bool move_action(struct app *a, enum action act)
+{
+	int page = MAX(1, a->lines - 3); /* the list's rows (header, status line) less one */
+	switch (act) {
+	case ACT_MOVE_DOWN: move_by(a, 1); return true;
+	case ACT_MOVE_UP: move_by(a, -1); return true;
+	case ACT_PAGE_DOWN:
+		move_by(a, page);
+		a->list_top = a->sel;
+		return true;
+	case ACT_PAGE_UP: move_by(a, -page); return true;
+	case ACT_HALF_DOWN: move_by(a, page / 2); return true;
+	case ACT_HALF_UP: move_by(a, -page / 2); return true;
+	case ACT_FIRST: jump_to(a, vis_first(a)); return true;
+	case ACT_LAST: jump_to(a, vis_last(a)); return true;
+	default: return false;
+	}
+}
+
+/* ---- match counts --------------------------------------------------------- */
+
+/* Every event the search finds, over all events (the filters do not change
+ * it); counts are taken with the visible set. */
+bool hits_pending(const struct app *a) { return a->search.spec && a->hits.done < model_count(a->m); }
+
+bool hits_step(struct app *a, uint64_t budget_ns)
+{
+	struct hits *h = &a->hits;
+	uint64_t n = model_count(a->m);
+	if (h->gen != model_generation(a->m)) {
+		h->gen = model_generation(a->m);
+		h->done = 0;
+	}
+	if (!hits_pending(a))
+		return false;
+	size_t words = (size_t)((n + 63) / 64);
+	if (words > h->cap) {
+		size_t old = h->cap;
+		xgrow(&h->bits, &h->cap, words, sizeof *h->bits);
+		memset(h->bits + old, 0, (h->cap - old) * sizeof *h->bits);
+	}
+	struct filterset one = {.f = &a->search, .n = 1, .cap = 1};
+	h->done = filterset_mark(&one, a->t, h->done, n, 0, h->bits, NULL, NULL, now_ns() + budget_ns);
+	return h->done < n;
+}
+
+bool search_hits(const struct app *a, uint64_t pos)
+{
+	return a->search.spec && pos < a->hits.done && (a->hits.bits[pos / 64] >> (pos % 64) & 1);
+}
+
+uint64_t hits_before(struct app *a, uint64_t pos)
+{
+	uint64_t end = MIN(pos, MIN(a->hits.done, a->vis.all ? model_count(a->m) : a->vis.done)), c = 0;
+	for (uint64_t w = 0; w * 64 < end; w++) {
+		uint64_t bits = a->hits.bits[w] & (a->vis.all ? ~0ull : a->vis.bits[w]);
+		if (end - w * 64 < 64)
+			bits &= (1ull << (end - w * 64)) - 1;
+		c += (uint64_t)__builtin_popcountll(bits);
+	}
+	return c;
 }

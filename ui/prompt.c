@@ -229,49 +229,6 @@ static bool search_set(struct app *a, const char *spec)
 
 /* ---- match counts --------------------------------------------------------- */
 
-/* Every event the search finds, over all events (the filters do not change
- * it); counts are taken with the visible set. */
-bool hits_pending(const struct app *a) { return a->search.spec && a->hits.done < model_count(a->m); }
-
-bool hits_step(struct app *a, uint64_t budget_ns)
-{
-	struct hits *h = &a->hits;
-	uint64_t n = model_count(a->m);
-	if (h->gen != model_generation(a->m)) {
-		h->gen = model_generation(a->m);
-		h->done = 0;
-	}
-	if (!hits_pending(a))
-		return false;
-	size_t words = (size_t)((n + 63) / 64);
-	if (words > h->cap) {
-		size_t old = h->cap;
-		xgrow(&h->bits, &h->cap, words, sizeof *h->bits);
-		memset(h->bits + old, 0, (h->cap - old) * sizeof *h->bits);
-	}
-	struct filterset one = {.f = &a->search, .n = 1, .cap = 1};
-	h->done = filterset_mark(&one, a->t, h->done, n, 0, h->bits, NULL, NULL, now_ns() + budget_ns);
-	return h->done < n;
-}
-
-bool search_hits(const struct app *a, uint64_t pos)
-{
-	return a->search.spec && pos < a->hits.done && (a->hits.bits[pos / 64] >> (pos % 64) & 1);
-}
-
-/* Shown events the search found before pos (as far as both are known). */
-static uint64_t hits_before(struct app *a, uint64_t pos)
-{
-	uint64_t end = MIN(pos, MIN(a->hits.done, a->vis.all ? model_count(a->m) : a->vis.done)), c = 0;
-	for (uint64_t w = 0; w * 64 < end; w++) {
-		uint64_t bits = a->hits.bits[w] & (a->vis.all ? ~0ull : a->vis.bits[w]);
-		if (end - w * 64 < 64)
-			bits &= (1ull << (end - w * 64)) - 1;
-		c += (uint64_t)__builtin_popcountll(bits);
-	}
-	return c;
-}
-
 /* " | match 3 of 9", " | 9 matches", and "+, counting" while they are marked. */
 static void match_count(struct app *a, struct buf *b)
 {
@@ -298,7 +255,7 @@ static void command(struct app *a, const char *cmd)
 	if (!strcmp(cmd, "q") || !strcmp(cmd, "quit")) {
 		a->quit = true;
 	} else if (!strcmp(cmd, "messages") || !strcmp(cmd, "mes")) {
-		open_view(a, V_MESSAGES);
+		a->command_act = ACT_MESSAGES; /* (ui.c carries it out, as if its key was pressed) */
 	} else if (!strncmp(cmd, "goto ", 5)) {
 		struct tspec t;
 		if (!tspec_parse(cmd + 5, strlen(cmd + 5), &t)) {

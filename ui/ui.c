@@ -304,7 +304,7 @@ static void draw(struct app *a)
 
 /* ---- actions -------------------------------------------------------------- */
 
-void open_view(struct app *a, enum view_id v)
+static void open_view(struct app *a, enum view_id v)
 {
 	if (a->depth && a->stack[a->depth - 1] == v)
 		return;
@@ -465,6 +465,11 @@ static void key(struct app *a, TermKeyKey *k)
 	}
 	if (a->prompt.kind != PROMPT_NONE) {
 		prompt_key(a, k);
+		if (a->command_act) {
+			enum action act = a->command_act;
+			a->command_act = ACT_NONE;
+			do_action(a, act);
+		}
 		return;
 	}
 	if (a->prompt.pasting)
