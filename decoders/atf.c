@@ -25,10 +25,8 @@
  * them as "detail"; decoders/atf.h gives the viewer both directions).  A
  * detail record whose back link does not resolve becomes an event of its
  * own (type DETAIL, flagged damaged), so no whole record is hidden. */
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/stat.h>
 #include <zlib.h>
 
 #include "decoders/atf.h"
@@ -242,16 +240,10 @@ static char *path_join(const char *a, const char *b)
 	return p.p;
 }
 
-static bool is_dir(const char *p)
-{
-	struct stat st;
-	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
 static bool is_file(const char *p)
 {
-	struct stat st;
-	return stat(p, &st) == 0 && !S_ISDIR(st.st_mode);
+	enum path_kind k = path_kind(p);
+	return k != PATH_NONE && k != PATH_DIR;
 }
 
 static const char *base_name(const char *p)
@@ -290,24 +282,16 @@ static int by_num(const void *a, const void *b)
 static size_t list_numbered(const char *dir, const char *prefix, struct dent **out)
 {
 	*out = NULL;
-	DIR *d = opendir(dir);
-	if (!d)
-		return 0;
-	size_t n = 0, cap = 0;
-	struct dirent *de;
-	while ((de = readdir(d))) {
+	struct dir_entry *e;
+	size_t ne = dir_list(dir, &e), n = 0, cap = 0;
+	for (size_t i = 0; i < ne; i++) {
 		uint32_t num;
-		if (!numbered(de->d_name, prefix, &num))
+		if (e[i].kind != PATH_DIR || !numbered(e[i].name, prefix, &num))
 			continue;
-		char *p = path_join(dir, de->d_name);
-		if (!is_dir(p)) {
-			free(p);
-			continue;
-		}
 		xgrow(out, &cap, n + 1, sizeof **out);
-		(*out)[n++] = (struct dent){num, p};
+		(*out)[n++] = (struct dent){num, path_join(dir, e[i].name)};
 	}
-	closedir(d);
+	dir_free(e, ne);
 	if (n)
 		qsort(*out, n, sizeof **out, by_num);
 	return n;
@@ -357,24 +341,17 @@ static void find_pid_dirs(const char *dir, int depth, struct dent **out, size_t 
 {
 	if (depth < 0 || *n >= 256)
 		return;
-	DIR *d = opendir(dir);
-	if (!d)
-		return;
-	struct dirent *de;
+	struct dir_entry *e;
+	size_t ne = dir_list(dir, &e);
 	char **subs = NULL;
 	size_t nsub = 0, capsub = 0;
-	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.')
+	for (size_t i = 0; i < ne; i++) {
+		if (e[i].name[0] == '.' || e[i].kind != PATH_DIR)
 			continue;
-		char *p = path_join(dir, de->d_name);
-		if (!is_dir(p)) {
-			free(p);
-			continue;
-		}
 		xgrow(&subs, &capsub, nsub + 1, sizeof *subs);
-		subs[nsub++] = p;
+		subs[nsub++] = path_join(dir, e[i].name);
 	}
-	closedir(d);
+	dir_free(e, ne);
 	for (size_t i = 0; i < nsub; i++) {
 		uint32_t pid;
 		if (numbered(base_name(subs[i]), "pid_", &pid) && is_pid_dir(subs[i])) {

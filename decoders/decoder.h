@@ -17,7 +17,9 @@
  * has not checked against the bytes present.
  *
  * Formats that are a directory (ATF sessions, dial9 segment directories)
- * claim it with probe_dir() and create inputs for its files in open_dir(). */
+ * claim it with probe_dir() and create inputs for its files in open_dir();
+ * they look at directories through src/input.h (dir_list, path_kind), never
+ * with opendir or stat of their own. */
 #ifndef TTV_DECODER_H
 #define TTV_DECODER_H
 

@@ -18,10 +18,8 @@
  * A directory of segments (trace.N.bin, trace.N.bin.active, trace.N.bin.gz,
  * possibly under a boot-id subdirectory) is one source with one input per
  * segment, each decoded on its own. */
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/stat.h>
 #include <time.h>
 
 #include "decoders/decoder.h"
@@ -2178,44 +2176,33 @@ static void list_segments(const char *dir, const char *sub, struct seg **out, si
 {
 	struct buf path = {0};
 	buf_printf(&path, "%s%s%s", dir, *sub ? "/" : "", sub);
-	DIR *dh = opendir(path.p);
-	if (!dh) {
-		buf_free(&path);
-		return;
-	}
+	struct dir_entry *e;
+	size_t ne = dir_list(path.p, &e);
 	size_t before = *n;
 	char **subdirs = NULL;
 	size_t nsub = 0, capsub = 0;
-	struct dirent *de;
-	while ((de = readdir(dh))) {
-		if (de->d_name[0] == '.')
-			continue;
+	for (size_t i = 0; i < ne; i++) {
+		const char *name = e[i].name;
 		char *stem;
 		uint64_t num;
 		int rank;
-		struct buf full = {0};
-		buf_printf(&full, "%s/%s", path.p, de->d_name);
-		struct stat st;
-		if (stat(full.p, &st) != 0) {
-			buf_free(&full);
+		if (name[0] == '.')
 			continue;
-		}
-		if (S_ISDIR(st.st_mode)) {
+		if (e[i].kind == PATH_DIR) {
 			if (depth == 0) {
 				xgrow(&subdirs, &capsub, nsub + 1, sizeof *subdirs);
-				subdirs[nsub++] = xstrdup(de->d_name);
+				subdirs[nsub++] = xstrdup(name);
 			}
-			buf_free(&full);
 			continue;
 		}
-		if (!S_ISREG(st.st_mode) || !seg_name(de->d_name, &stem, &num, &rank)) {
-			buf_free(&full);
+		if (e[i].kind != PATH_FILE || !seg_name(name, &stem, &num, &rank))
 			continue;
-		}
+		struct buf full = {0};
+		buf_printf(&full, "%s/%s", path.p, name);
 		xgrow(out, cap, *n + 1, sizeof **out);
 		(*out)[(*n)++] = (struct seg){xstrdup(sub), stem, num, rank, full.p, NULL};
 	}
-	closedir(dh);
+	dir_free(e, ne);
 	if (*n == before && depth == 0)
 		for (size_t i = 0; i < nsub; i++)
 			list_segments(dir, subdirs[i], out, n, cap, 1);

@@ -1,5 +1,6 @@
 #include "src/input.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
@@ -410,4 +411,41 @@ const uint8_t *input_bytes(const struct input *in, uint64_t off, uint64_t *avail
 	}
 	*avail = in->size - off;
 	return in->map + off;
+}
+
+enum path_kind path_kind(const char *path)
+{
+	struct stat st;
+	if (stat(path, &st) != 0)
+		return PATH_NONE;
+	return S_ISDIR(st.st_mode) ? PATH_DIR : S_ISREG(st.st_mode) ? PATH_FILE : PATH_OTHER;
+}
+
+size_t dir_list(const char *dir, struct dir_entry **out)
+{
+	*out = NULL;
+	DIR *d = opendir(dir);
+	if (!d)
+		return 0;
+	size_t n = 0, cap = 0;
+	struct dirent *de;
+	struct buf full = {0};
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		buf_reset(&full);
+		buf_printf(&full, "%s/%s", dir, de->d_name);
+		xgrow(out, &cap, n + 1, sizeof **out);
+		(*out)[n++] = (struct dir_entry){xstrdup(de->d_name), path_kind(full.p)};
+	}
+	buf_free(&full);
+	closedir(d);
+	return n;
+}
+
+void dir_free(struct dir_entry *d, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(d[i].name);
+	free(d);
 }

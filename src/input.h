@@ -96,4 +96,16 @@ void input_scan(struct input *in, uint64_t off);
 /* Bytes at offset off (NULL when out of range); *avail = bytes from there. */
 const uint8_t *input_bytes(const struct input *in, uint64_t off, uint64_t *avail);
 
+/* What is at a path (directories are listed here, not by decoders). */
+enum path_kind { PATH_NONE, PATH_FILE, PATH_DIR, PATH_OTHER };
+enum path_kind path_kind(const char *path);
+/* The entries of a directory but . and .. (names; free with dir_free), and
+ * what each one is; 0 when it cannot be read. */
+struct dir_entry {
+	char *name;
+	enum path_kind kind;
+};
+size_t dir_list(const char *dir, struct dir_entry **out);
+void dir_free(struct dir_entry *d, size_t n);
+
 #endif
