@@ -462,6 +462,9 @@ static void filterset_prepare(struct filterset *fs, struct trace *t)
 #define RUN_FIRST 16
 #define RUN_MAX 4096
 #define CLOCK_EVERY 16 /* events between looks at the clock inside a run */
+#define RUN_COUNTED 64 /* filters whose drops are counted (a run counts them on its own) */
+
+static int first_drop(struct filterset *fs, struct trace *t, const struct event *e);
 
 struct mark_job {
 	struct filterset *fs;
@@ -509,7 +512,7 @@ static uint64_t mark_run(struct mark_part *pt, uint64_t lo, uint64_t hi, bool mu
 {
 	struct mark_job *j = pt->j;
 	struct event e;
-	uint64_t p = lo, acc = 0;
+	uint64_t p = lo, acc = 0, drops[RUN_COUNTED] = {0};
 	unsigned from = (unsigned)((lo - j->base) % 64);
 	for (; p < hi; p++) {
 		if (!(must && p == lo) &&
@@ -519,8 +522,12 @@ static uint64_t mark_run(struct mark_part *pt, uint64_t lo, uint64_t hi, bool mu
 		if (pt->scan)
 			trace_scan(j->t, &e);
 		uint64_t i = p - j->base;
-		if ((!j->keep || j->keep(j->ctx, &e)) && filterset_match(j->fs, j->t, &e))
+		bool kept = !j->keep || j->keep(j->ctx, &e);
+		int drop = kept ? first_drop(j->fs, j->t, &e) : -1;
+		if (kept && drop < 0)
 			acc |= 1ull << (i % 64);
+		else if (drop >= 0 && drop < RUN_COUNTED)
+			drops[drop]++;
 		if (i % 64 == 63) {
 			put_word(&j->bits[i / 64], from, 64, acc);
 			acc = 0;
@@ -530,6 +537,9 @@ static uint64_t mark_run(struct mark_part *pt, uint64_t lo, uint64_t hi, bool mu
 	unsigned to = (unsigned)((p - j->base) % 64);
 	if (to > from)
 		put_word(&j->bits[(p - j->base) / 64], from, to, acc);
+	for (size_t k = 0; k < RUN_COUNTED && k < j->fs->n; k++)
+		if (drops[k])
+			__atomic_fetch_add(&j->fs->f[k].dropped, drops[k], __ATOMIC_RELAXED);
 	return p;
 }
 
@@ -582,21 +592,20 @@ uint64_t filterset_mark(struct filterset *fs, struct trace *t, uint64_t lo, uint
 void filterset_reset_counts(struct filterset *fs)
 {
 	for (size_t i = 0; i < fs->n; i++)
-		memset(fs->f[i].dropped, 0, sizeof fs->f[i].dropped);
+		fs->f[i].dropped = 0;
 }
 
-uint64_t filter_dropped(const struct filter *f) { return f->dropped[0][0] + f->dropped[1][0]; }
+uint64_t filter_dropped(const struct filter *f) { return __atomic_load_n(&f->dropped, __ATOMIC_RELAXED); }
 
-bool filterset_match(struct filterset *fs, struct trace *t, const struct event *e)
+/* The first enabled filter that drops the event, or -1 when it passes them all. */
+static int first_drop(struct filterset *fs, struct trace *t, const struct event *e)
 {
 	for (size_t i = 0; i < fs->n; i++) {
 		struct filter *f = &fs->f[i];
-		if (!f->enabled)
-			continue;
-		if (filter_hit(f, t, e, &fs->too_expensive) == f->exclude) {
-			f->dropped[worker_index()][0]++;
-			return false;
-		}
+		if (f->enabled && filter_hit(f, t, e, &fs->too_expensive) == f->exclude)
+			return (int)i;
 	}
-	return true;
+	return -1;
 }
+
+bool filterset_match(struct filterset *fs, struct trace *t, const struct event *e) { return first_drop(fs, t, e) < 0; }

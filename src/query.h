@@ -54,8 +54,9 @@ struct filter {
 	 * 1 = no match, 2 = match */
 	uint8_t *by_sid;
 	size_t nby_sid;
-	/* events this filter was the first to drop, per thread (a line each) */
-	uint64_t dropped[2][8];
+	/* events this filter was the first to drop (added once per run of
+	 * events marked, not per event: both threads read this struct) */
+	uint64_t dropped;
 };
 
 struct filterset {
