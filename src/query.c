@@ -481,6 +481,7 @@ struct mark_part {
 	struct mark_job *j;
 	bool scan;     /* keep the events' pages mapped: one thread only (the scan windows are not shared) */
 	uint64_t hole; /* the first event this thread took but did not mark; UINT64_MAX: none */
+	uint64_t end;  /* past the last event it marked */
 };
 
 /* Bits [from, to) of word *w (relative to its first bit) become those of `set`. */
@@ -557,6 +558,7 @@ static void mark(void *arg)
 		uint64_t hi = MIN(j->hi, lo + len), t0 = now_ns();
 		uint64_t reached = mark_run(pt, lo, hi, first);
 		first = false;
+		pt->end = MAX(pt->end, reached);
 		if (reached < hi) {
 			pt->hole = reached;
 			return;
@@ -576,7 +578,7 @@ uint64_t filterset_mark(struct filterset *fs, struct trace *t, uint64_t lo, uint
 	if (lo >= hi)
 		return hi;
 	struct mark_job j = {fs, t, hi, base, bits, keep, ctx, deadline, lo, false};
-	struct mark_part first = {&j, true, UINT64_MAX}, second = {&j, false, UINT64_MAX};
+	struct mark_part first = {&j, true, UINT64_MAX, 0}, second = {&j, false, UINT64_MAX, 0};
 	bool two = hi - lo >= PAR_MIN && filterset_parallel_ok(fs, t);
 	if (two) {
 		filterset_prepare(fs, t);
@@ -586,13 +588,17 @@ uint64_t filterset_mark(struct filterset *fs, struct trace *t, uint64_t lo, uint
 	if (two)
 		worker_wait();
 	/* every event before the first hole is marked; those after it are taken again next time */
-	return MIN(MIN(first.hole, second.hole), MIN(hi, atomic_load(&j.next)));
+	uint64_t reached = MIN(MIN(first.hole, second.hole), MIN(hi, atomic_load(&j.next)));
+	/* events marked past it are marked (and their drops counted) again next time */
+	fs->drops_approx |= MAX(first.end, second.end) > reached;
+	return reached;
 }
 
 void filterset_reset_counts(struct filterset *fs)
 {
 	for (size_t i = 0; i < fs->n; i++)
 		fs->f[i].dropped = 0;
+	fs->drops_approx = false;
 }
 
 uint64_t filter_dropped(const struct filter *f) { return __atomic_load_n(&f->dropped, __ATOMIC_RELAXED); }

@@ -63,6 +63,7 @@ struct filterset {
 	struct filter *f;
 	size_t n, cap;
 	bool too_expensive; /* a match hit the pcre2 limits */
+	bool drops_approx;  /* a step cut short counted some drops twice (filter_dropped) */
 };
 
 /* Compile one pattern.  On error returns NULL and sets *err (caller frees),
@@ -99,7 +100,7 @@ typedef bool filter_keep_fn(void *ctx, const struct event *e);
 uint64_t filterset_mark(struct filterset *fs, struct trace *t, uint64_t lo, uint64_t hi, uint64_t base, uint64_t *bits,
 			filter_keep_fn *keep, void *ctx, uint64_t deadline);
 /* How many events each filter was the first (in order) to drop, counted by
- * filterset_match since the last reset. */
+ * filterset_mark since the last reset (more than that when drops_approx). */
 void filterset_reset_counts(struct filterset *fs);
 uint64_t filter_dropped(const struct filter *f);
 /* Does the event pass every enabled filter?  (The caller keeps the event's

@@ -170,7 +170,7 @@ static void filters_page(struct app *a)
 			   f->exclude ? "drop" : "keep");
 		esc_typed(b, f->spec, strlen(f->spec));
 		if (f->enabled && !vis_pending(a)) {
-			buf_adds(b, "  (drops ");
+			buf_adds(b, a->fs->drops_approx ? "  (drops about " : "  (drops ");
 			fmt_count(b, filter_dropped(f));
 			buf_addc(b, ')');
 		}
