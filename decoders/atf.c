@@ -22,14 +22,13 @@
  * their originals carry the spans.
  *
  * Detail records are reached through their index event (fields() nests
- * them as "detail"; decoders/atf.h gives the viewer both directions).  A
+ * them as "detail"; the link ops give the viewer both directions).  A
  * detail record whose back link does not resolve becomes an event of its
  * own (type DETAIL, flagged damaged), so no whole record is hidden. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <zlib.h>
 
-#include "decoders/atf.h"
 #include "decoders/decoder.h"
 #include "src/esc.h"
 #include "src/hmap.h"
@@ -808,7 +807,7 @@ static struct session *session_new(struct source *src)
 	ss->t_exc = make_type(ss, "EXCEPTION", ROLE_INSTANT, 0);
 	ss->t_detail = make_type(ss, "DETAIL", ROLE_INSTANT, 0);
 	ss->t_kind_other = make_type(ss, "KIND(other)", ROLE_INSTANT, 0);
-	src->dstate = ss;
+	dec_set_source_state(src, ss);
 	return ss;
 }
 
@@ -821,7 +820,7 @@ static size_t pid_add(struct session *ss, uint32_t pid, bool known, const char *
 
 static struct input *add_input(struct session *ss, const char *path, void *dstate)
 {
-	struct input *in = source_add_input(ss->src, path);
+	struct input *in = dec_add_input(ss->src, path);
 	if (in) {
 		in->dec = &atf_decoder;
 		in->dstate = dstate;
@@ -1270,11 +1269,11 @@ static void new_pids(struct session *ss, const char *dir)
 /* New pid_N and thread_N directories, files made late, the manifest. */
 static void atf_rescan(struct source *src)
 {
-	struct session *ss = src->dstate;
+	struct session *ss = dec_source_state(src);
 	if (!ss || ss->tag != T_SESSION)
 		return;
 	if (ss->layout && !strcmp(ss->layout, "session directory"))
-		new_pids(ss, src->path);
+		new_pids(ss, dec_source_path(src));
 	/* a thread directory or a file opened by itself: no other threads */
 	bool whole = ss->layout && strcmp(ss->layout, "thread directory") && strcmp(ss->layout, "single file");
 	for (size_t p = 0; p < ss->npids; p++) {
@@ -1304,8 +1303,10 @@ static int atf_probe(const uint8_t *p, size_t n, bool final)
  * session manifest two levels up), or a detail.atf (with its index.atf). */
 static void *atf_open(struct input *in)
 {
-	struct source *src = in->src;
-	struct session *ss = src->dstate && *(enum tag *)src->dstate == T_SESSION ? src->dstate : session_new(src);
+	struct source *src = dec_source(in);
+	struct session *ss = dec_source_state(src);
+	if (!ss || ss->tag != T_SESSION)
+		ss = session_new(src);
 	if (!ss->layout)
 		ss->layout = "single file";
 	bool detail = in->size >= 4 && !memcmp(in->map, "ATD2", 4);
@@ -2213,87 +2214,64 @@ static void atf_summary(void *st, const struct event *e, struct buf *b)
 	}
 }
 
-/* ---- the viewer's links (decoders/atf.h) ---------------------------------- */
+/* ---- links between index and detail records ------------------------------
+ *
+ * Linked detail records are not events of their own (the index event that
+ * links to them is; a session lists each call once).  Both directions are
+ * O(1): forward, the detail record an index event links to (when the link
+ * resolves); back, the model position of the index event a detail record
+ * links back to (record index_seq of the thread's index.atf).  Detail
+ * records whose back link does not resolve (their index record was lost in
+ * a crash, or links elsewhere) are events of their own, type DETAIL,
+ * flagged EVF_DAMAGED; such an event links to itself. */
 
-static void *atf_state(struct trace *t, uint32_t input, enum tag want)
+static bool atf_linked(void *st, const struct event *e, uint32_t *input, uint64_t *off)
 {
-	void *st = dec_input_state(t, input, &atf_decoder);
-	return st && *(enum tag *)st == want ? st : NULL;
-}
-
-bool atf_detail_of(struct trace *t, const struct event *e, struct atf_ref *out)
-{
-	struct idx *x = atf_state(t, e->input, T_INDEX);
-	if (x) {
+	if (*(enum tag *)st == T_INDEX) {
+		struct idx *x = st;
 		uint64_t r;
 		if (!idx_event_rec(x, e, &r))
 			return false;
 		uint32_t link = ld32le(irec(x, r) + 28);
 		if (link == NO_LINK || !link_ok(x->th, r, link))
 			return false;
-		*out = (struct atf_ref){x->th->dt.in->id, det_off(&x->th->dt, link), link};
+		*input = x->th->dt.in->id;
+		*off = det_off(&x->th->dt, link);
 		return true;
 	}
-	struct det *d = atf_state(t, e->input, T_DETAIL);
 	uint64_t k;
-	if (!d || !det_event_k(d, e, &k))
+	if (*(enum tag *)st != T_DETAIL || !det_event_k(st, e, &k))
 		return false;
-	*out = (struct atf_ref){d->in->id, e->off, (uint32_t)k};
+	*input = e->input;
+	*off = e->off;
 	return true;
 }
 
-bool atf_index_pos(struct trace *t, uint32_t detail_input, uint32_t detail_seq, uint64_t *pos)
+/* The position in detail.atf of its record at byte `off`. */
+static bool det_seq_at(void *st, uint64_t off, uint64_t *k)
 {
-	struct det *d = atf_state(t, detail_input, T_DETAIL);
-	if (!d || detail_seq >= d->n)
+	return *(enum tag *)st == T_DETAIL && det_event_k(st, &(struct event){.off = off}, k);
+}
+
+static void atf_record_fields(void *st, uint64_t off, struct fsink *out)
+{
+	uint64_t k;
+	if (det_seq_at(st, off, &k))
+		det_fields(st, k, out);
+}
+
+static bool atf_record_back(void *st, uint64_t off, uint64_t *pos)
+{
+	struct det *d = st;
+	uint64_t k;
+	if (!det_seq_at(st, off, &k))
 		return false;
 	struct thread *th = d->th;
-	uint32_t r = ld32le(drec(d, detail_seq) + 8);
-	if (!th->ix.in || r >= th->ix.n || !link_ok(th, r, detail_seq))
+	uint32_t r = ld32le(drec(d, k) + 8);
+	if (!th->ix.in || r >= th->ix.n || !link_ok(th, r, (uint32_t)k))
 		return false;
 	*pos = model_seq_pos(th->ss->m, th->seq, pos_of_rec(&th->ix, r));
 	return true;
-}
-
-void atf_detail_fields(struct trace *t, uint32_t detail_input, uint32_t detail_seq, struct fsink *out)
-{
-	struct det *d = atf_state(t, detail_input, T_DETAIL);
-	if (d && detail_seq < d->n)
-		det_fields(d, detail_seq, out);
-}
-
-/* The decoder's generic link hooks, over the functions above. */
-static bool rec_seq(struct trace *t, uint32_t input, uint64_t off, uint32_t *seq)
-{
-	struct det *d = atf_state(t, input, T_DETAIL);
-	uint64_t k;
-	if (!d || !det_event_k(d, &(struct event){.off = off}, &k))
-		return false;
-	*seq = (uint32_t)k;
-	return true;
-}
-
-static bool atf_linked(struct trace *t, const struct event *e, uint32_t *input, uint64_t *off)
-{
-	struct atf_ref ref;
-	if (!atf_detail_of(t, e, &ref))
-		return false;
-	*input = ref.input;
-	*off = ref.off;
-	return true;
-}
-
-static void atf_record_fields(struct trace *t, uint32_t input, uint64_t off, struct fsink *out)
-{
-	uint32_t seq;
-	if (rec_seq(t, input, off, &seq))
-		atf_detail_fields(t, input, seq, out);
-}
-
-static bool atf_record_back(struct trace *t, uint32_t input, uint64_t off, uint64_t *pos)
-{
-	uint32_t seq;
-	return rec_seq(t, input, off, &seq) && atf_index_pos(t, input, seq, pos);
 }
 
 /* ---- info: the recovery report -------------------------------------------- */
@@ -2490,9 +2468,9 @@ static void info_thread(struct thread *th, struct fsink *out)
 
 static void atf_info(struct source *src, struct fsink *out)
 {
-	if (!src->dstate || *(enum tag *)src->dstate != T_SESSION)
+	struct session *ss = dec_source_state(src);
+	if (!ss || ss->tag != T_SESSION)
 		return;
-	struct session *ss = src->dstate;
 	put_opt(out, "layout", ss->layout);
 	if (ss->bundle) {
 		f_obj(out, "bundle");

@@ -26,7 +26,10 @@
 #include "src/fields.h"
 #include "src/input.h"
 #include "src/model.h"
-#include "src/trace.h"
+
+/* One PATH argument (the loader's, opaque here): a file, or a directory
+ * whose files are its inputs. */
+struct source;
 
 /* Probe confidence. */
 enum {
@@ -59,7 +62,7 @@ struct decoder {
 	size_t (*feed)(void *st, const uint8_t *p, size_t n, uint64_t off, bool final);
 
 	/* Directory formats: claim a directory, then add its inputs with
-	 * source_add_input() and set their dec/dstate.  rescan() looks again
+	 * dec_add_input() and set their dec/dstate.  rescan() looks again
 	 * for new members when following. */
 	int (*probe_dir)(const char *dir);
 	bool (*open_dir)(struct source *src, const char *dir);
@@ -72,11 +75,12 @@ struct decoder {
 	/* Optional: links between records (an ATF index record and its detail
 	 * record).  A record is named by (input, byte offset) and need not be
 	 * an event.  linked(): the record event e links to (false: none, or the
-	 * link dangles).  record_fields(): decode such a record.  record_back():
-	 * the position of the event a record links back to. */
-	bool (*linked)(struct trace *t, const struct event *e, uint32_t *input, uint64_t *off);
-	void (*record_fields)(struct trace *t, uint32_t input, uint64_t off, struct fsink *out);
-	bool (*record_back)(struct trace *t, uint32_t input, uint64_t off, uint64_t *pos);
+	 * link dangles).  record_fields(): decode the record at `off` of the
+	 * input of state st.  record_back(): the model position of the event
+	 * that record links back to. */
+	bool (*linked)(void *st, const struct event *e, uint32_t *input, uint64_t *off);
+	void (*record_fields)(void *st, uint64_t off, struct fsink *out);
+	bool (*record_back)(void *st, uint64_t off, uint64_t *pos);
 	/* Optional: the input of state st was truncated (following) and is
 	 * read again from its first byte; its events in the model's array are
 	 * gone.  Forget what was decoded from it.  Without it, the state is
@@ -103,9 +107,27 @@ uint32_t dec_lane_sid(const struct source *src, uint64_t key, uint32_t name_sid)
 bool dec_following(const struct input *in);
 /* Something the user should know, said once on the status line. */
 void dec_notice(const struct source *src, const char *fmt, ...) PRINTF_LIKE(2, 3);
-/* The state of input `input` when decoder d reads it (NULL otherwise):
- * for a format whose records link across its files (ATF). */
-void *dec_input_state(struct trace *t, uint32_t input, const struct decoder *d);
+
+/* What a decoder may know of a source: the source an input belongs to,
+ * its path (as given), its i-th input (NULL past the last), and the
+ * state of the whole source that a directory decoder keeps (NULL until
+ * set; the loader hands it to no one else). */
+struct source *dec_source(const struct input *in);
+const char *dec_source_path(const struct source *src);
+struct input *dec_source_input(const struct source *src, size_t i);
+void *dec_source_state(const struct source *src);
+void dec_set_source_state(struct source *src, void *st);
+/* Add an input (a file of a directory source).  NULL on failure (reported
+ * as damage of the source). */
+struct input *dec_add_input(struct source *src, const char *path);
+/* A directory decoder found the file it reads as `in` under another name:
+ * the same file renamed (dial9 seals trace.N.bin.active as trace.N.bin), or,
+ * once in's own path is gone, a copy that starts with the same bytes, maybe
+ * compressed and with more after them (trace.N.bin replaced by
+ * trace.N.bin.gz).  The input reads on from there, nothing read twice.
+ * Returns the input that reads `path` now: in, or a new input when `path`
+ * holds other data; NULL when it cannot tell yet (look again later). */
+struct input *dec_move_input(struct input *in, const char *path);
 /* Add an event; sets e->input.  Returns false when the event cannot be
  * stored (offset beyond what the model can address). */
 bool dec_emit(struct input *in, struct event *e);

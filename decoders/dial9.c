@@ -705,7 +705,7 @@ static uint32_t thread_lane(struct d9 *d, uint64_t tid, uint32_t name)
 		lane = (uint32_t)(v >> 1);
 		model_lane_rename(d->m, lane, sid);
 	} else {
-		lane = dec_lane_sid(d->in->src, LKEY(LK_THREAD, tid & 0xffffffffu), sid);
+		lane = dec_lane_sid(dec_source(d->in), LKEY(LK_THREAD, tid & 0xffffffffu), sid);
 	}
 	hmap_put(&d->tlane, tid, (uint64_t)lane << 1 | (name != 0));
 	return lane;
@@ -1968,8 +1968,9 @@ static void d9_info(struct source *src, struct fsink *out)
 		 syms = 0, clocks = 0, mapped = 0, pend = 0, nschemas = 0;
 	struct d9 *first_clock = NULL;
 	struct hmap names = {0}; /* distinct schema names */
-	for (size_t i = 0; i < src->ninputs; i++) {
-		struct d9 *d = src->inputs[i]->dstate;
+	struct input *in;
+	for (size_t i = 0; (in = dec_source_input(src, i)); i++) {
+		struct d9 *d = in->dstate;
 		if (!d || d->magic != D9_INPUT)
 			continue;
 		for (int k = 0; k < FR_KINDS; k++)
@@ -1984,12 +1985,12 @@ static void d9_info(struct source *src, struct fsink *out)
 			first_clock = d;
 	}
 	f_uint(out, "version", 1);
-	if (src->dstate) {
+	if (dec_source_state(src)) {
 		f_arr(out, "segments");
-		for (size_t i = 0; i < src->ninputs; i++) {
-			struct d9 *d = src->inputs[i]->dstate;
+		for (size_t i = 0; (in = dec_source_input(src, i)); i++) {
+			struct d9 *d = in->dstate;
 			f_obj(out, NULL);
-			f_cstr(out, "file", src->inputs[i]->path);
+			f_cstr(out, "file", in->path);
 			f_uint(out, "sub_streams", d ? d->frames[FR_HEADER] : 0);
 			f_uint(out, "events", d ? d->frames[FR_EVENT] : 0);
 			f_end(out);
@@ -2007,8 +2008,8 @@ static void d9_info(struct source *src, struct fsink *out)
 	/* annotations, as "Schema.field key=value", once each */
 	f_arr(out, "annotations");
 	struct hmap seen = {0};
-	for (size_t i = 0; i < src->ninputs; i++) {
-		struct d9 *d = src->inputs[i]->dstate;
+	for (size_t i = 0; (in = dec_source_input(src, i)); i++) {
+		struct d9 *d = in->dstate;
 		if (!d || d->magic != D9_INPUT)
 			continue;
 		for (size_t k = 0; k < d->nsch; k++) {
@@ -2253,7 +2254,7 @@ static void seg_moved(struct seg *known, const struct seg *s, size_t n)
 	for (size_t i = 0; i < n; i++)
 		if (!strcmp(s[i].path, known->path))
 			return; /* still there (being compressed: the copy is not done) */
-	struct input *now = known->in ? source_move_input(known->in, s[0].path) : NULL;
+	struct input *now = known->in ? dec_move_input(known->in, s[0].path) : NULL;
 	if (!now)
 		return;
 	known->in = now;
@@ -2278,7 +2279,7 @@ static size_t add_segments(struct source *src, struct d9dir *dd)
 			seg_moved(known, s + i, k - i);
 			continue;
 		}
-		struct input *in = source_add_input(src, s[i].path);
+		struct input *in = dec_add_input(src, s[i].path);
 		xgrow(&dd->segs, &dd->capsegs, dd->nsegs + 1, sizeof *dd->segs);
 		dd->segs[dd->nsegs++] = (struct seg){xstrdup(s[i].sub), xstrdup(s[i].stem), s[i].n, s[i].rank,
 						     xstrdup(s[i].path), in};
@@ -2297,14 +2298,15 @@ static bool d9_open_dir(struct source *src, const char *dir)
 	struct d9dir *dd = xcalloc(1, sizeof *dd);
 	dd->magic = D9_DIR;
 	dd->path = xstrdup(dir);
-	src->dstate = dd;
+	dec_set_source_state(src, dd);
 	return add_segments(src, dd) > 0;
 }
 
 static void d9_rescan(struct source *src)
 {
-	if (src->dstate)
-		add_segments(src, src->dstate);
+	struct d9dir *dd = dec_source_state(src);
+	if (dd)
+		add_segments(src, dd);
 }
 
 const struct decoder dial9_decoder = {

@@ -1340,9 +1340,10 @@ static int by_u64(const void *a, const void *b)
 
 static void ht_info(struct source *src, struct fsink *out)
 {
-	if (!src->ninputs || !src->inputs[0]->dstate)
+	struct input *in = dec_source_input(src, 0);
+	if (!in || !in->dstate)
 		return;
-	struct ht *h = src->inputs[0]->dstate;
+	struct ht *h = in->dstate;
 	struct model *m = dec_model(h->in);
 	if (!h->nst) {
 		f_cstr(out, "stream", "no events");
@@ -1451,9 +1452,9 @@ static void ht_info(struct source *src, struct fsink *out)
 					   .meaning = "events after a redefinition use the new description"});
 	if (h->orphan_fields)
 		f_uint(out, "ignored_field_infos", h->orphan_fields + h->too_many_fields);
-	if (src->inputs[0]->consumed < src->inputs[0]->size)
+	if (in->consumed < in->size)
 		f_put(out, &(struct field){.name = "undecoded_bytes", .kind = FK_UINT,
-					   .v.u = src->inputs[0]->size - src->inputs[0]->consumed,
+					   .v.u = in->size - in->consumed,
 					   .meaning = "from the offset where decoding stopped"});
 }
 

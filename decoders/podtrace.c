@@ -193,7 +193,7 @@ static uint32_t lane_for(struct pt *pt, const struct rec *r)
 		lane = (uint32_t)(v >> 1);
 		model_lane_rename(m, lane, name);
 	} else {
-		lane = dec_lane_sid(pt->in->src, r->pid, name);
+		lane = dec_lane_sid(dec_source(pt->in), r->pid, name);
 	}
 	hmap_put(&pt->pids, r->pid, (uint64_t)lane << 1 | (r->ncomm ? 1 : 0));
 	return lane;
@@ -692,8 +692,9 @@ static void pt_summary(void *st, const struct event *e, struct buf *b)
 static void pt_info(struct source *src, struct fsink *out)
 {
 	uint64_t frames = 0, invalid = 0, v[4] = {0};
-	for (size_t i = 0; i < src->ninputs; i++) {
-		struct pt *pt = src->inputs[i]->dstate;
+	struct input *in;
+	for (size_t i = 0; (in = dec_source_input(src, i)); i++) {
+		struct pt *pt = in->dstate;
 		if (!pt)
 			continue;
 		frames += pt->frames;

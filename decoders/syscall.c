@@ -328,7 +328,7 @@ static uint32_t lane_for(struct sc *sc, uint32_t si, int32_t tid)
 	if (!hmap_get(&sc->lanes, key, &v)) {
 		struct model *m = dec_model(sc->in);
 		lane_name(sc, si, tid, &sc->tmp);
-		v = dec_lane_sid(sc->in->src, key, model_str(m, sc->tmp.p, sc->tmp.len));
+		v = dec_lane_sid(dec_source(sc->in), key, model_str(m, sc->tmp.p, sc->tmp.len));
 		hmap_put(&sc->lanes, key, v);
 	}
 	sc->lane_cached = true;
@@ -1402,12 +1402,13 @@ static void stream_info(const struct sc *sc, uint32_t si, struct fsink *out)
 
 static void sc_info(struct source *src, struct fsink *out)
 {
-	for (size_t i = 0; i < src->ninputs; i++) {
-		struct sc *sc = src->inputs[i]->dstate;
+	struct input *in;
+	for (size_t i = 0; (in = dec_source_input(src, i)); i++) {
+		struct sc *sc = in->dstate;
 		if (!sc)
 			continue;
 		f_uint(out, "streams", sc->ns);
-		if (!sc->ns && !src->inputs[i]->size)
+		if (!sc->ns && !in->size)
 			f_cstr(out, "capture", "empty (0 bytes)");
 		f_arr(out, "stream_list");
 		for (uint32_t k = 0; k < sc->ns; k++)

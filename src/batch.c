@@ -429,7 +429,7 @@ void info_text(struct trace *t, struct buf *b)
 		struct buf d = {0};
 		struct tree_sink ts;
 		tree_sink_init(&ts, &d, 0);
-		if (trace_source_info(t, s, &ts.s)) {
+		if (trace_source_info(s, &ts.s)) {
 			for (const char *p = buf_str(&d); *p;) {
 				const char *nl = strchr(p, '\n');
 				size_t n = nl ? (size_t)(nl - p) : strlen(p);
@@ -521,7 +521,7 @@ void info_json(struct trace *t, struct buf *b)
 		struct buf d = {0};
 		struct json_sink js;
 		json_sink_begin(&js, &d);
-		bool details = trace_source_info(t, s, &js.s);
+		bool details = trace_source_info(s, &js.s);
 		json_sink_end(&js);
 		if (details)
 			buf_printf(b, ",\"details\":%s", d.p);

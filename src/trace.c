@@ -71,7 +71,7 @@ static void vdamage(struct source *src, const char *path, bool has_off, uint64_t
 	src->dmg[src->ndmg++] = (struct damage){xstrdup(path), off, has_off, b.p, fatal, false, 0};
 }
 
-void source_damage(struct source *src, const char *path, bool has_off, uint64_t off, bool fatal, const char *fmt,
+static void source_damage(struct source *src, const char *path, bool has_off, uint64_t off, bool fatal, const char *fmt,
 		   ...)
 {
 	va_list ap;
@@ -104,7 +104,7 @@ static struct input *add_input(struct source *src, struct input *in)
 	return in;
 }
 
-struct input *source_add_input(struct source *src, const char *path)
+struct input *dec_add_input(struct source *src, const char *path)
 {
 	char *err = NULL;
 	struct input *in = input_open(path, &err);
@@ -387,7 +387,7 @@ bool trace_event_link(struct trace *t, const struct event *e, uint32_t *input, u
 {
 	void *st;
 	const struct decoder *d = decoder_of(t, e, &st);
-	return d && d->linked && d->linked(t, e, input, off);
+	return d && d->linked && d->linked(st, e, input, off);
 }
 
 bool trace_record_fields(struct trace *t, uint32_t input, uint64_t off, struct fsink *out)
@@ -395,14 +395,14 @@ bool trace_record_fields(struct trace *t, uint32_t input, uint64_t off, struct f
 	const struct input *in = input < t->nin ? t->in[input] : NULL;
 	if (!in || !in->dec || !in->dec->record_fields)
 		return false;
-	in->dec->record_fields(t, input, off, out);
+	in->dec->record_fields(in->dstate, off, out);
 	return true;
 }
 
 bool trace_record_back(struct trace *t, uint32_t input, uint64_t off, uint64_t *pos)
 {
 	const struct input *in = input < t->nin ? t->in[input] : NULL;
-	return in && in->dec && in->dec->record_back && in->dec->record_back(t, input, off, pos);
+	return in && in->dec && in->dec->record_back && in->dec->record_back(in->dstate, off, pos);
 }
 
 const char *trace_source_format(const struct source *s, const char **title)
@@ -411,9 +411,8 @@ const char *trace_source_format(const struct source *s, const char **title)
 	return s->dec ? s->dec->name : NULL;
 }
 
-bool trace_source_info(struct trace *t, const struct source *s, struct fsink *out)
+bool trace_source_info(const struct source *s, struct fsink *out)
 {
-	(void)t;
 	if (!s->dec || !s->dec->info)
 		return false;
 	s->dec->info((struct source *)s, out);
@@ -571,7 +570,7 @@ static bool check_input(struct trace *t, struct input *in, bool *defer)
 		if (in->wd >= 0 && t->watch >= 0)
 			inotify_rm_watch(t->watch, in->wd);
 		in->wd = -1;
-		struct input *next = source_add_input(in->src, path);
+		struct input *next = dec_add_input(in->src, path);
 		if (next && in->src->dec && in->src->dec->open) {
 			next->dec = in->dec;
 			next->dstate = in->dec->open(next);
@@ -598,7 +597,7 @@ static bool check_input(struct trace *t, struct input *in, bool *defer)
 	return false;
 }
 
-struct input *source_move_input(struct input *in, const char *path)
+struct input *dec_move_input(struct input *in, const char *path)
 {
 	struct trace *t = in->src->trace;
 	struct stat st;
@@ -725,7 +724,7 @@ bool trace_check(struct trace *t, bool woken)
 	if (all || now - t->last_check >= every) {
 		t->last_check = now;
 		/* Rescan first: a directory decoder moves the inputs whose files
-		 * were renamed or replaced by a copy (source_move_input) before
+		 * were renamed or replaced by a copy (dec_move_input) before
 		 * they are taken for gone. */
 		size_t nin = t->nin;
 		for (size_t i = 0; i < t->nsrc; i++) {
@@ -845,10 +844,18 @@ void dec_notice(const struct source *src, const char *fmt, ...)
 	trace_notice(src->trace, "%s", text);
 }
 
-void *dec_input_state(struct trace *t, uint32_t input, const struct decoder *d)
+struct source *dec_source(const struct input *in) { return in->src; }
+
+const char *dec_source_path(const struct source *src) { return src->path; }
+
+struct input *dec_source_input(const struct source *src, size_t i)
 {
-	return input < t->nin && t->in[input]->dec == d ? t->in[input]->dstate : NULL;
+	return i < src->ninputs ? src->inputs[i] : NULL;
 }
+
+void *dec_source_state(const struct source *src) { return src->dstate; }
+
+void dec_set_source_state(struct source *src, void *st) { src->dstate = st; }
 
 bool dec_emit(struct input *in, struct event *e)
 {

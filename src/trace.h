@@ -86,19 +86,6 @@ void trace_init(struct trace *t);
 void trace_free(struct trace *t);
 /* Add a source for PATH; on failure the source has `error` set. */
 struct source *trace_open(struct trace *t, const char *path);
-/* Add an input (a file of a directory source).  NULL on failure (reported as damage). */
-struct input *source_add_input(struct source *src, const char *path);
-/* A directory decoder found the file it reads as `in` under another name:
- * the same file renamed (dial9 seals trace.N.bin.active as trace.N.bin), or,
- * once in's own path is gone, a copy that starts with the same bytes, maybe
- * compressed and with more after them (trace.N.bin replaced by
- * trace.N.bin.gz).  The input reads on from there, nothing read twice.
- * Returns the input that reads `path` now: in, or a new input when `path`
- * holds other data; NULL when it cannot tell yet (look again later). */
-struct input *source_move_input(struct input *in, const char *path);
-/* Record damage in a file of the source (has_off: off is meaningful). */
-void source_damage(struct source *src, const char *path, bool has_off, uint64_t off, bool fatal, const char *fmt,
-		   ...) PRINTF_LIKE(6, 7);
 /* Decode for about budget_ns; true while work remains. */
 bool trace_step(struct trace *t, uint64_t budget_ns, bool wait);
 /* Decode everything (batch mode). */
@@ -143,7 +130,7 @@ bool trace_record_back(struct trace *t, uint32_t input, uint64_t off, uint64_t *
 /* A source's format (NULL: none known) and its title; its findings for
  * --info (false: its decoder has none). */
 const char *trace_source_format(const struct source *s, const char **title);
-bool trace_source_info(struct trace *t, const struct source *s, struct fsink *out);
+bool trace_source_info(const struct source *s, struct fsink *out);
 /* Every decoder in use can decode on two threads at once; settle() them
  * first (the tables they would make on first use, made now). */
 bool trace_reentrant(const struct trace *t);

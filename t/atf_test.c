@@ -1,5 +1,5 @@
 /* ATF decoder unit tests through the trace API:
- *   - links both ways on the shared samples (decoders/atf.h);
+ *   - links both ways on the shared samples (trace_event_link, _record_back);
  *   - the time order of index sequences against a plain sort, for drain
  *     batches, random and tied timestamps (chunks, on-demand sorting, seek);
  *   - call/return pairing against a direct reading of the rule, with pairs
@@ -12,7 +12,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "decoders/atf.h"
 #include "decoders/decoder.h"
 #include "src/batch.h"
 #include "t/tap.h"
@@ -51,15 +50,15 @@ static void test_links(void)
 		if (p && e.ts < prev.ts)
 			sorted = 0;
 		prev = e;
-		struct atf_ref ref;
-		bool has = atf_detail_of(t, &e, &ref);
+		uint32_t input;
+		uint64_t off, back;
+		bool has = trace_event_link(t, &e, &input, &off);
 		if (!(e.flags & EVF_LINK)) {
 			no_link_ok += !has;
 			continue;
 		}
 		linked++;
-		uint64_t back;
-		if (has && atf_index_pos(t, ref.input, ref.detail_seq, &back) && back == p)
+		if (has && trace_record_back(t, input, off, &back) && back == p)
 			roundtrip++;
 	}
 	is_int((long long)n, 241, "sample: 241 events");
@@ -72,16 +71,17 @@ static void test_links(void)
 	bool found = false;
 	for (uint64_t p = 0; p < n && !found; p++) {
 		model_get(t->m, p, &e);
-		struct atf_ref ref;
-		if (e.ts != 1000000033965 || !atf_detail_of(t, &e, &ref))
+		uint32_t input;
+		uint64_t off;
+		if (e.ts != 1000000033965 || !trace_event_link(t, &e, &input, &off))
 			continue;
 		found = true;
 		struct buf b = {0};
 		struct json_sink js;
 		json_sink_begin(&js, &b);
-		atf_detail_fields(t, ref.input, ref.detail_seq, &js.s);
+		trace_record_fields(t, input, off, &js.s);
 		json_sink_end(&js);
-		ok(ref.detail_seq == 1 && ref.off == 64 + 540, "index 17 links to detail 1 at offset 604");
+		ok(off == 64 + 540 && strstr(b.p, "\"detail_seq\":1"), "index 17 links to detail 1 at offset 604");
 		ok(strstr(b.p, "\"os_thread_id\":259") && strstr(b.p, "\"rdi\":\"0x600000c09440\"") &&
 			   strstr(b.p, "\"rbp\":\"0x7ff7bfefecc0\"") && strstr(b.p, "\"stack\":\"48 25 14 8c 48 a7 57 2f"),
 		   "detail 1 on its own: OS thread id, x86_64 registers, stack");
@@ -120,11 +120,11 @@ static void test_links(void)
 		if (strcmp(model_strget(t->m, model_type_get(t->m, e.type)->name, &len), "DETAIL"))
 			continue;
 		orphans++;
-		struct atf_ref ref;
-		uint64_t back;
-		if (atf_detail_of(t, &e, &ref) && ref.off == e.off && ref.input == e.input)
+		uint32_t input;
+		uint64_t off, back;
+		if (trace_event_link(t, &e, &input, &off) && off == e.off && input == e.input)
 			self++;
-		if (!atf_index_pos(t, ref.input, ref.detail_seq, &back))
+		if (!trace_record_back(t, e.input, e.off, &back))
 			noback++;
 	}
 	is_int((long long)orphans, 62, "crash: 62 detail records past the index are DETAIL events");

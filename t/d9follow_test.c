@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "decoders/decoder.h"
+#include "src/trace.h"
 #include "t/tap.h"
 
 struct rec {

@@ -1,4 +1,4 @@
-/* A segment that changes name under a directory source (source_move_input):
+/* A segment that changes name under a directory source (dec_move_input):
  * sealed by a rename, then replaced by a gzip copy that is written in two
  * goes and holds the same bytes and more.  Each step keeps one input, reads
  * nothing twice and loses nothing.
@@ -13,6 +13,7 @@
 #include <zlib.h>
 
 #include "decoders/decoder.h"
+#include "src/trace.h"
 #include "t/tap.h"
 
 static void slurp(const char *path, struct buf *b)
