@@ -30,7 +30,7 @@ else ifneq ($(SAN),)
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 endif
 
-CORE_SRCS := $(filter-out src/main.c,$(wildcard src/*.c)) $(wildcard decoders/*.c)
+CORE_SRCS := $(filter-out src/main.c,$(wildcard src/*.c)) $(wildcard decoders/*.c decoders/*/*.c)
 UI_SRCS   := $(wildcard ui/*.c)
 TEST_SRCS := $(wildcard t/*.c)
 
