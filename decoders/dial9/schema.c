@@ -1,0 +1,266 @@
+/* dial9/schema.c: schemas: parsed, shared between sub-streams, classified by name and annotations */
+#include "decoders/dial9/dial9.h"
+
+/* ---- small helpers -------------------------------------------------------- */
+
+static inline bool is_uint_type(uint8_t t) { return t == FT_VARINT || t == FT_U8 || t == FT_U16 || t == FT_U32; }
+
+static const char *unit_static(const uint8_t *p, size_t n)
+{
+	static const char *const units[] = {"ns", "us", "ms", "s", "bytes"};
+	for (size_t i = 0; i < ARRAY_LEN(units); i++)
+		if (strlen(units[i]) == n && !memcmp(units[i], p, n))
+			return units[i];
+	return NULL;
+}
+
+bool d9_ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+	return n >= k && !strcmp(s + n - k, suffix);
+}
+
+void d9_ids_put(struct ids *t, uint32_t id, uint32_t val)
+{
+	if (id >= DENSE_IDS) {
+		hmap_put(&t->big, id, val);
+		return;
+	}
+	if (id >= t->cap) {
+		size_t c = t->cap ? t->cap : 256;
+		while (c <= id)
+			c *= 2;
+		t->v = xrealloc(t->v, c * sizeof *t->v);
+		memset(t->v + t->cap, 0, (c - t->cap) * sizeof *t->v);
+		t->cap = c;
+	}
+	t->v[id] = val;
+	if (id >= t->hi)
+		t->hi = id + 1;
+}
+
+/* ---- schemas: parse, share, annotate -------------------------------------- */
+
+static const struct known {
+	const char *name;
+	enum kind kind;
+	const char *category;
+	const char *name_field; /* the principal string: the event's name in the model */
+} known[] = {
+	{"PollStartEvent", K_POLL_START, "poll", "spawn_loc"},
+	{"PollEndEvent", K_POLL_END, "poll", NULL},
+	{"WorkerParkEvent", K_OTHER, "worker", NULL},
+	{"WorkerUnparkEvent", K_OTHER, "worker", NULL},
+	{"WakeEventEvent", K_WAKE, "task", NULL},
+	{"QueueSampleEvent", K_OTHER, "runtime", NULL},
+	{"TaskSpawnEvent", K_OTHER, "task", "spawn_loc"},
+	{"TaskTerminateEvent", K_OTHER, "task", NULL},
+	{"TaskDumpEvent", K_OTHER, "task", NULL},
+	{"CpuSampleEvent", K_CPU, "cpu", "thread_name"},
+	{"SpanCloseEvent", K_OTHER, "span", NULL},
+	{"SymbolTableEntry", K_SYMBOL, "meta", "symbol_name"},
+	{"CallframeDefEvent", K_CALLFRAME, "meta", "symbol"},
+	{"SegmentMetadataEvent", K_METADATA, "meta", NULL},
+	{"ClockSyncEvent", K_CLOCK, "clock", NULL},
+	{"ProcessResourceUsageEvent", K_OTHER, "process", NULL},
+	{"TcpAcceptQueueEvent", K_OTHER, "net", "local_addr"},
+	{"AllocEvent", K_OTHER, "memory", NULL},
+	{"FreeEvent", K_OTHER, "memory", NULL},
+	{"MemoryProfileOverflowEvent", K_OTHER, "memory", NULL},
+};
+
+static const struct known *known_of(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_LEN(known); i++)
+		if (!strcmp(known[i].name, name))
+			return &known[i];
+	return NULL;
+}
+
+static int field_index(const struct schema *s, const char *name)
+{
+	for (int i = 0; i < s->nfields; i++)
+		if (!strcmp(s->f[i].name, name))
+			return i;
+	return -1;
+}
+
+static uint32_t mtype(struct d9 *d, const char *name, const char *cat, const char *name_field, enum ev_role role,
+		      uint32_t pair)
+{
+	struct model *m = d->m;
+	return model_type(m, &(struct type){.name = model_str(m, name, strlen(name)),
+					   .category = model_str(m, cat, strlen(cat)),
+					   .name_field = name_field ? model_str(m, name_field, strlen(name_field)) : 0,
+					   .pair = pair,
+					   .role = (uint8_t)role,
+					   .owner = &dial9_decoder});
+}
+
+/* The model type, role and lanes of a schema, from its name and fields. */
+static void schema_classify(struct d9 *d, struct schema *s, int *name_idx)
+{
+	const struct known *k = known_of(s->name);
+	const char *cat = k ? k->category : "user", *nf = k ? k->name_field : NULL;
+	s->kind = k ? k->kind : K_OTHER;
+	if (!strncmp(s->name, SPAN_ENTER, strlen(SPAN_ENTER)))
+		s->kind = K_SPAN_ENTER, cat = "span", nf = "span_name";
+	else if (!strncmp(s->name, SPAN_EXIT, strlen(SPAN_EXIT)))
+		s->kind = K_SPAN_EXIT, cat = "span", nf = "span_name";
+	*name_idx = -1;
+	if (nf) {
+		*name_idx = field_index(s, nf);
+	} else if (!k) { /* a user event: its first string names it */
+		for (int i = 0; i < s->nfields && *name_idx < 0; i++)
+			if (s->f[i].tag == FT_STRING || s->f[i].tag == FT_PSTR)
+				*name_idx = i;
+	}
+	if (*name_idx >= 0 && s->f[*name_idx].tag != FT_STRING && s->f[*name_idx].tag != FT_PSTR)
+		*name_idx = -1;
+	nf = *name_idx >= 0 ? s->f[*name_idx].name : NULL;
+
+	enum ev_role role = ROLE_INSTANT;
+	uint32_t pair = 0;
+	if (s->kind == K_POLL_START) {
+		role = ROLE_BEGIN;
+		pair = mtype(d, "PollEndEvent", "poll", NULL, ROLE_END, 0);
+	} else if (s->kind == K_POLL_END) {
+		role = ROLE_END;
+		nf = NULL; /* no name: the worker's stack pairs it with the open poll */
+		*name_idx = -1;
+	} else if (s->kind == K_SPAN_ENTER) {
+		role = ROLE_BEGIN;
+		d->tmp.len = 0;
+		buf_printf(&d->tmp, "%s%s", SPAN_EXIT, s->name + strlen(SPAN_ENTER));
+		pair = mtype(d, d->tmp.p, "span", nf, ROLE_END, 0);
+	} else if (s->kind == K_SPAN_EXIT) {
+		role = ROLE_END;
+	}
+	s->type = mtype(d, s->name, cat, nf, role, pair);
+	s->flags = (uint32_t)role;
+	if (s->kind == K_SYMBOL || s->kind == K_CALLFRAME || s->kind == K_METADATA)
+		s->flags |= EVF_META;
+}
+
+static void schema_compile(struct schema *s, int name_idx)
+{
+	const char *wname = s->kind == K_WAKE ? "target_worker" : "worker_id";
+	s->ops = xcalloc(s->nfields + 1u, sizeof *s->ops);
+	s->nops = 0;
+	for (int i = 0; i < s->nfields; i++) {
+		const struct dfield *f = &s->f[i];
+		uint8_t role = R_NONE;
+		if (i == name_idx)
+			role = R_NAME;
+		else if (is_uint_type(f->tag) && !strcmp(f->name, wname))
+			role = R_WORKER;
+		else if (is_uint_type(f->tag) && !strcmp(f->name, "tid"))
+			role = R_TID;
+		static const uint8_t fixed[] = {[FT_I64] = 8, [FT_F64] = 8, [FT_BOOL] = 1, [FT_U8] = 1,
+						[FT_U16] = 2, [FT_U32] = 4};
+		uint8_t size = f->tag < ARRAY_LEN(fixed) ? fixed[f->tag] : 0;
+		if (size && !role && !f->opt) {
+			struct op *prev = s->nops ? &s->ops[s->nops - 1] : NULL;
+			if (prev && prev->code == OP_FIXED)
+				prev->n += size;
+			else
+				s->ops[s->nops++] = (struct op){.code = OP_FIXED, .n = size};
+			continue;
+		}
+		struct op o = {.opt = f->opt, .role = role, .tag = f->tag};
+		switch (f->tag) {
+		case FT_VARINT: o.code = OP_VARINT; break;
+		case FT_U8: o.code = OP_U8; break;
+		case FT_U16: o.code = OP_U16; break;
+		case FT_U32: o.code = OP_U32; break;
+		case FT_STRING:
+		case FT_BYTES: o.code = OP_STR; break;
+		case FT_PSTR: o.code = OP_PSTR; break;
+		case FT_PSTACK: o.code = OP_PSTACK; break;
+		case FT_STACK: o.code = OP_STACK; break;
+		case FT_MAP: o.code = OP_MAP; break;
+		case FT_DLIST:
+		case FT_DMAP: o.code = OP_DYN; break;
+		default: o.code = OP_FIXED, o.n = size; o.role = R_NONE; break;
+		}
+		s->ops[s->nops++] = o;
+	}
+}
+
+/* Build a schema from its identity: the validated schema frame body (from
+ * name_len on), then annotation entries (u16 field, u16 klen, key, u32 vlen, value). */
+static struct schema *schema_build(struct d9 *d, const uint8_t *key, uint32_t nkey, uint32_t nraw, uint64_t hash)
+{
+	struct schema *s = xcalloc(1, sizeof *s);
+	s->key = xmalloc(nkey ? nkey : 1);
+	memcpy(s->key, key, nkey);
+	s->nkey = nkey;
+	s->nraw = nraw;
+	s->hash = hash;
+	const uint8_t *p = s->key;
+	uint16_t nl = ld16le(p);
+	s->name = xstrndup((const char *)p + 2, nl);
+	p += 2 + nl;
+	s->has_ts = *p++ != 0;
+	s->nfields = ld16le(p);
+	p += 2;
+	s->f = xcalloc(s->nfields + 1u, sizeof *s->f);
+	for (unsigned i = 0; i < s->nfields; i++) {
+		uint16_t fl = ld16le(p);
+		s->f[i].name = xstrndup((const char *)p + 2, fl);
+		p += 2 + fl;
+		s->f[i].tag = *p & 0x7f;
+		s->f[i].opt = (*p & FT_OPT) != 0;
+		p++;
+		/* durations by their names; points in time (realtime_ns, alloc_timestamp_ns) are not */
+		const char *fn = s->f[i].name;
+		if (d9_ends_with(fn, "_ns") && !d9_ends_with(fn, "timestamp_ns") && strcmp(fn, "realtime_ns"))
+			s->f[i].unit = "ns";
+		else if (d9_ends_with(fn, "_bytes"))
+			s->f[i].unit = "bytes";
+	}
+	/* annotations, in order: later ones win */
+	const uint8_t *e = s->key + nkey;
+	while (p < e) {
+		uint16_t fi = ld16le(p), kl = ld16le(p + 2);
+		const uint8_t *k = p + 4;
+		uint32_t vl = ld32le(k + kl);
+		const uint8_t *v = k + kl + 4;
+		p = v + vl;
+		bool unit_key = (kl == 4 && !memcmp(k, "unit", 4)) || (kl == 13 && !memcmp(k, "metrique.unit", 13));
+		const char *u = unit_key ? unit_static(v, vl) : NULL;
+		if (u && fi < s->nfields)
+			s->f[fi].unit = u; /* other keys are only listed by info() */
+	}
+	int name_idx;
+	schema_classify(d, s, &name_idx);
+	schema_compile(s, name_idx);
+	return s;
+}
+
+void d9_schema_free(struct schema *s)
+{
+	for (unsigned i = 0; i < s->nfields; i++)
+		free(s->f[i].name);
+	free(s->f);
+	free(s->ops);
+	free(s->name);
+	free(s->key);
+	free(s);
+}
+
+/* The shared schema with this identity (made on first sight); its index. */
+uint32_t d9_schema_get(struct d9 *d, const uint8_t *key, uint32_t nkey, uint32_t nraw)
+{
+	uint64_t hash = hash_bytes(key, nkey) ^ nraw, h = hash, idx;
+	while (hmap_get(&d->sch_by_hash, h, &idx)) {
+		const struct schema *s = d->sch[idx];
+		if (s->nkey == nkey && s->nraw == nraw && !memcmp(s->key, key, nkey))
+			return (uint32_t)idx;
+		h++;
+	}
+	xgrow(&d->sch, &d->capsch, d->nsch + 1, sizeof *d->sch);
+	d->sch[d->nsch] = schema_build(d, key, nkey, nraw, hash);
+	hmap_put(&d->sch_by_hash, h, d->nsch);
+	return (uint32_t)d->nsch++;
+}
