@@ -25,26 +25,85 @@ enum {
 	T_KAFKA_FETCH, T_DNS_QUERY, T_AF_ALG, T_HTTP3, T_USDT, T_KNOWN
 };
 
-static const struct {
-	const char *name, *category;
-} types[T_KNOWN] = {
-	{"DNS", "DNS"}, {"CONNECT", "NET"}, {"TCP_SEND", "NET"}, {"TCP_RECV", "NET"}, {"WRITE", "FS"},
-	{"READ", "FS"}, {"FSYNC", "FS"}, {"SCHED_SWITCH", "CPU"}, {"TCP_STATE", "NET"}, {"PAGE_FAULT", "MEM"},
-	{"OOM_KILL", "MEM"}, {"UDP_SEND", "NET"}, {"UDP_RECV", "NET"}, {"HTTP_REQ", "HTTP"},
-	{"HTTP_RESP", "HTTP"}, {"LOCK_CONTENTION", "LOCK"}, {"TCP_RETRANS", "NET"}, {"NET_DEV_ERROR", "NET"},
-	{"DB_QUERY", "DB"}, {"EXEC", "PROC"}, {"FORK", "PROC"}, {"OPEN", "FS"}, {"CLOSE", "FS"},
-	{"TLS_HANDSHAKE", "TLS"}, {"TLS_ERROR", "TLS"}, {"RESOURCE_LIMIT", "RESOURCE"},
-	{"POOL_ACQUIRE", "POOL"}, {"POOL_RELEASE", "POOL"}, {"POOL_EXHAUSTED", "POOL"}, {"UNLINK", "FS"},
-	{"RENAME", "FS"}, {"REDIS_CMD", "CACHE"}, {"MEMCACHED_CMD", "CACHE"}, {"FASTCGI_REQUEST", "FASTCGI"},
-	{"FASTCGI_RESPONSE", "FASTCGI"}, {"GRPC_METHOD", "gRPC"}, {"KAFKA_PRODUCE", "KAFKA"},
-	{"KAFKA_FETCH", "KAFKA"}, {"DNS_QUERY", "DNS"}, {"AF_ALG", "CRYPTO"}, {"HTTP3", "HTTP/3"},
-	{"USDT", "USDT"},
+/* How a record's `error` reads (in its fields and summary). */
+enum err_kind { ERR_ERRNO, ERR_NONE, ERR_DNS, ERR_SSL, ERR_PERCENT, ERR_APPSTATUS };
+/* What `bytes` and `tcp_state` hold, beside their names. */
+enum bytes_kind { B_SIZE, B_FD, B_OOM, B_USAGE, B_UID, B_ANSWERS };
+enum state_kind { S_NONE, S_TCP, S_RESOURCE, S_HTTP, S_QTYPE, S_QTYPE_SET };
+
+/* What each event type is: its name and category; its one-line summary, a
+ * template (summary_put() says what each %X writes); how its error, bytes
+ * and tcp_state read; `quiet`: a nonzero error is a value shown in the
+ * summary, not a failure. */
+struct ptype {
+	const char *name, *category, *summary;
+	enum err_kind err;
+	bool quiet;
+	enum bytes_kind bytes;
+	enum state_kind state;
 };
+
+static const struct ptype types[T_KNOWN] = {
+	[T_DNS] = {"DNS", "DNS", "lookup %t took %L", .err = ERR_DNS, .bytes = B_ANSWERS, .state = S_QTYPE_SET},
+	[T_CONNECT] = {"CONNECT", "NET", "connect to %t took %L"},
+	[T_TCP_SEND] = {"TCP_SEND", "NET", "TCP send %B%T took %L"},
+	[T_TCP_RECV] = {"TCP_RECV", "NET", "TCP recv %B%T took %L"},
+	[T_WRITE] = {"WRITE", "FS", "write()%T %B took %L"},
+	[T_READ] = {"READ", "FS", "read()%T %B took %L"},
+	[T_FSYNC] = {"FSYNC", "FS", "fsync()%T took %L"},
+	[T_SCHED_SWITCH] = {"SCHED_SWITCH", "CPU", "thread blocked %L"},
+	[T_TCP_STATE] = {"TCP_STATE", "NET", "TCP state %S%T", .state = S_TCP},
+	[T_PAGE_FAULT] = {"PAGE_FAULT", "MEM", "page fault error code %E", .err = ERR_NONE, .quiet = true},
+	[T_OOM_KILL] = {"OOM_KILL", "MEM", "OOM kill: %t (%M MB)", .bytes = B_OOM},
+	[T_UDP_SEND] = {"UDP_SEND", "NET", "UDP send %B%T took %L"},
+	[T_UDP_RECV] = {"UDP_RECV", "NET", "UDP recv %B%T took %L"},
+	[T_HTTP_REQ] = {"HTTP_REQ", "HTTP", "request%T took %L", .state = S_HTTP},
+	[T_HTTP_RESP] = {"HTTP_RESP", "HTTP", "response%T %B took %L", .state = S_HTTP},
+	[T_LOCK_CONTENTION] = {"LOCK_CONTENTION", "LOCK", "lock contention on %t: waited %L"},
+	[T_TCP_RETRANS] = {"TCP_RETRANS", "NET", "TCP retransmit%T"},
+	[T_NET_DEV_ERROR] = {"NET_DEV_ERROR", "NET", "device error on %t (error %E)", .quiet = true},
+	[T_DB_QUERY] = {"DB_QUERY", "DB", "query %t took %L"},
+	[T_EXEC] = {"EXEC", "PROC", "exec %t"},
+	[T_FORK] = {"FORK", "PROC", "fork created pid %P (%t)"},
+	[T_OPEN] = {"OPEN", "FS", "open()%T%O took %L", .bytes = B_FD},
+	[T_CLOSE] = {"CLOSE", "FS", "close()%F", .bytes = B_FD},
+	[T_TLS_HANDSHAKE] = {"TLS_HANDSHAKE", "TLS", "handshake took %L", .err = ERR_SSL},
+	[T_TLS_ERROR] = {"TLS_ERROR", "TLS", "TLS error %E", .quiet = true},
+	[T_RESOURCE_LIMIT] = {"RESOURCE_LIMIT", "RESOURCE", "%R utilization: %E%%", .err = ERR_PERCENT, .quiet = true,
+			      .bytes = B_USAGE, .state = S_RESOURCE},
+	[T_POOL_ACQUIRE] = {"POOL_ACQUIRE", "POOL", "acquire %t took %L"},
+	[T_POOL_RELEASE] = {"POOL_RELEASE", "POOL", "release %t took %L"},
+	[T_POOL_EXHAUSTED] = {"POOL_EXHAUSTED", "POOL", "pool exhausted %t: waited %L"},
+	[T_UNLINK] = {"UNLINK", "FS", "unlink()%T took %L"},
+	[T_RENAME] = {"RENAME", "FS", "rename()%T took %L"},
+	[T_REDIS_CMD] = {"REDIS_CMD", "CACHE", "redis %d%T took %L"},
+	[T_MEMCACHED_CMD] = {"MEMCACHED_CMD", "CACHE", "memcached %d took %L"},
+	[T_FASTCGI_REQUEST] = {"FASTCGI_REQUEST", "FASTCGI", "%d%T took %L"},
+	[T_FASTCGI_RESPONSE] = {"FASTCGI_RESPONSE", "FASTCGI", "response%T appStatus=%E took %L", .err = ERR_APPSTATUS,
+				.quiet = true},
+	[T_GRPC_METHOD] = {"GRPC_METHOD", "gRPC", "call %t took %L"},
+	[T_KAFKA_PRODUCE] = {"KAFKA_PRODUCE", "KAFKA", "produce %d %B took %L", .err = ERR_NONE},
+	[T_KAFKA_FETCH] = {"KAFKA_FETCH", "KAFKA", "fetch %d %B took %L", .err = ERR_NONE},
+	[T_DNS_QUERY] = {"DNS_QUERY", "DNS", "query %t %Q took %L", .state = S_QTYPE},
+	[T_AF_ALG] = {"AF_ALG", "CRYPTO", "AF_ALG %t %d", .bytes = B_UID},
+	[T_HTTP3] = {"HTTP3", "HTTP/3", "%t took %L"},
+	[T_USDT] = {"USDT", "USDT", "%t:%d"},
+};
+
+/* A type code no writer we know of uses. */
+static const struct ptype unknown_type = {.category = "UNKNOWN", .summary = "event type %Y"};
+
+static const struct ptype *ptype_of(uint32_t type) { return type < T_KNOWN ? &types[type] : &unknown_type; }
 
 static const char *const tcp_states[] = {
 	NULL, "ESTABLISHED", "SYN_SENT", "SYN_RECV", "FIN_WAIT1", "FIN_WAIT2", "TIME_WAIT",
 	"CLOSE", "CLOSE_WAIT", "LAST_ACK", "LISTEN", "CLOSING", "NEW_SYN_RECV",
 };
+
+static const char *tcp_state_name(uint32_t s)
+{
+	return s < ARRAY_LEN(tcp_states) ? tcp_states[s] : NULL;
+}
 
 /* The layout of one record: where each field sits (0 = absent). */
 struct layout {
@@ -132,9 +191,8 @@ static const char *http_transport(uint32_t bits)
 
 static const char *category_of(const struct rec *r)
 {
-	if (r->type == T_HTTP_REQ || r->type == T_HTTP_RESP)
-		return http_transport(r->tcp_state);
-	return r->type < T_KNOWN ? types[r->type].category : "UNKNOWN";
+	const struct ptype *pt = ptype_of(r->type);
+	return pt->state == S_HTTP ? http_transport(r->tcp_state) : pt->category;
 }
 
 extern const struct decoder podtrace_decoder;
@@ -145,7 +203,7 @@ static uint32_t type_for(struct pt *pt, const struct rec *r)
 	uint64_t id;
 	if (r->type < T_KNOWN) {
 		unsigned v = 0;
-		if (r->type == T_HTTP_REQ || r->type == T_HTTP_RESP)
+		if (types[r->type].state == S_HTTP)
 			v = r->tcp_state & 4 ? 3 : r->tcp_state & 2 ? 2 : r->tcp_state & 1 ? 1 : 0;
 		slot = &pt->type_ids[r->type][v];
 		if (*slot)
@@ -354,23 +412,20 @@ static const char *qtype_name(uint32_t q, char *tmp, size_t n)
 static const char *error_meaning(const struct rec *r, char *tmp, size_t n)
 {
 	int32_t e = r->error;
-	switch (r->type) {
-	case T_DNS: return e < 0 ? eai_name(e) : e > 0 ? rcode_name(e) : NULL;
-	case T_RESOURCE_LIMIT: snprintf(tmp, n, "%d%% utilisation", e); return tmp;
-	case T_TLS_HANDSHAKE:
+	switch (ptype_of(r->type)->err) {
+	case ERR_NONE: return NULL;
+	case ERR_DNS: return e < 0 ? eai_name(e) : e > 0 ? rcode_name(e) : NULL;
+	case ERR_PERCENT: snprintf(tmp, n, "%d%% utilisation", e); return tmp;
+	case ERR_SSL:
 		if (!e)
 			return NULL;
 		snprintf(tmp, n, "SSL return value %d", e);
 		return tmp;
-	case T_FASTCGI_RESPONSE: snprintf(tmp, n, "appStatus=%d", e); return tmp;
-	case T_PAGE_FAULT:
-	case T_KAFKA_PRODUCE:
-	case T_KAFKA_FETCH: return NULL;
-	default: return e < 0 && e > INT32_MIN ? errno_name(-e) : NULL; /* -INT32_MIN overflows */
+	case ERR_APPSTATUS: snprintf(tmp, n, "appStatus=%d", e); return tmp;
+	case ERR_ERRNO: break;
 	}
+	return e < 0 && e > INT32_MIN ? errno_name(-e) : NULL; /* -INT32_MIN overflows */
 }
-
-static bool is_fd_type(uint32_t t) { return t == T_OPEN || t == T_CLOSE; }
 
 static void pt_fields(void *st, const struct event *e, struct fsink *out)
 {
@@ -396,36 +451,42 @@ static void pt_fields(void *st, const struct event *e, struct fsink *out)
 	f_unit(out, "latency_ns", r.latency, "ns");
 	f_put(out, &(struct field){.name = "error", .kind = FK_INT, .v.i = r.error,
 				   .meaning = error_meaning(&r, tmp, sizeof tmp)});
+	const struct ptype *type = ptype_of(r.type);
 	struct field bytes = {.name = "bytes", .kind = FK_UINT, .v.u = r.bytes};
 	struct buf mb = {0};
-	if (is_fd_type(r.type)) {
-		bytes.meaning = (int64_t)r.bytes < 0 ? "no fd" : "fd";
-	} else if (r.type == T_OOM_KILL) {
+	switch (type->bytes) {
+	case B_FD: bytes.meaning = (int64_t)r.bytes < 0 ? "no fd" : "fd"; break;
+	case B_OOM:
 		buf_printf(&mb, "%.2f MB", r.bytes / 1048576.0);
 		bytes.meaning = mb.p;
-	} else if (r.type == T_RESOURCE_LIMIT) {
-		bytes.meaning = "usage";
-	} else if (r.type == T_AF_ALG) {
-		bytes.meaning = "uid";
-	} else if (r.type == T_DNS) {
-		bytes.meaning = "answers";
-	} else if (r.bytes >= 1024) {
-		fmt_bytes(&mb, r.bytes);
-		bytes.meaning = mb.p;
+		break;
+	case B_USAGE: bytes.meaning = "usage"; break;
+	case B_UID: bytes.meaning = "uid"; break;
+	case B_ANSWERS: bytes.meaning = "answers"; break;
+	case B_SIZE:
+		if (r.bytes >= 1024) {
+			fmt_bytes(&mb, r.bytes);
+			bytes.meaning = mb.p;
+		}
+		break;
 	}
 	f_put(out, &bytes);
 	buf_free(&mb);
 	struct field ts = {.name = "tcp_state", .kind = FK_UINT, .v.u = r.tcp_state};
 	char qt[16];
-	if (r.type == T_TCP_STATE)
-		ts.meaning = r.tcp_state < ARRAY_LEN(tcp_states) && tcp_states[r.tcp_state] ? tcp_states[r.tcp_state]
-											 : "UNKNOWN";
-	else if (r.type == T_RESOURCE_LIMIT)
+	switch (type->state) {
+	case S_TCP: ts.meaning = tcp_state_name(r.tcp_state) ? tcp_state_name(r.tcp_state) : "UNKNOWN"; break;
+	case S_RESOURCE:
 		ts.meaning = r.tcp_state == 0 ? "CPU" : r.tcp_state == 1 ? "MEM" : r.tcp_state == 2 ? "IO" : "UNKNOWN";
-	else if (r.type == T_HTTP_REQ || r.type == T_HTTP_RESP)
-		ts.meaning = http_transport(r.tcp_state);
-	else if (r.type == T_DNS_QUERY || (r.type == T_DNS && r.tcp_state))
-		ts.meaning = qtype_name(r.tcp_state, qt, sizeof qt);
+		break;
+	case S_HTTP: ts.meaning = http_transport(r.tcp_state); break;
+	case S_QTYPE_SET:
+		if (!r.tcp_state)
+			break;
+		/* fall through */
+	case S_QTYPE: ts.meaning = qtype_name(r.tcp_state, qt, sizeof qt); break;
+	case S_NONE: break;
+	}
 	f_put(out, &ts);
 	f_hex(out, "stack_key", r.stack_key);
 	if (r.lay->cgroup)
@@ -473,6 +534,62 @@ static void opt(struct buf *b, const char *t)
 	}
 }
 
+/* Write a type's summary template: %t the target, %T " target" when there
+ * is one, %d the details, %B bytes as a size, %L the latency, %E the error
+ * as a number, %P the pid, %Y the type code, %S the TCP state, %O " fd=N"
+ * of an open that worked, %F " fd=N" of a close, %M the OOM kill's MB, %R
+ * the resource limit's level and kind, %Q the DNS query type, %% a %. */
+static void summary_put(struct buf *b, const char *tpl, const struct rec *r, const char *t, const char *d)
+{
+	for (const char *p = tpl; *p; p++) {
+		const char *q = strchr(p, '%');
+		if (!q) {
+			buf_adds(b, p);
+			return;
+		}
+		buf_add(b, p, (size_t)(q - p));
+		p = q + 1;
+		switch (*p) {
+		case 't': buf_adds(b, t); break;
+		case 'T': opt(b, t); break;
+		case 'd': buf_adds(b, d); break;
+		case 'B': fmt_bytes(b, r->bytes); break;
+		case 'L': latency_ms(b, r->latency); break;
+		case 'E': buf_i64(b, r->error); break;
+		case 'P': buf_u64(b, r->pid); break;
+		case 'Y': buf_u64(b, r->type); break;
+		case 'S':
+			if (tcp_state_name(r->tcp_state)) {
+				buf_adds(b, tcp_state_name(r->tcp_state));
+			} else {
+				buf_adds(b, "UNKNOWN(");
+				buf_u64(b, r->tcp_state);
+				buf_addc(b, ')');
+			}
+			break;
+		case 'O':
+		case 'F':
+			if ((int64_t)r->bytes >= 0 && (*p == 'F' || !r->error)) {
+				buf_adds(b, " fd=");
+				buf_i64(b, (int64_t)r->bytes);
+			}
+			break;
+		case 'M': buf_fixed(b, (uint64_t)(((__uint128_t)r->bytes * 100 + 524288) >> 20), 2, 2); break;
+		case 'R':
+			cat(b, r->error >= 95 ? "EMERGENCY " : r->error >= 90 ? "CRITICAL " : r->error >= 80 ? "WARNING " : "",
+			    r->tcp_state == 0 ? "CPU" : r->tcp_state == 1 ? "memory" : r->tcp_state == 2 ? "IO" : "resource",
+			    NULL);
+			break;
+		case 'Q': {
+			char qt[16];
+			buf_adds(b, qtype_name(r->tcp_state, qt, sizeof qt));
+			break;
+		}
+		default: buf_addc(b, *p); break; /* %% */
+		}
+	}
+}
+
 static void pt_summary(void *st, const struct event *e, struct buf *b)
 {
 	struct pt *pt = st;
@@ -493,194 +610,11 @@ static void pt_summary(void *st, const struct event *e, struct buf *b)
 		esc_term(&target, r.target, r.ntarget);
 	}
 	esc_term(&details, r.details, r.ndetails);
-	const char *t = buf_str(&target), *d = buf_str(&details);
+	const struct ptype *type = ptype_of(r.type);
 	cat(b, "[", category_of(&r), "] ", NULL);
-	bool took = true;
-	switch (r.type) {
-	case T_DNS: cat(b, "lookup ", t, NULL); break;
-	case T_CONNECT: cat(b, "connect to ", t, NULL); break;
-	case T_TCP_SEND:
-	case T_TCP_RECV:
-	case T_UDP_SEND:
-	case T_UDP_RECV:
-		cat(b, r.type == T_TCP_SEND || r.type == T_TCP_RECV ? "TCP " : "UDP ",
-		    r.type == T_TCP_SEND || r.type == T_UDP_SEND ? "send " : "recv ", NULL);
-		fmt_bytes(b, r.bytes);
-		opt(b, t);
-		break;
-	case T_WRITE:
-	case T_READ:
-		cat(b, r.type == T_WRITE ? "write()" : "read()", NULL);
-		opt(b, t);
-		buf_addc(b, ' ');
-		fmt_bytes(b, r.bytes);
-		break;
-	case T_FSYNC:
-		buf_adds(b, "fsync()");
-		opt(b, t);
-		break;
-	case T_SCHED_SWITCH:
-		buf_adds(b, "thread blocked ");
-		latency_ms(b, r.latency);
-		took = false;
-		break;
-	case T_TCP_STATE:
-		buf_adds(b, "TCP state ");
-		if (r.tcp_state < ARRAY_LEN(tcp_states) && tcp_states[r.tcp_state]) {
-			buf_adds(b, tcp_states[r.tcp_state]);
-		} else {
-			buf_adds(b, "UNKNOWN(");
-			buf_u64(b, r.tcp_state);
-			buf_addc(b, ')');
-		}
-		opt(b, t);
-		took = false;
-		break;
-	case T_PAGE_FAULT:
-		buf_adds(b, "page fault error code ");
-		buf_i64(b, r.error);
-		took = false;
-		break;
-	case T_OOM_KILL:
-		cat(b, "OOM kill: ", t, " (", NULL);
-		buf_fixed(b, (uint64_t)(((__uint128_t)r.bytes * 100 + 524288) >> 20), 2, 2);
-		buf_adds(b, " MB)");
-		took = false;
-		break;
-	case T_HTTP_REQ:
-		buf_adds(b, "request");
-		opt(b, t);
-		break;
-	case T_HTTP_RESP:
-		buf_adds(b, "response");
-		opt(b, t);
-		buf_addc(b, ' ');
-		fmt_bytes(b, r.bytes);
-		break;
-	case T_LOCK_CONTENTION:
-		cat(b, "lock contention on ", t, ": waited ", NULL);
-		latency_ms(b, r.latency);
-		took = false;
-		break;
-	case T_TCP_RETRANS:
-		buf_adds(b, "TCP retransmit");
-		opt(b, t);
-		took = false;
-		break;
-	case T_NET_DEV_ERROR:
-		cat(b, "device error on ", t, " (error ", NULL);
-		buf_i64(b, r.error);
-		buf_addc(b, ')');
-		took = false;
-		break;
-	case T_DB_QUERY: cat(b, "query ", t, NULL); break;
-	case T_EXEC:
-		cat(b, "exec ", t, NULL);
-		took = false;
-		break;
-	case T_FORK:
-		buf_adds(b, "fork created pid ");
-		buf_u64(b, r.pid);
-		cat(b, " (", t, ")", NULL);
-		took = false;
-		break;
-	case T_OPEN:
-		buf_adds(b, "open()");
-		opt(b, t);
-		if ((int64_t)r.bytes >= 0 && !r.error) {
-			buf_adds(b, " fd=");
-			buf_i64(b, (int64_t)r.bytes);
-		}
-		break;
-	case T_CLOSE:
-		buf_adds(b, "close()");
-		if ((int64_t)r.bytes >= 0) {
-			buf_adds(b, " fd=");
-			buf_i64(b, (int64_t)r.bytes);
-		}
-		took = false;
-		break;
-	case T_TLS_HANDSHAKE: buf_adds(b, "handshake"); break;
-	case T_TLS_ERROR:
-		buf_adds(b, "TLS error ");
-		buf_i64(b, r.error);
-		took = false;
-		break;
-	case T_RESOURCE_LIMIT: {
-		const char *kind = r.tcp_state == 0 ? "CPU" : r.tcp_state == 1 ? "memory" : r.tcp_state == 2 ? "IO"
-													       : "resource";
-		const char *level = r.error >= 95 ? "EMERGENCY " : r.error >= 90 ? "CRITICAL " : r.error >= 80 ? "WARNING " : "";
-		cat(b, level, kind, " utilization: ", NULL);
-		buf_i64(b, r.error);
-		buf_addc(b, '%');
-		took = false;
-		break;
-	}
-	case T_POOL_ACQUIRE: cat(b, "acquire ", t, NULL); break;
-	case T_POOL_RELEASE: cat(b, "release ", t, NULL); break;
-	case T_POOL_EXHAUSTED:
-		cat(b, "pool exhausted ", t, ": waited ", NULL);
-		latency_ms(b, r.latency);
-		took = false;
-		break;
-	case T_UNLINK:
-		buf_adds(b, "unlink()");
-		opt(b, t);
-		break;
-	case T_RENAME:
-		buf_adds(b, "rename()");
-		opt(b, t);
-		break;
-	case T_REDIS_CMD:
-		cat(b, "redis ", d, NULL);
-		opt(b, t);
-		break;
-	case T_MEMCACHED_CMD: cat(b, "memcached ", d, NULL); break;
-	case T_FASTCGI_REQUEST:
-		buf_adds(b, d);
-		opt(b, t);
-		break;
-	case T_FASTCGI_RESPONSE:
-		buf_adds(b, "response");
-		opt(b, t);
-		buf_adds(b, " appStatus=");
-		buf_i64(b, r.error);
-		break;
-	case T_GRPC_METHOD: cat(b, "call ", t, NULL); break;
-	case T_KAFKA_PRODUCE:
-	case T_KAFKA_FETCH:
-		cat(b, r.type == T_KAFKA_PRODUCE ? "produce " : "fetch ", d, " ", NULL);
-		fmt_bytes(b, r.bytes);
-		break;
-	case T_DNS_QUERY: {
-		char qt[16];
-		cat(b, "query ", t, " ", qtype_name(r.tcp_state, qt, sizeof qt), NULL);
-		break;
-	}
-	case T_AF_ALG:
-		cat(b, "AF_ALG ", t, " ", d, NULL);
-		took = false;
-		break;
-	case T_HTTP3: buf_adds(b, t); break;
-	case T_USDT:
-		cat(b, t, ":", d, NULL);
-		took = false;
-		break;
-	default:
-		buf_adds(b, "event type ");
-		buf_u64(b, r.type);
-		took = false;
-		break;
-	}
-	if (took) {
-		buf_adds(b, " took ");
-		latency_ms(b, r.latency);
-	}
-	bool errno_like = r.type != T_DNS && r.type != T_RESOURCE_LIMIT && r.type != T_TLS_HANDSHAKE &&
-			  r.type != T_FASTCGI_RESPONSE && r.type != T_PAGE_FAULT && r.type != T_NET_DEV_ERROR &&
-			  r.type != T_TLS_ERROR;
+	summary_put(b, type->summary, &r, buf_str(&target), buf_str(&details));
 	char tmp[64];
-	if (r.error && (errno_like || r.type == T_DNS || r.type == T_TLS_HANDSHAKE)) {
+	if (r.error && !type->quiet) {
 		const char *meaning = error_meaning(&r, tmp, sizeof tmp);
 		buf_adds(b, " failed: error ");
 		buf_i64(b, r.error);
