@@ -19,6 +19,13 @@ _ttv_data_names()
 	done | sort -u
 }
 
+# The formats the installed ttv reads, as its --help lists them (none when
+# there is no ttv): a new format is completed without a change here.
+_ttv_formats()
+{
+	command ttv --help 2>/dev/null | sed -n 's/.*--format NAME *skip probing: *//p'
+}
+
 _ttv()
 {
 	local cur prev
@@ -38,7 +45,7 @@ _ttv()
 		return
 		;;
 	--format)
-		COMPREPLY=($(compgen -W "atf dial9 htdump podtrace syscall" -- "$cur"))
+		COMPREPLY=($(compgen -W "$(_ttv_formats)" -- "$cur"))
 		return
 		;;
 	--time)

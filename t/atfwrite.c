@@ -467,7 +467,7 @@ static char *dupv(const struct spec *s, const char *key)
 	return p;
 }
 
-static void from_spec(const char *out)
+static int from_spec(const char *out)
 {
 	static char line[1 << 16];
 	static uint8_t stackbuf[256];
@@ -548,6 +548,7 @@ static void from_spec(const char *out)
 	for (size_t i = 0; i < nmanifests; i++)
 		write_manifest(&manifests[i]);
 	free(dir);
+	return 0;
 }
 
 /* ---- --generate: a big finalized session, written like the real drain ----- */
@@ -725,10 +726,11 @@ static void finalize_detail(struct gen_thread *g, uint32_t slot)
 	free(w.p);
 }
 
-static int generate(const char *out, uint64_t mb, uint64_t seed, unsigned nth)
+static uint64_t gen_threads = 4; /* --threads */
+
+static int generate(const char *out, uint64_t mb, uint64_t seed)
 {
-	if (nth < 1 || nth > 64)
-		nth = 4;
+	unsigned nth = gen_threads < 1 || gen_threads > 64 ? 4 : (unsigned)gen_threads;
 	mkdirs(out);
 	uint64_t rng = seed * 0x9e3779b97f4a7c15ull + 1, target = mb << 20, written = 0;
 	struct gen_thread *g = calloc(nth, sizeof *g);
@@ -823,15 +825,8 @@ static int generate(const char *out, uint64_t mb, uint64_t seed, unsigned nth)
 
 int main(int argc, char **argv)
 {
-	uint64_t mb, seed, nth = 4;
-	const char *out;
-	const struct gen_opt opts[] = {{"--threads", true, &nth}, {0}};
-	if (gen_args(argc, argv, "usage: atfwrite --generate MB [--seed S] [--threads T] OUTDIR", opts, &mb, &seed, &out))
-		return generate(out, mb, seed, (unsigned)nth);
-	if (argc != 2) {
-		fprintf(stderr, "usage: atfwrite OUTDIR < SPEC\n       atfwrite --generate MB [--seed S] [--threads T] OUTDIR\n");
-		return 2;
-	}
-	from_spec(argv[1]);
-	return 0;
+	static const struct gen_opt opts[] = {{"--threads", true, &gen_threads}, {0}};
+	static const struct writer w = {"atfwrite", "OUTDIR < SPEC", NULL, from_spec,
+					 "--generate MB [--seed S] [--threads T] OUTDIR", opts, generate};
+	return writer_main(argc, argv, &w);
 }

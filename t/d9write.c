@@ -707,28 +707,31 @@ static void generate(struct gen *g)
 	free(flush.w.p);
 }
 
-int main(int argc, char **argv)
+static int spec_run(const char *out)
 {
-	uint64_t n, seed;
-	const char *out;
-	if (gen_args(argc, argv, "usage: d9write --generate N [--seed S] OUT", NULL, &n, &seed, &out)) {
-		FILE *f = strcmp(out, "-") ? fopen(out, "wb") : stdout;
-		if (!f) {
-			perror(out);
-			return 1;
-		}
-		struct gen g = {.out = f, .rng = seed * 0x9e3779b97f4a7c15ull + 1, .target = n};
-		generate(&g);
-		return fclose(f) ? 1 : 0;
-	}
-	if (argc != 2) {
-		fprintf(stderr, "usage: d9write OUT < SPEC\n       d9write --generate N [--seed S] OUT\n");
-		return 2;
-	}
 	struct wbuf w = {0};
 	reset_schemas();
 	from_spec(&w);
-	wb_write_file(&w, argv[1]);
+	wb_write_file(&w, out);
 	free(w.p);
 	return 0;
+}
+
+static int generate_run(const char *out, uint64_t n, uint64_t seed)
+{
+	FILE *f = strcmp(out, "-") ? fopen(out, "wb") : stdout;
+	if (!f) {
+		perror(out);
+		return 1;
+	}
+	struct gen g = {.out = f, .rng = seed * 0x9e3779b97f4a7c15ull + 1, .target = n};
+	generate(&g);
+	return fclose(f) ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct writer w = {"d9write", "OUT < SPEC", NULL, spec_run,
+					 "--generate N [--seed S] OUT", NULL, generate_run};
+	return writer_main(argc, argv, &w);
 }

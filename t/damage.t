@@ -1,15 +1,26 @@
 #!/bin/sh
-# Damage sweeps for every format (t/cut_test.c --damage): seeded bit flips,
-# overwritten runs, inserted garbage and deleted runs at random offsets;
-# each copy decodes within 10 s, clean or damaged (exit 0 or 3), with every
-# whole record before the first damaged byte still listed unchanged.
+# Damage sweeps for every format of t/formats (t/cut_test.c --damage):
+# seeded bit flips, overwritten runs, inserted garbage and deleted runs at
+# random offsets; each copy decodes within 10 s, clean or damaged (exit 0 or
+# 3), with every whole record before the first damaged byte still listed
+# unchanged.
 # Gzip copies too (--gzip): every cut of the compressed stream and damaged
 # copies of it, where what lies before the damage is what zlib inflates
 # unchanged.  Truncation at every offset is t/truncate.t and the per-format
 # tests.
 . "$(dirname "$0")/lib.sh"
 
-# podtrace: every version, hostile strings; the shared sample
+# every format's shared sample (t/formats), as it is and gzip-compressed
+# (every 3rd cut, and damaged); each format's seed comes from its name
+for fmt in $(formats); do
+	s=$(sample "$fmt")
+	seed=$(printf '%s' "$fmt" | cksum | cut -d ' ' -f 1)
+	tap_run "$TBIN/cut_test" --format "$fmt" --damage 400 --seed "$seed" "$s"
+	tap_run "$TBIN/cut_test" --gzip --format "$fmt" --step 3 "$s"
+	tap_run "$TBIN/cut_test" --gzip --format "$fmt" --damage 300 --seed "$((seed + 1))" "$s"
+done
+
+# podtrace: every version, hostile strings
 "$TBIN/ptwrite" "$TMP/mix.pt" <<'SPEC'
 V1 ts=10 pid=1 type=0 target=a
 V2 ts=5 pid=2 type=30 old=x new=y cgroup=3
@@ -18,41 +29,29 @@ V4 len=424 ts=20 pid=3 type=13 tcp_state=4
 V4 ts=40 pid=3 type=99 target=\xff\xfe
 SPEC
 tap_run "$TBIN/cut_test" --format podtrace --damage 400 --seed 1 "$TMP/mix.pt"
-tap_run "$TBIN/cut_test" --format podtrace --damage 400 --seed 2 "$SAMPLES/podtrace/small.ptrace"
 
-# syscall: the shared captures (one with a fork, one with every argument type)
-tap_run "$TBIN/cut_test" --format syscall --damage 400 --seed 3 "$SAMPLES/syscall/ls_l.dat"
+# syscall: the other shared captures (one with a fork, one with every argument type)
 tap_run "$TBIN/cut_test" --format syscall --damage 400 --seed 4 "$SAMPLES/syscall/forker.dat"
 tap_run "$TBIN/cut_test" --format syscall --damage 200 --seed 5 "$SAMPLES/syscall/argtypes.dat"
+tap_run "$TBIN/cut_test" --gzip --format syscall --damage 300 --seed 15 "$SAMPLES/syscall/forker.dat"
 
-# htdump: both shared samples, and a generated stream with every class shape
-tap_run "$TBIN/cut_test" --format htdump --damage 400 --seed 6 "$SAMPLES/htdump/small.htdump"
+# htdump: the other shared sample, and a generated stream with every class shape
 tap_run "$TBIN/cut_test" --format htdump --damage 400 --seed 7 "$SAMPLES/htdump/upstream_hello_world.htdump"
 "$TBIN/htwrite" --generate 200 --seed 8 "$TMP/gen.ht"
 tap_run "$TBIN/cut_test" --format htdump --damage 300 --seed 8 "$TMP/gen.ht"
-
-# dial9: a generated trace (pools, schemas, resets) and a real one
-"$TBIN/d9write" --generate 300 --seed 9 "$TMP/gen.d9"
-tap_run "$TBIN/cut_test" --format dial9 --damage 400 --seed 9 "$TMP/gen.d9"
-gzip -dc "$SAMPLES/dial9/upstream_block_in_place_2026-05-21.bin.gz" >"$TMP/block.d9"
-tap_run "$TBIN/cut_test" --format dial9 --damage 200 --seed 10 "$TMP/block.d9"
-
-# atf: an index and a detail file of the shared session, each by itself
-T0=$SAMPLES/atf/small_finalized/trace/session_20260101_120000/pid_4242/thread_0
-cp "$T0/index.atf" "$TMP/t0.index"
-cp "$T0/detail.atf" "$TMP/t0.detail"
-tap_run "$TBIN/cut_test" --format atf --damage 400 --seed 12 "$TMP/t0.index"
-tap_run "$TBIN/cut_test" --format atf --damage 300 --seed 13 "$TMP/t0.detail"
-
-# gzip sweeps, a stream of each format
-tap_run "$TBIN/cut_test" --gzip --format podtrace --step 3 "$SAMPLES/podtrace/small.ptrace"
-tap_run "$TBIN/cut_test" --gzip --format podtrace --damage 300 --seed 14 "$SAMPLES/podtrace/small.ptrace"
-tap_run "$TBIN/cut_test" --gzip --format syscall "$SAMPLES/syscall/ls_l.dat"
-tap_run "$TBIN/cut_test" --gzip --format syscall --damage 300 --seed 15 "$SAMPLES/syscall/forker.dat"
 tap_run "$TBIN/cut_test" --gzip --format htdump "$TMP/gen.ht"
 tap_run "$TBIN/cut_test" --gzip --format htdump --damage 300 --seed 16 "$TMP/gen.ht"
+
+# dial9: a generated trace (pools, schemas, resets)
+"$TBIN/d9write" --generate 300 --seed 9 "$TMP/gen.d9"
+tap_run "$TBIN/cut_test" --format dial9 --damage 400 --seed 9 "$TMP/gen.d9"
 tap_run "$TBIN/cut_test" --gzip --format dial9 --step 3 "$TMP/gen.d9"
 tap_run "$TBIN/cut_test" --gzip --format dial9 --damage 300 --seed 17 "$TMP/gen.d9"
+
+# atf: the detail file beside the shared sample (an index file)
+T0=$SAMPLES/atf/small_finalized/trace/session_20260101_120000/pid_4242/thread_0
+cp "$T0/detail.atf" "$TMP/t0.detail"
+tap_run "$TBIN/cut_test" --format atf --damage 300 --seed 13 "$TMP/t0.detail"
 
 # gzip: damaged or cut inside the compressed stream, said so (the data decompressed before still listed)
 gzip -c "$SAMPLES/podtrace/small.ptrace" >"$TMP/s.gz"

@@ -1,24 +1,25 @@
 #!/bin/sh
-# Every format ttv reads (its --help list, from the decoder registry) is in
-# every place that lists formats by hand: the cross-format tests, the fuzz
-# seeds and replay, and both completions.  A format left out of one of them
-# would go untested, or uncompleted, without a word.
+# The formats table (t/formats) is the registry: every format ttv reads (the
+# list in its --help) has a row and every row is a format ttv reads, since the
+# cross-format tests, the fuzz seeds and replay loop over the table.  Each
+# row is complete: a writer, a shared sample, its own test and fuzz target.
 . "$(dirname "$0")/lib.sh"
 
-formats=$("$TTV" --help | sed -n 's/.*--format NAME *skip probing: *//p')
-ok "$([ -n "$formats" ]; echo $?)" "--help lists the formats ($formats)"
+registry=$("$TTV" --help | sed -n 's/.*--format NAME *skip probing: *//p' | tr ' ' '\n' | sort | xargs)
+ok "$([ -n "$registry" ]; echo $?)" "--help lists the formats ($registry)"
+is "$(formats | sort | xargs)" "$registry" "t/formats has a row for each of them, and no other"
+is "$(formats | sort | uniq -d | xargs)" "" "no format has two rows"
+columns=$(awk '!/^#/ && NF { print NF; exit }' "$FORMATS")
+is "$(awk -v n="$columns" '!/^#/ && NF && NF != n' "$FORMATS")" "" "every row has a cell in each of the $columns columns"
 
-for f in t/fuzz.t t/fuzz/seeds.sh t/bigfile.t t/readonly.t t/damage.t t/lies.t t/hostile.t \
-	completions/ttv.bash completions/_ttv; do
-	missing=""
-	for fmt in $formats; do
-		grep -qw -- "$fmt" "$ROOT/$f" || missing="$missing $fmt"
-	done
-	is "$missing" "" "$f names every format"
-done
-# and each format has its own test file and a fixture writer's fuzz target
-for fmt in $formats; do
-	ok "$([ -f "$T_DIR/$fmt.t" ]; echo $?)" "t/$fmt.t exists"
-	ok "$([ -f "$T_DIR/fuzz/fuzz_$fmt.c" ]; echo $?)" "t/fuzz/fuzz_$fmt.c exists"
+for fmt in $(formats); do
+	writer=$(format_field "$fmt" writer)
+	ok "$([ -x "$TBIN/$writer" ] && [ -f "$T_DIR/$writer.c" ]; echo $?)" "$fmt: its writer build/t/$writer (t/$writer.c)"
+	s=$(format_field "$fmt" sample)
+	ok "$([ -f "$SAMPLES/$s" ]; echo $?)" "$fmt: its sample t/samples/$s is a file"
+	ok "$([ -f "$T_DIR/$fmt.t" ]; echo $?)" "$fmt: t/$fmt.t exists"
+	ok "$([ -f "$T_DIR/fuzz/fuzz_$fmt.c" ]; echo $?)" "$fmt: t/fuzz/fuzz_$fmt.c exists"
+	unit=$(format_field "$fmt" unit)
+	ok "$(case $unit in '' | *[!0-9]* | 0) echo 1 ;; *) echo 0 ;; esac)" "$fmt: unit $unit is a byte count"
 done
 done_testing

@@ -5,6 +5,8 @@
 # --stats, text and JSON) and every viewer page (lanes, list, detail, info)
 # is scanned: valid UTF-8, no control character but tab and newline, no bidi
 # control.  And the hostile text is there, escaped, so the scan is not empty.
+# The traces are written for each format; the end checks that every format of
+# t/formats has one.
 . "$(dirname "$0")/lib.sh"
 
 # The hostile string (writer escapes; punctuation the spec syntaxes use is escaped too)
@@ -32,9 +34,11 @@ rawscan() {
 		exit $bad' "$@"
 }
 
+ran="" # the formats scanned
 # outputs NAME FORMAT TRACE: every batch mode and viewer page into $TMP/NAME.*
 outputs() {
 	name=$1 fmt=$2 trace=$3
+	ran="$ran $fmt"
 	for mode in "--dump" "--dump --json" "--info" "--info --json" "--stats" "--stats --json"; do
 		# shellcheck disable=SC2086
 		"$TTV" --format "$fmt" $mode "$trace" >"$TMP/$name.$(echo $mode | tr -d ' -')" 2>>"$TMP/$name.stderr"
@@ -101,6 +105,7 @@ I ts=1500 fid=0x3edfa0e100000001 kind=2 depth=1
 detail crc=ok
 SPEC
 outputs atf atf "$TMP/atf"
+every_format "$ran" "hostile strings in a trace of every format"
 
 # the messages about damage name trace strings too
 rawscan "$TMP"/*.stderr

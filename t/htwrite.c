@@ -517,29 +517,34 @@ static void generate(struct out *o, FILE *f, uint64_t n, uint64_t seed)
 	}
 }
 
-int main(int argc, char **argv)
+static int spec_run(const char *path)
 {
 	struct out o = {0};
-	uint64_t n, seed, be = 0;
-	const char *path;
-	const struct gen_opt opts[] = {{"--be", false, &be}, {0}};
-	if (gen_args(argc, argv, "usage: htwrite --generate N [--seed S] [--be] OUT", opts, &n, &seed, &path)) {
-		o.be = be;
-		FILE *f = fopen(path, "wb");
-		if (!f) {
-			perror(path);
-			return 1;
-		}
-		generate(&o, f, n, seed);
-		free(o.w.p);
-		return fclose(f) ? 1 : 0;
-	}
-	if (argc != 2) {
-		fprintf(stderr, "usage: htwrite OUT < SPEC\n       htwrite --generate N [--seed S] [--be] OUT\n");
-		return 2;
-	}
 	from_spec(&o);
-	wb_write_file(&o.w, argv[1]);
+	wb_write_file(&o.w, path);
 	free(o.w.p);
 	return 0;
+}
+
+static uint64_t gen_be; /* --be */
+
+static int generate_run(const char *path, uint64_t n, uint64_t seed)
+{
+	struct out o = {.be = gen_be};
+	FILE *f = fopen(path, "wb");
+	if (!f) {
+		perror(path);
+		return 1;
+	}
+	generate(&o, f, n, seed);
+	free(o.w.p);
+	return fclose(f) ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct gen_opt opts[] = {{"--be", false, &gen_be}, {0}};
+	static const struct writer w = {"htwrite", "OUT < SPEC", NULL, spec_run,
+					 "--generate N [--seed S] [--be] OUT", opts, generate_run};
+	return writer_main(argc, argv, &w);
 }

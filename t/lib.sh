@@ -84,10 +84,41 @@ tap_run() {
 	ok "$_rc" "$(basename "$1") exits 0"
 }
 
+# The formats table (t/formats): a test that runs over every format loops
+# over `formats` and reads each row's cells, so it covers a new row too.
+FORMATS=$T_DIR/formats
+formats() { # the names, one a line
+	awk '!/^#/ && NF && n++ { print $1 } END { exit n < 2 }' "$FORMATS" || : >"$TMP/no-formats"
+}
+format_field() { # NAME COLUMN: one cell (COLUMN as named in the first row)
+	awk -v name="$1" -v col="$2" '
+		/^#/ || !NF { next }
+		!c { for (i = 1; i <= NF; i++) if ($i == col) c = i; if (!c) exit; next }
+		$1 == name { print $c; found = 1; exit }
+		END { if (!found) { print "t/formats: no " col " for " name >"/dev/stderr"; exit 1 } }' "$FORMATS"
+}
+sample() { # NAME: the path of the format's shared sample as plain bytes
+	_s=$SAMPLES/$(format_field "$1" sample) || return 1
+	case $_s in
+	*.gz) gzip -dc "$_s" >"$TMP/sample.$1" && echo "$TMP/sample.$1" ;;
+	*) echo "$_s" ;;
+	esac
+}
+
+# every_format LIST DESCRIPTION: LIST (format names, in any order, repeats
+# allowed) is every format of the table.  A test that keeps a fixture per
+# format checks with it that a new row did not go without one.
+every_format() {
+	# shellcheck disable=SC2086
+	is "$(printf '%s\n' $1 | sort -u | xargs)" "$(formats | sort | xargs)" "$2"
+}
+
 # Count lines matching a fixed string.
 count() { printf '%s\n' "$1" | grep -cF -- "$2"; }
 
 done_testing() {
+	# (a loop over an empty or unreadable table would have passed)
+	[ ! -e "$TMP/no-formats" ] || ok 1 "$FORMATS lists the formats"
 	echo "1..$_n"
 	[ "$_failed" = 0 ]
 }

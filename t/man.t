@@ -85,6 +85,11 @@ if command -v zsh >/dev/null 2>&1; then
 		_describe() { print -l -- "${(@P)4}"; }; _files() { :; }; _arguments() { :; }
 		source "$1"; _ttv_data_names keymaps .keys; _ttv_data_names themes .theme' _ "$ROOT/completions/_ttv" | tr '\n' ' ')
 	is "$got" "emacs less vi dark light mono " "zsh: keymap and theme names"
+	# the formats, from the --help of the ttv on PATH
+	got=$(PATH="$BUILD:$PATH" zsh -f -c '
+		_describe() { print -l -- "${(@P)4}"; }; _files() { :; }; _arguments() { :; }
+		source "$1"; _ttv_formats' _ "$ROOT/completions/_ttv" | sort | xargs)
+	is "$got" "$(formats | sort | xargs)" "zsh: format names (every format of t/formats)"
 fi
 missing=""
 for o in $opts; do
@@ -104,6 +109,7 @@ like "$(complete_bash ttv --al)" "^--align$" "bash: --al completes to --align"
 is "$(complete_bash ttv --time '')" "$(printf 'relative\ntrace\nwall')" "bash: --time values"
 is "$(complete_bash ttv --export '')" "chrome" "bash: --export values"
 is "$(complete_bash ttv --format p)" "podtrace" "bash: --format names"
+is "$(complete_bash ttv --format '' | xargs)" "$(formats | sort | xargs)" "bash: every format of t/formats"
 got=$(cd "$TMP" && complete_bash ttv --keymap '')
 is "$(printf '%s\n' "$got" | grep -xE 'emacs|less|vi' | tr '\n' ' ')" "emacs less vi " "bash: keymap names"
 got=$(cd "$TMP" && complete_bash ttv --theme l)

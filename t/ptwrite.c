@@ -158,37 +158,41 @@ static void generate(struct wbuf *w, uint64_t n, struct gen *g)
 	}
 }
 
-int main(int argc, char **argv)
+static int spec_run(const char *out)
 {
 	struct wbuf w = {0};
-	uint64_t n, seed;
-	const char *out;
-	if (gen_args(argc, argv, "usage: ptwrite --generate N [--seed S] OUT", NULL, &n, &seed, &out)) {
-		/* Stream in chunks: a bench capture is gigabytes. */
-		FILE *f = fopen(out, "wb");
-		if (!f) {
+	from_spec(&w);
+	wb_write_file(&w, out);
+	free(w.p);
+	return 0;
+}
+
+/* Streams in chunks: a bench capture is gigabytes. */
+static int generate_run(const char *out, uint64_t n, uint64_t seed)
+{
+	FILE *f = fopen(out, "wb");
+	if (!f) {
+		perror(out);
+		return 1;
+	}
+	const uint64_t chunk = 100000;
+	struct wbuf w = {0};
+	struct gen g = {.rng = seed * 0x9e3779b97f4a7c15ull + 1, .ts = 1000000000000ull};
+	for (uint64_t done = 0; done < n; done += chunk) {
+		w.len = 0;
+		generate(&w, n - done < chunk ? n - done : chunk, &g);
+		if (fwrite(w.p, 1, w.len, f) != w.len) {
 			perror(out);
 			return 1;
 		}
-		const uint64_t chunk = 100000;
-		struct gen g = {.rng = seed * 0x9e3779b97f4a7c15ull + 1, .ts = 1000000000000ull};
-		for (uint64_t done = 0; done < n; done += chunk) {
-			w.len = 0;
-			generate(&w, n - done < chunk ? n - done : chunk, &g);
-			if (fwrite(w.p, 1, w.len, f) != w.len) {
-				perror(out);
-				return 1;
-			}
-		}
-		free(w.p);
-		return fclose(f) ? 1 : 0;
 	}
-	if (argc != 2) {
-		fprintf(stderr, "usage: ptwrite OUT < SPEC\n       ptwrite --generate N [--seed S] OUT\n");
-		return 2;
-	}
-	from_spec(&w);
-	wb_write_file(&w, argv[1]);
 	free(w.p);
-	return 0;
+	return fclose(f) ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct writer w = {"ptwrite", "OUT < SPEC", NULL, spec_run,
+					 "--generate N [--seed S] OUT", NULL, generate_run};
+	return writer_main(argc, argv, &w);
 }

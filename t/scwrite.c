@@ -587,7 +587,7 @@ static void gen_record(struct proc *p, struct file *f, uint64_t *rng, int64_t *t
 	proc_add(p, f, seg.p, seg.len, false);
 }
 
-static int generate(uint64_t n, uint64_t seed, const char *out)
+static int generate(const char *out, uint64_t n, uint64_t seed)
 {
 	FILE *fp = fopen(out, "wb");
 	if (!fp) {
@@ -631,18 +631,10 @@ static int generate(uint64_t n, uint64_t seed, const char *out)
 	return fclose(fp) ? 1 : 0;
 }
 
-int main(int argc, char **argv)
+static uint64_t over; /* --over */
+
+static int spec_run(const char *path)
 {
-	uint64_t n, seed;
-	const char *out;
-	if (gen_args(argc, argv, "usage: scwrite --generate N [--seed S] OUT", NULL, &n, &seed, &out))
-		return generate(n, seed, out);
-	bool over = argc == 3 && !strcmp(argv[1], "--over");
-	if (argc != 2 && !over) {
-		fprintf(stderr, "usage: scwrite [--over] OUT < SPEC\n       scwrite --generate N [--seed S] OUT\n");
-		return 2;
-	}
-	const char *path = argv[argc - 1];
 	struct file f = {0};
 	if (over) { /* the real writer opens O_RDWR|O_CREAT: no truncation */
 		FILE *in = fopen(path, "rb");
@@ -660,4 +652,12 @@ int main(int argc, char **argv)
 	wb_write_file(&f.img, path);
 	free(f.img.p);
 	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct gen_opt flags[] = {{"--over", false, &over}, {0}};
+	static const struct writer w = {"scwrite", "[--over] OUT < SPEC", flags, spec_run,
+					 "--generate N [--seed S] OUT", NULL, generate};
+	return writer_main(argc, argv, &w);
 }

@@ -1,7 +1,16 @@
 #!/bin/sh
 # Truncation at every byte offset: no crash, exit status 0 or 3, and every
 # whole record before the cut still listed (t/cut_test.c does the checking).
+# Every format's shared sample (t/formats), then fixtures written for the
+# formats whose own tests sweep none (the others' are in t/NAME.t).
 . "$(dirname "$0")/lib.sh"
+
+# every 7th cut, and probing (no --format) at every cut near the start
+for fmt in $(formats); do
+	s=$(sample "$fmt")
+	tap_run "$TBIN/cut_test" --format "$fmt" --from 1 --step 7 "$s"
+	tap_run "$TBIN/cut_test" --to 2000 "$s"
+done
 
 # podtrace: every version, a long (V8-sized) record, hostile strings
 "$TBIN/ptwrite" "$TMP/mix.pt" <<'SPEC'
@@ -12,9 +21,6 @@ V4 len=424 ts=20 pid=3 type=13 tcp_state=4
 V4 ts=40 pid=3 type=99 target=\xff\xfe
 SPEC
 tap_run "$TBIN/cut_test" --format podtrace "$TMP/mix.pt"
-# the shared sample: every 7th offset, and probing (no --format) at every offset near the start
-tap_run "$TBIN/cut_test" --format podtrace --step 7 "$SAMPLES/podtrace/small.ptrace"
-tap_run "$TBIN/cut_test" --to 2000 "$SAMPLES/podtrace/small.ptrace"
 
 # dial9: every frame kind, two sub-streams, pools, annotations, an event
 # without time, symbols at the end; every offset (with and without probing)
@@ -45,7 +51,4 @@ event id=4 ts=0 addr=0x5555550000 size=64 symbol_name=1 inline_depth=0
 SPEC
 tap_run "$TBIN/cut_test" --format dial9 --from 1 "$TMP/small.d9"
 tap_run "$TBIN/cut_test" --to 200 "$TMP/small.d9"
-# a real trace: the shared sample, every 13th offset
-gzip -dc "$SAMPLES/dial9/upstream_block_in_place_2026-05-21.bin.gz" >"$TMP/block.d9"
-tap_run "$TBIN/cut_test" --format dial9 --from 1 --step 13 "$TMP/block.d9"
 done_testing

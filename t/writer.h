@@ -1,5 +1,6 @@
 /* Helpers shared by the fixture writers in t/: a growable output buffer,
- * little/big-endian stores, and a tiny spec-line reader.
+ * little/big-endian stores, a tiny spec-line reader, and the main they
+ * share (writer_main).
  *
  * Writers read a text spec, one record per line, `KIND key=value ...`, and
  * write the binary trace.  Values accept C-style escapes (\xNN, \n, \t, \\,
@@ -224,6 +225,48 @@ static inline bool gen_args(int argc, char **argv, const char *usage, const stru
 	}
 	*out = argv[a];
 	return true;
+}
+
+/* ---- main ------------------------------------------------------------------ */
+
+/* A writer's two ways to run: `NAME [FLAGS] OUT < SPEC` and `NAME --generate
+ * N [--seed S] [options] OUT`.  Each run returns the exit status. */
+struct writer {
+	const char *name;
+	const char *spec_usage; /* after the name: "OUT < SPEC" */
+	const struct gen_opt *spec_flags; /* flags before OUT (no value), or NULL */
+	int (*spec)(const char *out);
+	const char *gen_usage; /* after the name: "--generate N [--seed S] OUT" */
+	const struct gen_opt *gen_opts; /* the writer's own --generate options, or NULL */
+	int (*generate)(const char *out, uint64_t n, uint64_t seed);
+};
+
+static inline bool writer_flag(const struct gen_opt *flags, const char *arg)
+{
+	for (const struct gen_opt *f = flags; f && f->name; f++)
+		if (!f->has_value && !strcmp(f->name, arg)) {
+			*f->value = 1;
+			return true;
+		}
+	return false;
+}
+
+static inline int writer_main(int argc, char **argv, const struct writer *w)
+{
+	char usage[256];
+	uint64_t n, seed;
+	const char *out;
+	snprintf(usage, sizeof usage, "usage: %s %s", w->name, w->gen_usage);
+	if (gen_args(argc, argv, usage, w->gen_opts, &n, &seed, &out))
+		return w->generate(out, n, seed);
+	int a = 1;
+	while (a < argc - 1 && writer_flag(w->spec_flags, argv[a]))
+		a++;
+	if (a != argc - 1) {
+		fprintf(stderr, "usage: %s %s\n       %s %s\n", w->name, w->spec_usage, w->name, w->gen_usage);
+		return 2;
+	}
+	return w->spec(argv[a]);
 }
 
 #endif
