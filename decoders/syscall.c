@@ -585,6 +585,43 @@ static bool record(struct sc *sc, uint32_t si, const uint8_t *seg, size_t hs, si
 	return dec_emit(sc->in, &e);
 }
 
+/* Replay the writer's bookkeeping (byte counts, notes §3.1) for a segment
+ * of sod bytes: whether a page went out before it (flushed), and how many
+ * bytes the writer left unwritten up to the next page (0: none). */
+static uint64_t replay_pages(struct stream *s, uint32_t tag, uint64_t sod, bool *flushed)
+{
+	uint64_t gap = 0;
+	*flushed = false;
+	if (!s->seg16 && tag != SEG_FILLER) {
+		s->work += sod;
+		if (s->first && tag == SEG_VARHDR) {
+			s->last = 0;
+		} else {
+			if (s->work + SWAP_ROOM > s->cap) { /* the writer swapped its buffers */
+				uint64_t t = s->work;
+				s->work = s->stby;
+				s->stby = t;
+				s->cap = PAGE_BYTES;
+				s->last = s->work;
+			}
+			if (s->stby + s->work >= PAGE_BYTES - 8) { /* a page went out; this record opens the next */
+				gap = s->last;
+				s->stby = 0;
+				s->cap = s->cap > s->last ? s->cap - s->last : 0;
+				*flushed = true;
+			}
+			s->last = s->work;
+		}
+	}
+	/* Only the real writer pages, and it ends each page with a filler. */
+	if (*flushed && !s->after_filler) {
+		if (gap)
+			s->unpaged++;
+		gap = 0;
+	}
+	return gap;
+}
+
 static size_t sc_feed(void *st, const uint8_t *p, size_t n, uint64_t off, bool final)
 {
 	struct sc *sc = st;
@@ -650,36 +687,8 @@ static size_t sc_feed(void *st, const uint8_t *p, size_t n, uint64_t off, bool f
 		uint64_t sod = hs + pad4(len);
 		if (sod > left && !final)
 			return at; /* wait for the padding */
-		/* Replay the writer's bookkeeping (byte counts, notes §3.1). */
-		uint64_t gap = 0;
-		bool flushed = false;
-		if (!s->seg16 && tag != SEG_FILLER) {
-			s->work += sod;
-			if (s->first && tag == SEG_VARHDR) {
-				s->last = 0;
-			} else {
-				if (s->work + SWAP_ROOM > s->cap) { /* the writer swapped its buffers */
-					uint64_t t = s->work;
-					s->work = s->stby;
-					s->stby = t;
-					s->cap = PAGE_BYTES;
-					s->last = s->work;
-				}
-				if (s->stby + s->work >= PAGE_BYTES - 8) { /* a page went out; this record opens the next */
-					gap = s->last;
-					s->stby = 0;
-					s->cap = s->cap > s->last ? s->cap - s->last : 0;
-					flushed = true;
-				}
-				s->last = s->work;
-			}
-		}
-		/* Only the real writer pages, and it ends each page with a filler. */
-		if (flushed && !s->after_filler) {
-			if (gap)
-				s->unpaged++;
-			gap = 0;
-		}
+		bool flushed;
+		uint64_t gap = replay_pages(s, tag, sod, &flushed);
 		bool first = s->first;
 		s->first = false;
 		s->after_filler = tag == SEG_FILLER;

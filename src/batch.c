@@ -747,17 +747,23 @@ static void dur_cell(struct buf *b, uint64_t ns, int width)
 	buf_free(&t);
 }
 
-void batch_stats(struct trace *t, struct filterset *fs, bool json, FILE *out)
+/* The (lane, type) counts in key order (by lane, then type), the count per
+ * type, and how many spans a report lists. */
+struct stats_cells {
+	struct cell {
+		uint64_t key, count;
+	} *cell;
+	size_t ncell, nspans_shown;
+	uint64_t *per_type;
+	uint32_t ntypes;
+};
+
+/* Count the events the filters keep. */
+static void stats_scan(struct stats *st, struct filterset *fs)
 {
-	struct model *m = t->m;
-	struct stats st = {.t = t};
-	st.by_type = xcalloc(model_ntypes(m) + 1, sizeof *st.by_type);
-	st.ntypes = model_ntypes(m);
-	if ((uint64_t)(model_nlanes(m) + 1) * st.ntypes <= (1u << 20))
-		st.dense = xcalloc((size_t)(model_nlanes(m) + 1) * st.ntypes, sizeof *st.dense);
-	st.stacks = xcalloc(model_nlanes(m) + 1, sizeof *st.stacks);
+	struct trace *t = st->t;
 	bool filtering = filterset_active(fs);
-	uint64_t n = model_count(m);
+	uint64_t n = model_count(t->m);
 	struct event e;
 	uint64_t pass[SCAN_CHUNK / 64];
 	for (uint64_t pos = 0; pos < n; pos++) {
@@ -769,165 +775,197 @@ void batch_stats(struct trace *t, struct filterset *fs, bool json, FILE *out)
 			filterset_mark(fs, t, pos, MIN(n, pos + SCAN_CHUNK), pos, pass, NULL, NULL, 0);
 		if (filtering && !(pass[pos % SCAN_CHUNK / 64] >> (pos % 64) & 1))
 			continue;
-		model_get(m, pos, &e);
-		stats_event(&st, &e);
+		model_get(t->m, pos, &e);
+		stats_event(st, &e);
 	}
-	for (uint32_t l = 0; l < model_nlanes(m); l++) {
-		struct lane_stack *ls = &st.stacks[l];
+}
+
+/* Spans still open at the end: those that have an end close now, the
+ * rest are counted as never closed. */
+static void stats_close(struct stats *st)
+{
+	for (uint32_t l = 0; l < model_nlanes(st->t->m); l++) {
+		struct lane_stack *ls = &st->stacks[l];
 		while (ls->n) {
 			if (ls->s[ls->n - 1].end == INT64_MAX) {
-				st.unclosed++;
+				st->unclosed++;
 				ls->n--;
 			} else {
-				finish(&st, ls, ls->s[ls->n - 1].end);
+				finish(st, ls, ls->s[ls->n - 1].end);
 			}
 		}
 		free(ls->s);
 	}
-	if (st.nspans) /* spans is NULL when there are none */
-		qsort(st.spans, st.nspans, sizeof *st.spans, by_calls);
-	/* (lane, type) counts in key order, i.e. by lane then type */
-	size_t ncell = 0;
-	struct cell {
-		uint64_t key, count;
-	} *cell;
-	if (st.dense) {
-		size_t nd = (size_t)(model_nlanes(m) + 1) * st.ntypes;
-		cell = xcalloc(nd + 1, sizeof *cell);
-		for (size_t i = 0; i < nd; i++)
-			if (st.dense[i])
-				cell[ncell++] = (struct cell){(uint64_t)(i / st.ntypes) << 16 | i % st.ntypes, st.dense[i]};
-	} else {
-		cell = xcalloc(st.lane_type.n + 1, sizeof *cell);
-		for (size_t i = 0; i < st.lane_type.cap; i++)
-			if (st.lane_type.used[i])
-				cell[ncell++] = (struct cell){st.lane_type.keys[i], st.lane_type.vals[i]};
-	}
-	qsort(cell, ncell, sizeof *cell, by_key);
-	uint64_t *per_type = xcalloc(model_ntypes(m) + 1, sizeof *per_type);
-	for (size_t i = 0; i < ncell; i++)
-		per_type[cell[i].key & 0xffff] += cell[i].count;
-	size_t nspans_shown = MIN(st.nspans, json ? (size_t)STATS_JSON_SPANS : (size_t)STATS_TEXT_SPANS);
+	if (st->nspans) /* spans is NULL when there are none */
+		qsort(st->spans, st->nspans, sizeof *st->spans, by_calls);
+}
 
-	struct buf b = {0};
-	uint32_t ntypes = model_ntypes(m);
-	if (json) {
-		buf_printf(&b, "{\"events\":%llu,\"lanes\":[", (unsigned long long)st.events);
-		for (size_t i = 0; i < ncell; i++) {
-			uint32_t lane = (uint32_t)(cell[i].key >> 16), ty = (uint32_t)(cell[i].key & 0xffff);
-			bool first = !i || cell[i - 1].key >> 16 != lane;
-			if (first) {
-				buf_adds(&b, i ? "}},{\"lane\":" : "{\"lane\":");
-				json_sid(&b, m, lane_name(m, lane));
-				buf_adds(&b, ",\"types\":{");
-			} else {
-				buf_addc(&b, ',');
-			}
-			json_sid(&b, m, model_type_get(m, ty)->name);
-			buf_printf(&b, ":%llu", (unsigned long long)cell[i].count);
-			flush_big(&b, out);
-		}
-		buf_adds(&b, ncell ? "}}],\"types\":[" : "],\"types\":[");
-		bool firstt = true;
-		for (uint32_t ty = 0; ty < ntypes; ty++) {
-			if (!per_type[ty])
-				continue;
-			const struct type *tp = model_type_get(m, ty);
-			buf_adds(&b, firstt ? "{\"type\":" : ",{\"type\":");
-			firstt = false;
-			json_sid(&b, m, tp->name);
-			if (tp->category) {
-				buf_adds(&b, ",\"category\":");
-				json_sid(&b, m, tp->category);
-			}
-			buf_printf(&b, ",\"count\":%llu", (unsigned long long)per_type[ty]);
-			const struct durstat *d = &st.by_type[ty];
-			if (d->n)
-				buf_printf(&b, ",\"dur\":{\"n\":%llu,\"total\":%llu,\"min\":%llu,\"max\":%llu}",
-					   (unsigned long long)d->n, (unsigned long long)d->total,
-					   (unsigned long long)d->min, (unsigned long long)d->max);
-			buf_addc(&b, '}');
-		}
-		buf_adds(&b, "],\"spans\":[");
-		for (size_t i = 0; i < nspans_shown; i++) {
-			const struct spanstat *sp = &st.spans[i];
-			buf_adds(&b, i ? ",{\"type\":" : "{\"type\":");
-			json_sid(&b, m, model_type_get(m, sp->type)->name);
-			buf_adds(&b, ",\"name\":");
-			json_sid(&b, m, sp->name);
-			buf_printf(&b, ",\"calls\":%llu,\"total\":%llu,\"self\":%llu,\"min\":%llu,\"max\":%llu}",
-				   (unsigned long long)sp->d.n, (unsigned long long)sp->d.total,
-				   (unsigned long long)sp->d.self, (unsigned long long)sp->d.min,
-				   (unsigned long long)sp->d.max);
-			flush_big(&b, out);
-		}
-		buf_printf(&b, "],\"spans_not_listed\":%zu,\"unclosed\":%llu,\"unopened\":%llu}\n",
-			   st.nspans - nspans_shown, (unsigned long long)st.unclosed, (unsigned long long)st.unopened);
+static void stats_cells(const struct stats *st, bool json, struct stats_cells *c)
+{
+	struct model *m = st->t->m;
+	c->ncell = 0;
+	if (st->dense) {
+		size_t nd = (size_t)(model_nlanes(m) + 1) * st->ntypes;
+		c->cell = xcalloc(nd + 1, sizeof *c->cell);
+		for (size_t i = 0; i < nd; i++)
+			if (st->dense[i])
+				c->cell[c->ncell++] = (struct cell){(uint64_t)(i / st->ntypes) << 16 | i % st->ntypes, st->dense[i]};
 	} else {
-		buf_printf(&b, "%llu events\n\nevents by lane and type\n", (unsigned long long)st.events);
-		for (size_t i = 0; i < ncell; i++) {
-			uint32_t lane = (uint32_t)(cell[i].key >> 16), ty = (uint32_t)(cell[i].key & 0xffff);
-			if (!i || cell[i - 1].key >> 16 != lane) {
-				buf_adds(&b, "  ");
-				add_str(&b, m, lane_name(m, lane));
-				buf_addc(&b, '\n');
-			}
-			buf_printf(&b, "    %10llu  ", (unsigned long long)cell[i].count);
-			add_str(&b, m, model_type_get(m, ty)->name);
-			buf_addc(&b, '\n');
-			flush_big(&b, out);
-		}
-		buf_adds(&b, "\nevents by type\n         count       total         min         max  type\n");
-		for (uint32_t ty = 0; ty < ntypes; ty++) {
-			if (!per_type[ty])
-				continue;
-			const struct durstat *d = &st.by_type[ty];
-			buf_printf(&b, "  %12llu", (unsigned long long)per_type[ty]);
-			if (d->n) {
-				dur_cell(&b, d->total, 12);
-				dur_cell(&b, d->min, 12);
-				dur_cell(&b, d->max, 12);
-			} else {
-				buf_printf(&b, "%36s", "");
-			}
-			buf_adds(&b, "  ");
-			const struct type *tp = model_type_get(m, ty);
-			add_str(&b, m, tp->name);
-			if (tp->category) {
-				buf_adds(&b, " (");
-				add_str(&b, m, tp->category);
-				buf_addc(&b, ')');
-			}
-			buf_addc(&b, '\n');
-		}
-		if (st.nspans) {
-			buf_adds(&b, "\nspans by calls\n"
-				     "         calls       total        self         min         max  type  name\n");
-			for (size_t i = 0; i < nspans_shown; i++) {
-				const struct spanstat *sp = &st.spans[i];
-				buf_printf(&b, "  %12llu", (unsigned long long)sp->d.n);
-				dur_cell(&b, sp->d.total, 12);
-				dur_cell(&b, sp->d.self, 12);
-				dur_cell(&b, sp->d.min, 12);
-				dur_cell(&b, sp->d.max, 12);
-				buf_adds(&b, "  ");
-				add_str(&b, m, model_type_get(m, sp->type)->name);
-				buf_adds(&b, "  ");
-				add_str(&b, m, sp->name);
-				buf_addc(&b, '\n');
-			}
-			if (st.nspans > nspans_shown)
-				buf_printf(&b, "  ... %zu more (--stats --json lists up to %d)\n", st.nspans - nspans_shown,
-					   STATS_JSON_SPANS);
-		}
-		if (st.unclosed || st.unopened)
-			buf_printf(&b, "\nunpaired: %llu begins never closed, %llu ends never opened\n",
-				   (unsigned long long)st.unclosed, (unsigned long long)st.unopened);
+		c->cell = xcalloc(st->lane_type.n + 1, sizeof *c->cell);
+		for (size_t i = 0; i < st->lane_type.cap; i++)
+			if (st->lane_type.used[i])
+				c->cell[c->ncell++] = (struct cell){st->lane_type.keys[i], st->lane_type.vals[i]};
 	}
+	qsort(c->cell, c->ncell, sizeof *c->cell, by_key);
+	c->ntypes = model_ntypes(m);
+	c->per_type = xcalloc(c->ntypes + 1, sizeof *c->per_type);
+	for (size_t i = 0; i < c->ncell; i++)
+		c->per_type[c->cell[i].key & 0xffff] += c->cell[i].count;
+	c->nspans_shown = MIN(st->nspans, json ? (size_t)STATS_JSON_SPANS : (size_t)STATS_TEXT_SPANS);
+}
+
+static void stats_json(const struct stats *st, const struct stats_cells *c, struct buf *b, FILE *out)
+{
+	struct model *m = st->t->m;
+	buf_printf(b, "{\"events\":%llu,\"lanes\":[", (unsigned long long)st->events);
+	for (size_t i = 0; i < c->ncell; i++) {
+		uint32_t lane = (uint32_t)(c->cell[i].key >> 16), ty = (uint32_t)(c->cell[i].key & 0xffff);
+		bool first = !i || c->cell[i - 1].key >> 16 != lane;
+		if (first) {
+			buf_adds(b, i ? "}},{\"lane\":" : "{\"lane\":");
+			json_sid(b, m, lane_name(m, lane));
+			buf_adds(b, ",\"types\":{");
+		} else {
+			buf_addc(b, ',');
+		}
+		json_sid(b, m, model_type_get(m, ty)->name);
+		buf_printf(b, ":%llu", (unsigned long long)c->cell[i].count);
+		flush_big(b, out);
+	}
+	buf_adds(b, c->ncell ? "}}],\"types\":[" : "],\"types\":[");
+	bool firstt = true;
+	for (uint32_t ty = 0; ty < c->ntypes; ty++) {
+		if (!c->per_type[ty])
+			continue;
+		const struct type *tp = model_type_get(m, ty);
+		buf_adds(b, firstt ? "{\"type\":" : ",{\"type\":");
+		firstt = false;
+		json_sid(b, m, tp->name);
+		if (tp->category) {
+			buf_adds(b, ",\"category\":");
+			json_sid(b, m, tp->category);
+		}
+		buf_printf(b, ",\"count\":%llu", (unsigned long long)c->per_type[ty]);
+		const struct durstat *d = &st->by_type[ty];
+		if (d->n)
+			buf_printf(b, ",\"dur\":{\"n\":%llu,\"total\":%llu,\"min\":%llu,\"max\":%llu}",
+				   (unsigned long long)d->n, (unsigned long long)d->total,
+				   (unsigned long long)d->min, (unsigned long long)d->max);
+		buf_addc(b, '}');
+	}
+	buf_adds(b, "],\"spans\":[");
+	for (size_t i = 0; i < c->nspans_shown; i++) {
+		const struct spanstat *sp = &st->spans[i];
+		buf_adds(b, i ? ",{\"type\":" : "{\"type\":");
+		json_sid(b, m, model_type_get(m, sp->type)->name);
+		buf_adds(b, ",\"name\":");
+		json_sid(b, m, sp->name);
+		buf_printf(b, ",\"calls\":%llu,\"total\":%llu,\"self\":%llu,\"min\":%llu,\"max\":%llu}",
+			   (unsigned long long)sp->d.n, (unsigned long long)sp->d.total,
+			   (unsigned long long)sp->d.self, (unsigned long long)sp->d.min,
+			   (unsigned long long)sp->d.max);
+		flush_big(b, out);
+	}
+	buf_printf(b, "],\"spans_not_listed\":%zu,\"unclosed\":%llu,\"unopened\":%llu}\n",
+		   st->nspans - c->nspans_shown, (unsigned long long)st->unclosed, (unsigned long long)st->unopened);
+}
+
+static void stats_text(const struct stats *st, const struct stats_cells *c, struct buf *b, FILE *out)
+{
+	struct model *m = st->t->m;
+	buf_printf(b, "%llu events\n\nevents by lane and type\n", (unsigned long long)st->events);
+	for (size_t i = 0; i < c->ncell; i++) {
+		uint32_t lane = (uint32_t)(c->cell[i].key >> 16), ty = (uint32_t)(c->cell[i].key & 0xffff);
+		if (!i || c->cell[i - 1].key >> 16 != lane) {
+			buf_adds(b, "  ");
+			add_str(b, m, lane_name(m, lane));
+			buf_addc(b, '\n');
+		}
+		buf_printf(b, "    %10llu  ", (unsigned long long)c->cell[i].count);
+		add_str(b, m, model_type_get(m, ty)->name);
+		buf_addc(b, '\n');
+		flush_big(b, out);
+	}
+	buf_adds(b, "\nevents by type\n         count       total         min         max  type\n");
+	for (uint32_t ty = 0; ty < c->ntypes; ty++) {
+		if (!c->per_type[ty])
+			continue;
+		const struct durstat *d = &st->by_type[ty];
+		buf_printf(b, "  %12llu", (unsigned long long)c->per_type[ty]);
+		if (d->n) {
+			dur_cell(b, d->total, 12);
+			dur_cell(b, d->min, 12);
+			dur_cell(b, d->max, 12);
+		} else {
+			buf_printf(b, "%36s", "");
+		}
+		buf_adds(b, "  ");
+		const struct type *tp = model_type_get(m, ty);
+		add_str(b, m, tp->name);
+		if (tp->category) {
+			buf_adds(b, " (");
+			add_str(b, m, tp->category);
+			buf_addc(b, ')');
+		}
+		buf_addc(b, '\n');
+	}
+	if (st->nspans) {
+		buf_adds(b, "\nspans by calls\n"
+			     "         calls       total        self         min         max  type  name\n");
+		for (size_t i = 0; i < c->nspans_shown; i++) {
+			const struct spanstat *sp = &st->spans[i];
+			buf_printf(b, "  %12llu", (unsigned long long)sp->d.n);
+			dur_cell(b, sp->d.total, 12);
+			dur_cell(b, sp->d.self, 12);
+			dur_cell(b, sp->d.min, 12);
+			dur_cell(b, sp->d.max, 12);
+			buf_adds(b, "  ");
+			add_str(b, m, model_type_get(m, sp->type)->name);
+			buf_adds(b, "  ");
+			add_str(b, m, sp->name);
+			buf_addc(b, '\n');
+		}
+		if (st->nspans > c->nspans_shown)
+			buf_printf(b, "  ... %zu more (--stats --json lists up to %d)\n", st->nspans - c->nspans_shown,
+				   STATS_JSON_SPANS);
+	}
+	if (st->unclosed || st->unopened)
+		buf_printf(b, "\nunpaired: %llu begins never closed, %llu ends never opened\n",
+			   (unsigned long long)st->unclosed, (unsigned long long)st->unopened);
+}
+
+void batch_stats(struct trace *t, struct filterset *fs, bool json, FILE *out)
+{
+	struct model *m = t->m;
+	struct stats st = {.t = t};
+	st.by_type = xcalloc(model_ntypes(m) + 1, sizeof *st.by_type);
+	st.ntypes = model_ntypes(m);
+	if ((uint64_t)(model_nlanes(m) + 1) * st.ntypes <= (1u << 20))
+		st.dense = xcalloc((size_t)(model_nlanes(m) + 1) * st.ntypes, sizeof *st.dense);
+	st.stacks = xcalloc(model_nlanes(m) + 1, sizeof *st.stacks);
+	stats_scan(&st, fs);
+	stats_close(&st);
+	struct stats_cells c;
+	stats_cells(&st, json, &c);
+	struct buf b = {0};
+	if (json)
+		stats_json(&st, &c, &b, out);
+	else
+		stats_text(&st, &c, &b, out);
 	fwrite(buf_str(&b), 1, b.len, out);
 	buf_free(&b);
-	free(cell);
-	free(per_type);
+	free(c.cell);
+	free(c.per_type);
 	hmap_free(&st.lane_type);
 	free(st.dense);
 	hmap_free(&st.span_index);

@@ -898,21 +898,10 @@ static void loop(struct app *a)
 	trace_bus_armed = 0;
 }
 
-int ui_run(struct trace *t, struct filterset *fs, const struct cli *c)
+/* The keymap, the user's own bindings, the theme, the config file; what
+ * could not be read is said on the status line. */
+static void apply_settings(struct app *a, const struct cli *c)
 {
-	setlocale(LC_ALL, "");
-	/* (the visible set is of no generation yet: the first load step sets up
-	 * the views even when main()'s first look read everything there is) */
-	struct app app = {.t = t, .m = t->m, .fs = fs, .base = V_LANES, .sel = NO_POS, .list_top = NO_POS, .loading = true,
-			  .vis.gen = UINT64_MAX};
-	struct app *a = &app;
-	const char *script = getenv("TTV_SCRIPT");
-	a->scripted = script && *script;
-	a->unicode = MB_CUR_MAX > 1;
-	if (!term_open(a)) {
-		term_close();
-		return 1;
-	}
 	struct buf errors = {0};
 	a->km = keymap_new(term.tk);
 	const char *kmname = c->keymap ? c->keymap : "less";
@@ -950,64 +939,61 @@ int ui_run(struct trace *t, struct filterset *fs, const struct cli *c)
 	if (errors.len) /* after follow's own message: errors matter more */
 		message(a, true, "%s", errors.p);
 	buf_free(&errors);
+}
 
-	if (a->scripted) {
-		/* Deterministic: everything is read and filtered before the first step. */
-		while (a->loading)
-			load_step(a, SLICE_NS, !a->follow);
-		while (vis_step(a, SLICE_NS))
-			;
-		refresh_selection(a);
-		FILE *f = fopen(script, "r");
-		/* TTV_SCRIPT_TIMING=FILE: each step is drawn, and a line written there
-		 * (the bench uses it): the step, ns from the key to the finished
-		 * screen, and the wall-clock time (ns since 1970) when it was done. */
-		const char *tpath = getenv("TTV_SCRIPT_TIMING");
-		FILE *timing = tpath && *tpath ? fopen(tpath, "w") : NULL;
-		char line[4096];
-		bool partial = false; /* `partial`: filters advance a little per step, as in a busy loop */
-		while (f && !a->quit && fgets(line, sizeof line, f)) {
-			uint64_t t0 = now_ns();
-			if (!strncmp(line, "partial", 7)) {
-				partial = true;
-				continue;
-			}
-			if (!script_step(a, line))
-				break;
-			if (partial)
-				vis_step_events(a, 32768);
-			else
-				while (vis_step(a, SLICE_NS)) /* filters finish before the next step */
-					;
-			refresh_selection(a);
-			while (search_step(a, partial ? 0 : SLICE_NS) && !partial) /* and searches */
-				;
-			while (!partial && hits_step(a, SLICE_NS))
-				;
-			if (timing) {
-				draw(a);
-				line[strcspn(line, "\r\n")] = 0;
-				uint64_t t1 = now_ns();
-				struct timespec wall; /* for latencies against other processes' clocks */
-				clock_gettime(CLOCK_REALTIME, &wall);
-				fprintf(timing, "%s\t%llu\t%llu%09ld\n", line, (unsigned long long)(t1 - t0),
-					(unsigned long long)wall.tv_sec, wall.tv_nsec);
-			}
+/* TTV_SCRIPT=FILE: keys from a file, for the tests and the bench.
+ * Deterministic: everything is read and filtered before the first step. */
+static void run_script(struct app *a, const char *script)
+{
+	while (a->loading)
+		load_step(a, SLICE_NS, !a->follow);
+	while (vis_step(a, SLICE_NS))
+		;
+	refresh_selection(a);
+	FILE *f = fopen(script, "r");
+	/* TTV_SCRIPT_TIMING=FILE: each step is drawn, and a line written there
+	 * (the bench uses it): the step, ns from the key to the finished
+	 * screen, and the wall-clock time (ns since 1970) when it was done. */
+	const char *tpath = getenv("TTV_SCRIPT_TIMING");
+	FILE *timing = tpath && *tpath ? fopen(tpath, "w") : NULL;
+	char line[4096];
+	bool partial = false; /* `partial`: filters advance a little per step, as in a busy loop */
+	while (f && !a->quit && fgets(line, sizeof line, f)) {
+		uint64_t t0 = now_ns();
+		if (!strncmp(line, "partial", 7)) {
+			partial = true;
+			continue;
 		}
-		if (timing)
-			fclose(timing);
-		if (f)
-			fclose(f);
-	} else {
-		load_step(a, FIRST_SLICE_NS, false);
-		loop(a);
+		if (!script_step(a, line))
+			break;
+		if (partial)
+			vis_step_events(a, 32768);
+		else
+			while (vis_step(a, SLICE_NS)) /* filters finish before the next step */
+				;
+		refresh_selection(a);
+		while (search_step(a, partial ? 0 : SLICE_NS) && !partial) /* and searches */
+			;
+		while (!partial && hits_step(a, SLICE_NS))
+			;
+		if (timing) {
+			draw(a);
+			line[strcspn(line, "\r\n")] = 0;
+			uint64_t t1 = now_ns();
+			struct timespec wall; /* for latencies against other processes' clocks */
+			clock_gettime(CLOCK_REALTIME, &wall);
+			fprintf(timing, "%s\t%llu\t%llu%09ld\n", line, (unsigned long long)(t1 - t0),
+				(unsigned long long)wall.tv_sec, wall.tv_nsec);
+		}
 	}
-	term_close();
-	if (fatal_sig == SIGHUP) {
-		signal(SIGHUP, SIG_DFL);
-		raise(SIGHUP);
-	}
-	alarm(0); /* the loop has left: no last-resort exit now */
+	if (timing)
+		fclose(timing);
+	if (f)
+		fclose(f);
+}
+
+static void app_free(struct app *a)
+{
 	keymap_free(a->km);
 	free(a->vis.bits);
 	free(a->vis.rank);
@@ -1021,6 +1007,37 @@ int ui_run(struct trace *t, struct filterset *fs, const struct cli *c)
 	filter_free(&a->search);
 	free(a->search_text);
 	free(a->hits.bits);
+}
+
+int ui_run(struct trace *t, struct filterset *fs, const struct cli *c)
+{
+	setlocale(LC_ALL, "");
+	/* (the visible set is of no generation yet: the first load step sets up
+	 * the views even when main()'s first look read everything there is) */
+	struct app app = {.t = t, .m = t->m, .fs = fs, .base = V_LANES, .sel = NO_POS, .list_top = NO_POS, .loading = true,
+			  .vis.gen = UINT64_MAX};
+	struct app *a = &app;
+	const char *script = getenv("TTV_SCRIPT");
+	a->scripted = script && *script;
+	a->unicode = MB_CUR_MAX > 1;
+	if (!term_open(a)) {
+		term_close();
+		return 1;
+	}
+	apply_settings(a, c);
+	if (a->scripted) {
+		run_script(a, script);
+	} else {
+		load_step(a, FIRST_SLICE_NS, false);
+		loop(a);
+	}
+	term_close();
+	if (fatal_sig == SIGHUP) {
+		signal(SIGHUP, SIG_DFL);
+		raise(SIGHUP);
+	}
+	alarm(0); /* the loop has left: no last-resort exit now */
+	app_free(a);
 	trace_report(t);
 	return !trace_any_readable(t) ? 1 : trace_damaged(t) ? 3 : 0;
 }

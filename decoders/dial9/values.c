@@ -243,6 +243,110 @@ static const char *dyn_key(struct walk *w, uint8_t tag, const uint8_t **pp, cons
 	return buf_str(&w->key);
 }
 
+/* An unsigned integer field (varint, u8, u16, u32), with what it means. */
+static bool walk_uint(struct walk *w, const struct schema *s, const char *name, uint8_t tag, const char *unit,
+		      const uint8_t **pp, const uint8_t *e)
+{
+	const uint8_t *p = *pp;
+	uint64_t v;
+	if (tag == FT_VARINT) {
+		if (varint(&p, e, &v) != V_OK)
+			return false;
+	} else {
+		size_t n = tag == FT_U8 ? 1 : tag == FT_U16 ? 2 : 4;
+		if (left(p, e) < n)
+			return false;
+		v = n == 1 ? p[0] : n == 2 ? ld16le(p) : ld32le(p);
+		p += n;
+	}
+	char tmp[48];
+	f_put(w->out, &(struct field){.name = name, .kind = name && is_addr_name(name) ? FK_HEX : FK_UINT, .v.u = v,
+				      .unit = unit, .meaning = name && s ? int_meaning(s, name, v, tmp, sizeof tmp) : NULL});
+	*pp = p;
+	return true;
+}
+
+/* A string map: u32 count, then (u32 length, key, u32 length, value) pairs. */
+static bool walk_map(struct walk *w, const char *name, const uint8_t **pp, const uint8_t *e)
+{
+	const uint8_t *p = *pp;
+	if (left(p, e) < 4)
+		return false;
+	uint32_t n = ld32le(p);
+	p += 4;
+	if (left(p, e) / 8 < n)
+		return false;
+	f_obj(w->out, name);
+	for (uint32_t i = 0; i < n; i++) {
+		if (left(p, e) < 4 || left(p + 4, e) < ld32le(p))
+			return false;
+		const uint8_t *k = p + 4;
+		uint32_t kl = ld32le(p);
+		p = k + kl;
+		if (left(p, e) < 4 || left(p + 4, e) < ld32le(p))
+			return false;
+		buf_reset(&w->key);
+		buf_add(&w->key, k, kl);
+		f_str(w->out, buf_str(&w->key), p + 4, ld32le(p));
+		p += 4 + (size_t)ld32le(p);
+	}
+	f_end(w->out);
+	*pp = p;
+	return true;
+}
+
+/* A DynamicList or DynamicMap: u32 count, then tagged values (a map's
+ * entries are a tagged key, then a tagged value), nested at most MAX_NEST. */
+static bool walk_dynamic(struct walk *w, const char *name, uint8_t tag, const uint8_t **pp, const uint8_t *e,
+			 unsigned depth)
+{
+	const uint8_t *p = *pp;
+	struct fsink *o = w->out;
+	if (left(p, e) < 4 || depth >= MAX_NEST)
+		return false;
+	uint32_t n = ld32le(p);
+	p += 4;
+	if (left(p, e) / (tag == FT_DLIST ? 1 : 2) < n)
+		return false;
+	if (tag == FT_DLIST)
+		f_arr(o, name);
+	else
+		f_obj(o, name);
+	for (uint32_t i = 0; i < n; i++) {
+		char *key = NULL; /* a DynamicMap's scalar key names its value */
+		if (tag == FT_DMAP) {
+			if (left(p, e) < 1 || !valid_tag(*p))
+				return false;
+			uint8_t kt = *p++;
+			const uint8_t *kp = p;
+			const char *k = dyn_key(w, kt, &p, e);
+			if (k) {
+				key = xstrdup(k); /* the value may reuse w->key */
+			} else { /* not a scalar: {"key": ..., "value": ...} */
+				p = kp;
+				char pos[24];
+				snprintf(pos, sizeof pos, "#%u", i);
+				f_obj(o, pos);
+				if (!walk_value(w, NULL, "key", kt, NULL, &p, e, depth + 1))
+					return false;
+			}
+		}
+		bool ok = left(p, e) >= 1 && valid_tag(*p);
+		if (ok) {
+			uint8_t vt = *p++;
+			ok = walk_value(w, NULL, tag == FT_DLIST ? NULL : key ? key : "value", vt, NULL, &p, e, depth + 1);
+		}
+		if (tag == FT_DMAP && !key)
+			f_end(o);
+		free(key);
+		if (!ok)
+			return false;
+	}
+	f_end(o);
+	*pp = p;
+	return true;
+}
+
 static bool walk_value(struct walk *w, const struct schema *s, const char *name, uint8_t tag, const char *unit,
 		       const uint8_t **pp, const uint8_t *e, unsigned depth)
 {
@@ -258,7 +362,6 @@ static bool walk_value(struct walk *w, const struct schema *s, const char *name,
 		}
 		tag &= 0x7f;
 	}
-	uint64_t v;
 	switch (tag) {
 	case FT_I64:
 		if (left(p, e) < 8)
@@ -315,91 +418,18 @@ static bool walk_value(struct walk *w, const struct schema *s, const char *name,
 	case FT_U8:
 	case FT_U16:
 	case FT_U32:
-		if (tag == FT_VARINT) {
-			if (varint(&p, e, &v) != V_OK)
-				return false;
-		} else {
-			size_t n = tag == FT_U8 ? 1 : tag == FT_U16 ? 2 : 4;
-			if (left(p, e) < n)
-				return false;
-			v = n == 1 ? p[0] : n == 2 ? ld16le(p) : ld32le(p);
-			p += n;
-		}
-	{
-		char tmp[48];
-		f_put(o, &(struct field){.name = name, .kind = name && is_addr_name(name) ? FK_HEX : FK_UINT, .v.u = v,
-					 .unit = unit, .meaning = name && s ? int_meaning(s, name, v, tmp, sizeof tmp) : NULL});
-	}
-		break;
-	case FT_MAP: {
-		if (left(p, e) < 4)
+		if (!walk_uint(w, s, name, tag, unit, &p, e))
 			return false;
-		uint32_t n = ld32le(p);
-		p += 4;
-		if (left(p, e) / 8 < n)
-			return false;
-		f_obj(o, name);
-		for (uint32_t i = 0; i < n; i++) {
-			if (left(p, e) < 4 || left(p + 4, e) < ld32le(p))
-				return false;
-			const uint8_t *k = p + 4;
-			uint32_t kl = ld32le(p);
-			p = k + kl;
-			if (left(p, e) < 4 || left(p + 4, e) < ld32le(p))
-				return false;
-			buf_reset(&w->key);
-			buf_add(&w->key, k, kl);
-			f_str(o, buf_str(&w->key), p + 4, ld32le(p));
-			p += 4 + (size_t)ld32le(p);
-		}
-		f_end(o);
 		break;
-	}
+	case FT_MAP:
+		if (!walk_map(w, name, &p, e))
+			return false;
+		break;
 	case FT_DLIST:
-	case FT_DMAP: {
-		if (left(p, e) < 4 || depth >= MAX_NEST)
+	case FT_DMAP:
+		if (!walk_dynamic(w, name, tag, &p, e, depth))
 			return false;
-		uint32_t n = ld32le(p);
-		p += 4;
-		if (left(p, e) / (tag == FT_DLIST ? 1 : 2) < n)
-			return false;
-		if (tag == FT_DLIST)
-			f_arr(o, name);
-		else
-			f_obj(o, name);
-		for (uint32_t i = 0; i < n; i++) {
-			char *key = NULL; /* a DynamicMap's scalar key names its value */
-			if (tag == FT_DMAP) {
-				if (left(p, e) < 1 || !valid_tag(*p))
-					return false;
-				uint8_t kt = *p++;
-				const uint8_t *kp = p;
-				const char *k = dyn_key(w, kt, &p, e);
-				if (k) {
-					key = xstrdup(k); /* the value may reuse w->key */
-				} else { /* not a scalar: {"key": ..., "value": ...} */
-					p = kp;
-					char pos[24];
-					snprintf(pos, sizeof pos, "#%u", i);
-					f_obj(o, pos);
-					if (!walk_value(w, NULL, "key", kt, NULL, &p, e, depth + 1))
-						return false;
-				}
-			}
-			bool ok = left(p, e) >= 1 && valid_tag(*p);
-			if (ok) {
-				uint8_t vt = *p++;
-				ok = walk_value(w, NULL, tag == FT_DLIST ? NULL : key ? key : "value", vt, NULL, &p, e, depth + 1);
-			}
-			if (tag == FT_DMAP && !key)
-				f_end(o);
-			free(key);
-			if (!ok)
-				return false;
-		}
-		f_end(o);
 		break;
-	}
 	default: return false;
 	}
 	*pp = p;
