@@ -1338,17 +1338,9 @@ static int by_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static void ht_info(struct source *src, struct fsink *out)
+/* The byte order, library version, header layout and streams. */
+static void info_streams(const struct ht *h, struct fsink *out)
 {
-	struct input *in = dec_source_input(src, 0);
-	if (!in || !in->dstate)
-		return;
-	struct ht *h = in->dstate;
-	struct model *m = dec_model(h->in);
-	if (!h->nst) {
-		f_cstr(out, "stream", "no events");
-		return;
-	}
 	const struct hstream *s0 = &h->st[0];
 	f_cstr(out, "byte_order", s0->be ? "big-endian" : "little-endian");
 	if (h->have_version) {
@@ -1374,12 +1366,18 @@ static void ht_info(struct source *src, struct fsink *out)
 		}
 		f_end(out);
 	}
-	/* Classes as described (the built-in defaults only when a stream did not describe them). */
+}
+
+/* Classes as described (the built-in defaults only when a stream did not
+ * describe them), one line each: "9 SampleEvent: 13 fields, base HT_Event,
+ * 17 events". */
+static void info_classes(const struct ht *h, struct fsink *out)
+{
+	struct model *m = dec_model(h->in);
 	size_t ncls = 0;
 	for (size_t i = 0; i < h->nkd; i++)
 		ncls += !h->kd[i].builtin;
 	f_uint(out, "classes", ncls);
-	/* One line per class: "9 SampleEvent: 13 fields, base HT_Event, 17 events". */
 	f_arr(out, "class_list");
 	struct buf line = {0};
 	for (size_t i = 0; i < h->nkd; i++) {
@@ -1407,7 +1405,11 @@ static void ht_info(struct source *src, struct fsink *out)
 	}
 	buf_free(&line);
 	f_end(out);
-	/* Events per class name, in order of first description. */
+}
+
+/* Events per class name, in order of first description. */
+static void info_events_per_class(struct ht *h, struct fsink *out)
+{
 	f_obj(out, "events_per_class");
 	for (int k = 0; k < K_HARD; k++)
 		if (h->hard_events[k])
@@ -1426,7 +1428,11 @@ static void ht_info(struct source *src, struct fsink *out)
 	}
 	hmap_free(&seen);
 	f_end(out);
-	/* Threads, by id. */
+}
+
+/* Threads, by id. */
+static void info_threads(const struct ht *h, struct fsink *out)
+{
 	uint64_t *tids = xcalloc(h->nthreads + 1, sizeof *tids);
 	size_t nt = 0;
 	for (uint64_t t = 0; t < FAST_TIDS; t++)
@@ -1442,6 +1448,22 @@ static void ht_info(struct source *src, struct fsink *out)
 		f_uint(out, NULL, tids[i]);
 	f_end(out);
 	free(tids);
+}
+
+static void ht_info(struct source *src, struct fsink *out)
+{
+	struct input *in = dec_source_input(src, 0);
+	if (!in || !in->dstate)
+		return;
+	struct ht *h = in->dstate;
+	if (!h->nst) {
+		f_cstr(out, "stream", "no events");
+		return;
+	}
+	info_streams(h, out);
+	info_classes(h, out);
+	info_events_per_class(h, out);
+	info_threads(h, out);
 	f_uint(out, "string_mappings", h->mappings);
 	f_uint(out, "mapped_labels", h->map.n);
 	if (h->conflicts)

@@ -1136,6 +1136,53 @@ static void stat_fields(struct fsink *out, const struct ie *ie, bool be, bool st
 	buf_free(&m);
 }
 
+/* An array of struct pollfd: fd, events and revents of each. */
+static void poll_fields(struct fsink *out, const struct ie *ie, bool be)
+{
+	struct buf m = {0};
+	f_uint(out, "nfds", ie->n / 8);
+	f_arr(out, "fds");
+	for (size_t k = 0; k + 8 <= ie->n; k += 8) {
+		struct buf m2 = {0};
+		f_obj(out, NULL);
+		f_int(out, "fd", (int32_t)ld32(ie->v + k, be));
+		uint16_t ev = ld16(ie->v + k + 4, be), rev = ld16(ie->v + k + 6, be);
+		f_put(out, &(struct field){.name = "events", .kind = FK_HEX, .v.u = ev,
+					   .meaning = flags_meaning(&m, ev, poll_flags, ARRAY_LEN(poll_flags))});
+		f_put(out, &(struct field){.name = "revents", .kind = FK_HEX, .v.u = rev,
+					   .meaning = rev ? flags_meaning(&m2, rev, poll_flags, ARRAY_LEN(poll_flags)) : NULL});
+		f_end(out);
+		buf_free(&m2);
+	}
+	f_end(out);
+	buf_free(&m);
+}
+
+/* A struct sigaction as the kernel takes it (handler, flags; the mask is
+ * not kept). */
+static void sigaction_fields(struct fsink *out, const struct ie *ie, bool be)
+{
+	if (!ie->n) {
+		f_null(out, "value");
+		return;
+	}
+	if (ie->n < 24) {
+		f_bytes(out, "bytes", ie->v, ie->n);
+		return;
+	}
+	f_hex(out, "handler", ld64(ie->v, be));
+	f_hex(out, "handler_again", ld64(ie->v + 8, be));
+	f_bytes(out, "flags_bytes", ie->v + 16, 8);
+	uint64_t saf = ld64(ie->v + 16, be);
+	struct buf m = {0};
+	f_put(out, &(struct field){.name = "sa_flags", .kind = FK_HEX, .v.u = saf,
+				   .meaning = flags_meaning(&m, saf, sa_flags, ARRAY_LEN(sa_flags))});
+	buf_free(&m);
+	if (ie->n > 24)
+		f_put(out, &(struct field){.name = "beyond_kernel_struct", .kind = FK_BYTES, .v.s = {ie->v + 24, ie->n - 24},
+					   .meaning = "read past the kernel's structure: meaningless"});
+}
+
 static void arg_fields(struct fsink *out, const struct loaded *l, const struct ie *ie, unsigned i)
 {
 	bool be = l->s->be;
@@ -1185,42 +1232,8 @@ static void arg_fields(struct fsink *out, const struct loaded *l, const struct i
 		data_fields(out, ie->v + 4, ie->n - 4);
 		break;
 	case IE_STAT: stat_fields(out, ie, be, is_error(l->r.ret)); break;
-	case IE_POLL:
-		f_uint(out, "nfds", ie->n / 8);
-		f_arr(out, "fds");
-		for (size_t k = 0; k + 8 <= ie->n; k += 8) {
-			struct buf m2 = {0};
-			f_obj(out, NULL);
-			f_int(out, "fd", (int32_t)ld32(ie->v + k, be));
-			uint16_t ev = ld16(ie->v + k + 4, be), rev = ld16(ie->v + k + 6, be);
-			f_put(out, &(struct field){.name = "events", .kind = FK_HEX, .v.u = ev,
-						   .meaning = flags_meaning(&m, ev, poll_flags, ARRAY_LEN(poll_flags))});
-			f_put(out, &(struct field){.name = "revents", .kind = FK_HEX, .v.u = rev,
-						   .meaning = rev ? flags_meaning(&m2, rev, poll_flags, ARRAY_LEN(poll_flags)) : NULL});
-			f_end(out);
-			buf_free(&m2);
-		}
-		f_end(out);
-		break;
-	case IE_SIGACT:
-		if (!ie->n) {
-			f_null(out, "value");
-			break;
-		}
-		if (ie->n < 24) {
-			f_bytes(out, "bytes", ie->v, ie->n);
-			break;
-		}
-		f_hex(out, "handler", ld64(ie->v, be));
-		f_hex(out, "handler_again", ld64(ie->v + 8, be));
-		f_bytes(out, "flags_bytes", ie->v + 16, 8);
-		uint64_t saf = ld64(ie->v + 16, be);
-		f_put(out, &(struct field){.name = "sa_flags", .kind = FK_HEX, .v.u = saf,
-					   .meaning = flags_meaning(&m, saf, sa_flags, ARRAY_LEN(sa_flags))});
-		if (ie->n > 24)
-			f_put(out, &(struct field){.name = "beyond_kernel_struct", .kind = FK_BYTES,
-						   .v.s = {ie->v + 24, ie->n - 24}, .meaning = "read past the kernel's structure: meaningless"});
-		break;
+	case IE_POLL: poll_fields(out, ie, be); break;
+	case IE_SIGACT: sigaction_fields(out, ie, be); break;
 	case IE_INTPTR:
 		if (ie->n >= 16) {
 			f_hex(out, "pointer", ld64(ie->v, be));

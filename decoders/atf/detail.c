@@ -103,6 +103,61 @@ static void det_record(struct det *d, uint64_t off, const uint8_t *q, uint32_t l
 	d->n = k + 1;
 }
 
+/* The end of the file: the footer if there is one (counts, checksum), and
+ * what follows the last whole record at pos. */
+static void det_finish(struct det *d, uint64_t pos)
+{
+	struct input *in = d->in;
+	uint64_t size = in->size;
+	d->size = size;
+	d->end = pos;
+	uint64_t rend = d->footer ? size - 64 : size;
+	d->partial = rend > pos ? rend - pos : 0;
+	if (d->footer) {
+		const uint8_t *f = in->map + size - 64;
+		d->footer_crc = ld32le(f + 4);
+		d->footer_count = ld64le(f + 8);
+		d->footer_bytes = ld64le(f + 16);
+		d->footer_t0 = ld64le(f + 24);
+		d->footer_t1 = ld64le(f + 32);
+		d->state = d->hdr_count == d->footer_count && d->hdr_bytes == d->footer_bytes
+				   ? (d->footer_count ? "finalized" : "finalized-empty")
+				   : "footer found, header not rewritten";
+		if (d->footer_count != d->n || d->footer_bytes != pos - d->S)
+			dec_damage(in, size - 64, "footer counts %llu records in %llu bytes; found %llu in %llu",
+				   (unsigned long long)d->footer_count, (unsigned long long)d->footer_bytes,
+				   (unsigned long long)d->n, (unsigned long long)(pos - d->S));
+		else if (d->hdr_count != d->footer_count)
+			dec_damage(in, 28,
+				   "header not rewritten (count %llu) although a complete footer is at %llu: killed while "
+				   "finalizing",
+				   (unsigned long long)d->hdr_count, (unsigned long long)(size - 64));
+		if (d->footer_crc) {
+			d->crc_calc = (uint32_t)crc32_z(0, in->map + d->S, (z_size_t)(pos - d->S));
+			d->crc = d->crc_calc == d->footer_crc ? 1 : 2;
+			if (d->crc == 2)
+				dec_damage(in, size - 60,
+					   "checksum mismatch: footer says 0x%08x, CRC-32 of the records is 0x%08x",
+					   d->footer_crc, d->crc_calc);
+		}
+	} else {
+		d->state = "unfinalized (recovered from file size)";
+		if (!d->partial)
+			dec_damage(in, pos, "not finalized (placeholder header, no footer): %llu records",
+				   (unsigned long long)d->n);
+	}
+	if (d->partial) {
+		if (d->bad_len_at == pos)
+			dec_damage(in, pos, "record length %u is shorter than a record header: the last %llu bytes are "
+					    "not decodable",
+				   d->bad_len, (unsigned long long)d->partial);
+		else
+			dec_damage(in, pos, "%s%llu records; a partial record (the last %llu bytes) dropped",
+				   d->footer ? "" : "not finalized (placeholder header, no footer): ",
+				   (unsigned long long)d->n, (unsigned long long)d->partial);
+	}
+}
+
 size_t atf_det_feed(struct det *d, const uint8_t *p, size_t n, uint64_t off, bool final)
 {
 	struct input *in = d->in;
@@ -168,54 +223,7 @@ size_t atf_det_feed(struct det *d, const uint8_t *p, size_t n, uint64_t off, boo
 	}
 	if (!final && !in->done && !sealed)
 		return used;
-	/* the end: what follows the last whole record */
-	d->size = size;
-	d->end = pos;
-	uint64_t rend = d->footer ? size - 64 : size;
-	d->partial = rend > pos ? rend - pos : 0;
-	if (d->footer) {
-		const uint8_t *f = in->map + size - 64;
-		d->footer_crc = ld32le(f + 4);
-		d->footer_count = ld64le(f + 8);
-		d->footer_bytes = ld64le(f + 16);
-		d->footer_t0 = ld64le(f + 24);
-		d->footer_t1 = ld64le(f + 32);
-		d->state = d->hdr_count == d->footer_count && d->hdr_bytes == d->footer_bytes
-				   ? (d->footer_count ? "finalized" : "finalized-empty")
-				   : "footer found, header not rewritten";
-		if (d->footer_count != d->n || d->footer_bytes != pos - d->S)
-			dec_damage(in, size - 64, "footer counts %llu records in %llu bytes; found %llu in %llu",
-				   (unsigned long long)d->footer_count, (unsigned long long)d->footer_bytes,
-				   (unsigned long long)d->n, (unsigned long long)(pos - d->S));
-		else if (d->hdr_count != d->footer_count)
-			dec_damage(in, 28,
-				   "header not rewritten (count %llu) although a complete footer is at %llu: killed while "
-				   "finalizing",
-				   (unsigned long long)d->hdr_count, (unsigned long long)(size - 64));
-		if (d->footer_crc) {
-			d->crc_calc = (uint32_t)crc32_z(0, in->map + d->S, (z_size_t)(pos - d->S));
-			d->crc = d->crc_calc == d->footer_crc ? 1 : 2;
-			if (d->crc == 2)
-				dec_damage(in, size - 60,
-					   "checksum mismatch: footer says 0x%08x, CRC-32 of the records is 0x%08x",
-					   d->footer_crc, d->crc_calc);
-		}
-	} else {
-		d->state = "unfinalized (recovered from file size)";
-		if (!d->partial)
-			dec_damage(in, pos, "not finalized (placeholder header, no footer): %llu records",
-				   (unsigned long long)d->n);
-	}
-	if (d->partial) {
-		if (d->bad_len_at == pos)
-			dec_damage(in, pos, "record length %u is shorter than a record header: the last %llu bytes are "
-					    "not decodable",
-				   d->bad_len, (unsigned long long)d->partial);
-		else
-			dec_damage(in, pos, "%s%llu records; a partial record (the last %llu bytes) dropped",
-				   d->footer ? "" : "not finalized (placeholder header, no footer): ",
-				   (unsigned long long)d->n, (unsigned long long)d->partial);
-	}
+	det_finish(d, pos);
 	d->final = true;
 	atf_settle(d->th);
 	return n;

@@ -5,50 +5,10 @@ static const char *const frame_names[FR_KINDS] = {"header",    "schema",        
 						  "string_pool", "stack_pool", "timestamp_reset",
 						  "schema_annotations"};
 
-void d9_info(struct source *src, struct fsink *out)
+/* The schemas' annotations, as "Schema.field key=value", once each. */
+static void info_annotations(struct source *src, struct fsink *out)
 {
-	uint64_t fr[FR_KINDS] = {0}, no_ts = 0, back = 0, ustr = 0, ustk = 0, reps = 0, askip = 0, nopt = 0,
-		 syms = 0, clocks = 0, mapped = 0, pend = 0, nschemas = 0;
-	struct d9 *first_clock = NULL;
-	struct hmap names = {0}; /* distinct schema names */
 	struct input *in;
-	for (size_t i = 0; (in = dec_source_input(src, i)); i++) {
-		struct d9 *d = in->dstate;
-		if (!d || d->magic != D9_INPUT)
-			continue;
-		for (int k = 0; k < FR_KINDS; k++)
-			fr[k] += d->frames[k];
-		no_ts += d->no_ts, back += d->back_steps, ustr += d->unres_str, ustk += d->unres_stk;
-		reps += d->schema_repeats, askip += d->annot_skipped, nopt += d->nested_opt;
-		syms += d->nsyms, clocks += d->nclocks, mapped += d->mapped_samples, pend += d->npend;
-		nschemas += d->nsch;
-		for (size_t k = 0; k < d->nsch; k++)
-			hmap_put(&names, model_str(d->m, d->sch[k]->name, strlen(d->sch[k]->name)), 1);
-		if (!first_clock && d->nclocks && d->have_min)
-			first_clock = d;
-	}
-	f_uint(out, "version", 1);
-	if (dec_source_state(src)) {
-		f_arr(out, "segments");
-		for (size_t i = 0; (in = dec_source_input(src, i)); i++) {
-			struct d9 *d = in->dstate;
-			f_obj(out, NULL);
-			f_cstr(out, "file", in->path);
-			f_uint(out, "sub_streams", d ? d->frames[FR_HEADER] : 0);
-			f_uint(out, "events", d ? d->frames[FR_EVENT] : 0);
-			f_end(out);
-		}
-		f_end(out);
-	}
-	f_uint(out, "sub_streams", fr[FR_HEADER]);
-	f_obj(out, "frames");
-	for (int k = FR_SCHEMA; k < FR_KINDS; k++)
-		f_uint(out, frame_names[k], fr[k]);
-	f_end(out);
-	f_uint(out, "schema_names", names.n);
-	f_uint(out, "schemas_kept", nschemas);
-	f_uint(out, "schema_repeats", reps);
-	/* annotations, as "Schema.field key=value", once each */
 	f_arr(out, "annotations");
 	struct hmap seen = {0};
 	for (size_t i = 0; (in = dec_source_input(src, i)); i++) {
@@ -82,8 +42,52 @@ void d9_info(struct source *src, struct fsink *out)
 	}
 	f_end(out);
 	hmap_free(&seen);
-	hmap_free(&names);
-	hmap_free(&seen);
+}
+
+void d9_info(struct source *src, struct fsink *out)
+{
+	uint64_t fr[FR_KINDS] = {0}, no_ts = 0, back = 0, ustr = 0, ustk = 0, reps = 0, askip = 0, nopt = 0,
+		 syms = 0, clocks = 0, mapped = 0, nschemas = 0;
+	struct d9 *first_clock = NULL;
+	struct hmap names = {0}; /* distinct schema names */
+	struct input *in;
+	for (size_t i = 0; (in = dec_source_input(src, i)); i++) {
+		struct d9 *d = in->dstate;
+		if (!d || d->magic != D9_INPUT)
+			continue;
+		for (int k = 0; k < FR_KINDS; k++)
+			fr[k] += d->frames[k];
+		no_ts += d->no_ts, back += d->back_steps, ustr += d->unres_str, ustk += d->unres_stk;
+		reps += d->schema_repeats, askip += d->annot_skipped, nopt += d->nested_opt;
+		syms += d->nsyms, clocks += d->nclocks, mapped += d->mapped_samples;
+		nschemas += d->nsch;
+		for (size_t k = 0; k < d->nsch; k++)
+			hmap_put(&names, model_str(d->m, d->sch[k]->name, strlen(d->sch[k]->name)), 1);
+		if (!first_clock && d->nclocks && d->have_min)
+			first_clock = d;
+	}
+	f_uint(out, "version", 1);
+	if (dec_source_state(src)) {
+		f_arr(out, "segments");
+		for (size_t i = 0; (in = dec_source_input(src, i)); i++) {
+			struct d9 *d = in->dstate;
+			f_obj(out, NULL);
+			f_cstr(out, "file", in->path);
+			f_uint(out, "sub_streams", d ? d->frames[FR_HEADER] : 0);
+			f_uint(out, "events", d ? d->frames[FR_EVENT] : 0);
+			f_end(out);
+		}
+		f_end(out);
+	}
+	f_uint(out, "sub_streams", fr[FR_HEADER]);
+	f_obj(out, "frames");
+	for (int k = FR_SCHEMA; k < FR_KINDS; k++)
+		f_uint(out, frame_names[k], fr[k]);
+	f_end(out);
+	f_uint(out, "schema_names", names.n);
+	f_uint(out, "schemas_kept", nschemas);
+	f_uint(out, "schema_repeats", reps);
+	info_annotations(src, out);
 	hmap_free(&names);
 	f_uint(out, "annotations_skipped", askip);
 	f_uint(out, "clock_syncs", clocks);
@@ -104,5 +108,4 @@ void d9_info(struct source *src, struct fsink *out)
 	f_end(out);
 	if (nopt)
 		f_uint(out, "optional_inside_dynamic_values", nopt);
-	(void)pend;
 }
