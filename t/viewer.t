@@ -213,6 +213,13 @@ like "$(sed -n 4p "$TMP/messages.txt")" '^[0-9]{2}:[0-9]{2}:[0-9]{2}  error: bad
 	"an error message, whole"
 like "$(sed -n 5p "$TMP/messages.txt")" '  error: pattern not found: nothing-matches-this$' "the next one below it"
 is "$(sed -n 3,5p "$TMP/messages2.txt")" "$(sed -n 3,5p "$TMP/messages.txt")" ":messages shows the same"
+# help says the keys of the view it was opened from, for every view
+for v in lanes: list:Tab detail:Enter info:= filters:'\' messages:M; do
+	word=${v%%:*} key=${v#*:}
+	{ [ -z "$key" ] || printf '%s\n' "$key"; echo '?'; echo "dump $TMP/help-$word.txt"; } >"$TMP/help-$word.script"
+	(cd "$TMP" && TTV_SCRIPT=$TMP/help-$word.script "$TTV" "$V" >/dev/null 2>&1)
+	like "$(head -1 "$TMP/help-$word.txt")" "^ttv keys in the $word view" "? from the $word view lists its keys"
+done
 # with several paths, what can be read opens, and what could not is said
 scenario some-unreadable "$V" text.txt <<'S'
 S

@@ -39,19 +39,20 @@ struct visible {
 	uint64_t gen;       /* model generation it was computed for */
 };
 
-/* Every view, once: X(enum name, its context word in keymap files, draw,
+/* Every view, once: X(enum name, its context word in keymap files, open
+ * (make its page when it comes on top; NULL: nothing to make), draw,
  * action (false: not here, the shared actions then), click or NULL).  It
  * yields the view enum, the keymap contexts and the dispatch table (ui.c).
  * Lanes and list are the base views; the others are pages (page.c). */
-#define VIEWS(X)                                                  \
-	X(LANES, "lanes", lanes_draw, lanes_action, lanes_click)      \
-	X(LIST, "list", list_draw, list_action, list_click)           \
-	X(DETAIL, "detail", page_draw, page_action, NULL)             \
-	X(INFO, "info", page_draw, page_action, NULL)                 \
-	X(HELP, "help", page_draw, page_action, NULL)                 \
-	X(FILTERS, "filters", page_draw, page_action, NULL)           \
-	X(RECORD, "record", page_draw, page_action, NULL)             \
-	X(MESSAGES, "messages", page_draw, page_action, NULL)
+#define VIEWS(X)                                                                  \
+	X(LANES, "lanes", NULL, lanes_draw, lanes_action, lanes_click)                \
+	X(LIST, "list", NULL, list_draw, list_action, list_click)                     \
+	X(DETAIL, "detail", detail_open, detail_draw, detail_action, NULL)            \
+	X(INFO, "info", info_open, page_draw, page_action, NULL)                      \
+	X(HELP, "help", help_open, page_draw, page_action, NULL)                      \
+	X(FILTERS, "filters", filters_open, filters_draw, filters_action, NULL)       \
+	X(RECORD, "record", record_open, page_draw, record_action, NULL)              \
+	X(MESSAGES, "messages", messages_open, page_draw, page_action, NULL)
 enum view_id {
 #define X(id, ...) V_##id,
 	VIEWS(X)
@@ -98,6 +99,28 @@ struct filter_undo {
 	size_t index;
 };
 
+/* Each view's own state (the views are listed in VIEWS). */
+struct list_view {
+	uint64_t top; /* the event on the first row */
+	int shift;    /* summaries scrolled sideways by this many cells */
+};
+
+struct lanes_view {
+	size_t top, cur;   /* indices into app.order: the first lane shown, the cursor */
+	uint64_t followed; /* the selection the window last followed */
+	int64_t t0, t1;    /* the time window */
+	bool window_set;
+};
+
+/* detail, info, help, filters, record, messages: one scrolling text page */
+struct page_view {
+	struct buf text;
+	size_t lines, scroll;
+	size_t filter_cur;     /* the filters view's cursor */
+	uint32_t record_input; /* the linked record the record page shows */
+	uint64_t record_off;
+};
+
 struct app {
 	struct trace *t;
 	struct model *m;
@@ -115,35 +138,24 @@ struct app {
 	uint64_t sel; /* selected event (position), NO_POS when none */
 	struct evref sel_ref;
 
-	/* list */
-	uint64_t list_top;
+	struct list_view list;
+	struct lanes_view lanes;
+	struct page_view page;
 
-	/* lanes: display order, flags, window and cursor */
+	/* lanes in display order, and their flags (nav.c keeps them in step
+	 * with the model; the lanes view and the list read them) */
 	uint32_t *order; /* lane ids in display order */
 	size_t norder, caporder;
 	uint8_t *lane_flags; /* LANE_HIDDEN | LANE_PICKED, by lane id */
 	size_t caplaneflags;
-	size_t lane_top, lane_cur; /* indices into order */
-	uint64_t lanes_sel;        /* the selection the window last followed */
-	int list_shift;            /* the list's summaries scrolled sideways by this many cells */
-	int64_t t0, t1;            /* the lanes view's time window */
 	/* per-frame facts that only change when lanes or types are added */
 	uint32_t known_lanes, known_types;
 	uint64_t known_renames;
 	int lane_w, type_w;  /* widest lane and type name (display cells) */
 	uint8_t *type_role;  /* span colour by type */
 	size_t captyperole;
-	bool window_set;
 	enum time_mode time; /* relative, the trace's clock, or wall clock (t cycles) */
 	bool clocks_said; /* the warning about unrelated clocks, once loaded */
-
-	/* detail, info, help, filters: one scrolling text page */
-	struct buf page;
-	size_t page_lines;
-	size_t page_scroll;
-	size_t filter_cur;
-	uint32_t record_input; /* the linked record the record page shows */
-	uint64_t record_off;
 
 	/* jumps and marks */
 	struct evref *hist;
@@ -234,9 +246,20 @@ void row_draw(struct app *a, int y, uint64_t pos, int tmw, int lw, int tw);
 void row_draw_one(struct app *a, int y, uint64_t pos);
 bool list_action(struct app *a, enum action act);
 void list_click(struct app *a, int line, int col);
-void page_open(struct app *a, enum view_id v);
+/* page.c: the page views (VIEWS) */
+void detail_open(struct app *a);
+void info_open(struct app *a);
+void help_open(struct app *a);
+void filters_open(struct app *a);
+void record_open(struct app *a);
+void messages_open(struct app *a);
 void page_draw(struct app *a);
+void detail_draw(struct app *a);
+void filters_draw(struct app *a);
 bool page_action(struct app *a, enum action act);
+bool detail_action(struct app *a, enum action act);
+bool filters_action(struct app *a, enum action act);
+bool record_action(struct app *a, enum action act);
 void status_draw(struct app *a);
 
 /* search and prompt (prompt.c) */

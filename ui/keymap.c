@@ -29,6 +29,8 @@ static const char *const contexts[V_COUNT] = {
 #undef X
 };
 
+const char *view_word(enum view_id v) { return v < V_COUNT ? contexts[v] : ""; }
+
 struct binding {
 	int ctx; /* a view_id or CTX_GENERIC */
 	TermKeyKey key;

@@ -30,6 +30,8 @@ void keymap_keys_for(const struct keymap *km, enum view_id v, enum action act, s
 /* Name of a key for messages and help ("C-f", "Space"). */
 void keymap_key_name(const struct keymap *km, const TermKeyKey *key, struct buf *out);
 const char *action_word(enum action act);
+/* A view's word in keymap files ("lanes", "detail", ...). */
+const char *view_word(enum view_id v);
 const char *action_help(enum action act);
 
 #endif

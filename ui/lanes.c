@@ -54,16 +54,16 @@ static int64_t clamp_t(__int128 v) { return v > T_LIM ? T_LIM : v < -T_LIM ? -T_
 
 static int64_t col_time(const struct app *a, int W, int c)
 {
-	return a->t0 + (int64_t)((__int128)(a->t1 - a->t0) * c / W);
+	return a->lanes.t0 + (int64_t)((__int128)(a->lanes.t1 - a->lanes.t0) * c / W);
 }
 
 static int time_col(const struct app *a, int W, int64_t t)
 {
-	if (t < a->t0)
+	if (t < a->lanes.t0)
 		return -1;
-	if (t >= a->t1)
+	if (t >= a->lanes.t1)
 		return W;
-	return (int)((__int128)(t - a->t0) * W / (a->t1 - a->t0));
+	return (int)((__int128)(t - a->lanes.t0) * W / (a->lanes.t1 - a->lanes.t0));
 }
 
 static uint8_t span_role(struct app *a, uint32_t type) { return type < a->known_types ? a->type_role[type] : R_SPAN1; }
@@ -78,10 +78,10 @@ void lanes_fit(struct app *a)
 	__int128 w = (__int128)last - first;
 	if (w < 1000)
 		w = 1000;
-	a->t0 = clamp_t(first - w / 50);
-	a->t1 = clamp_t(last + w / 50 + 1);
-	if (a->t1 - a->t0 < 1000)
-		a->t0 = a->t1 - 1000;
+	a->lanes.t0 = clamp_t(first - w / 50);
+	a->lanes.t1 = clamp_t(last + w / 50 + 1);
+	if (a->lanes.t1 - a->lanes.t0 < 1000)
+		a->lanes.t0 = a->lanes.t1 - 1000;
 }
 
 static void set_window(struct app *a, __int128 t0, __int128 t1)
@@ -94,44 +94,44 @@ static void set_window(struct app *a, __int128 t0, __int128 t1)
 		if (t1 > T_LIM)
 			t1 = T_LIM, t0 = T_LIM - W;
 	}
-	a->t0 = (int64_t)t0;
-	a->t1 = (int64_t)t1;
+	a->lanes.t0 = (int64_t)t0;
+	a->lanes.t1 = (int64_t)t1;
 }
 
 /* The window moves to a selection outside it (lanes_draw does it when the
  * selection changed since, so that panning away from it stays put). */
 static void follow_sel(struct app *a)
 {
-	if (a->sel == NO_POS || !a->window_set)
+	if (a->sel == NO_POS || !a->lanes.window_set)
 		return;
-	int64_t t = model_ts(a->m, a->sel), w = a->t1 - a->t0;
-	if (t < a->t0 || t >= a->t1)
+	int64_t t = model_ts(a->m, a->sel), w = a->lanes.t1 - a->lanes.t0;
+	if (t < a->lanes.t0 || t >= a->lanes.t1)
 		set_window(a, (__int128)t - w / 2, (__int128)t - w / 2 + w);
 }
 
 static void zoom(struct app *a, double f)
 {
-	int64_t c = a->sel != NO_POS ? model_ts(a->m, a->sel) : a->t0 + (a->t1 - a->t0) / 2;
-	double w = (double)(a->t1 - a->t0) * f;
+	int64_t c = a->sel != NO_POS ? model_ts(a->m, a->sel) : a->lanes.t0 + (a->lanes.t1 - a->lanes.t0) / 2;
+	double w = (double)(a->lanes.t1 - a->lanes.t0) * f;
 	int64_t first, last;
 	if (model_span(a->m, &first, &last) && w > 4.0 * ((double)last - (double)first + 1000))
 		w = 4.0 * ((double)last - (double)first + 1000);
 	c = clamp_t(c);
-	double left = (double)(c - a->t0) / (double)(a->t1 - a->t0); /* keep the cursor where it is */
+	double left = (double)(c - a->lanes.t0) / (double)(a->lanes.t1 - a->lanes.t0); /* keep the cursor where it is */
 	__int128 t0 = c - (__int128)(w * left);
 	set_window(a, t0, t0 + (__int128)w);
 }
 
 static void pan(struct app *a, double f)
 {
-	__int128 d = (__int128)((double)(a->t1 - a->t0) * f);
+	__int128 d = (__int128)((double)(a->lanes.t1 - a->lanes.t0) * f);
 	if (!d)
 		d = f < 0 ? -1 : 1;
-	set_window(a, a->t0 + d, a->t1 + d);
+	set_window(a, a->lanes.t0 + d, a->lanes.t1 + d);
 	/* the cursor follows: select the visible event nearest the window's middle */
-	uint64_t p = vis_nearest(a, model_seek(a->m, a->t0 + (a->t1 - a->t0) / 2));
+	uint64_t p = vis_nearest(a, model_seek(a->m, a->lanes.t0 + (a->lanes.t1 - a->lanes.t0) / 2));
 	if (p != NO_POS) {
-		a->sel = a->lanes_sel = p; /* (the window stays where it was panned) */
+		a->sel = a->lanes.followed = p; /* (the window stays where it was panned) */
 		a->sel_ref = ref_of(a, p);
 	}
 }
@@ -257,7 +257,7 @@ static void early_spans(struct grid *g, uint64_t p0, size_t nrows, const uint32_
 		size_t nl = model_lane_longest(a->m, lanes[r], &ls, &rest);
 		back = MAX(back, rest);
 		for (size_t i = 0; i < nl; i++) {
-			if (ls[i].ts >= a->t0 || ts_add(ls[i].ts, ls[i].dur) <= a->t0)
+			if (ls[i].ts >= a->lanes.t0 || ts_add(ls[i].ts, ls[i].dur) <= a->lanes.t0)
 				continue;
 			if (!model_find(a->m, ls[i].ts, ls[i].input, ls[i].off, &pos) || !vis_is(a, pos))
 				continue;
@@ -271,11 +271,11 @@ static void early_spans(struct grid *g, uint64_t p0, size_t nrows, const uint32_
 			if (open[i] >= model_count(a->m) || !vis_is(a, open[i]))
 				continue;
 			model_get(a->m, open[i], &e);
-			if (e.ts < a->t1)
-				add_early(&v, &n, &cap, (struct early){e.ts, a->t1, e.type, (int)r, e.input, e.off});
+			if (e.ts < a->lanes.t1)
+				add_early(&v, &n, &cap, (struct early){e.ts, a->lanes.t1, e.type, (int)r, e.input, e.off});
 		}
 	}
-	uint64_t from = model_seek(a->m, a->t0 - (int64_t)MIN(back, (uint64_t)INT64_MAX / 2));
+	uint64_t from = model_seek(a->m, a->lanes.t0 - (int64_t)MIN(back, (uint64_t)INT64_MAX / 2));
 	if (p0 - from > LOOKBACK) {
 		from = p0 - LOOKBACK;
 		g->approximate = true;
@@ -283,7 +283,7 @@ static void early_spans(struct grid *g, uint64_t p0, size_t nrows, const uint32_
 	for (uint64_t p = from; p < p0; p++) {
 		model_get(a->m, p, &e);
 		enum ev_role r = ev_role(&e);
-		if ((r != ROLE_COMPLETE && r != ROLE_BEGIN) || e.dur == TTV_NODUR || ts_add(e.ts, e.dur) <= a->t0)
+		if ((r != ROLE_COMPLETE && r != ROLE_BEGIN) || e.dur == TTV_NODUR || ts_add(e.ts, e.dur) <= a->lanes.t0)
 			continue;
 		if (e.lane < model_nlanes(a->m) && g->row_of[e.lane] >= 0 && vis_is(a, p))
 			add_early(&v, &n, &cap, (struct early){e.ts, ts_add(e.ts, e.dur), e.type, g->row_of[e.lane], e.input, e.off});
@@ -298,7 +298,7 @@ static void early_spans(struct grid *g, uint64_t p0, size_t nrows, const uint32_
 static void fill(struct grid *g, size_t nrows, const uint32_t *lanes)
 {
 	struct app *a = g->a;
-	uint64_t p0 = model_seek(a->m, a->t0), p1 = model_seek(a->m, a->t1);
+	uint64_t p0 = model_seek(a->m, a->lanes.t0), p1 = model_seek(a->m, a->lanes.t1);
 	early_spans(g, p0, nrows, lanes);
 	uint64_t budget = MAX((uint64_t)SCAN_MIN, (uint64_t)SCAN_PER_CELL * (uint64_t)g->W * (uint64_t)g->R);
 	uint64_t n = p1 - p0, step = n > budget ? n / budget : 1;
@@ -367,7 +367,7 @@ static void axis(struct app *a, int x0, int W)
 	int64_t origin = a->time != TIME_RELATIVE ? 0 : first, wall0;
 	if (a->time == TIME_WALL && trace_wall_at(a->t, 0, &wall0))
 		origin = wall0 == INT64_MIN ? INT64_MAX : -wall0; /* ticks at round wall-clock times */
-	int64_t span = a->t1 - a->t0;
+	int64_t span = a->lanes.t1 - a->lanes.t0;
 	int64_t step = nice_step(span / MAX(1, W / 14));
 	const char *unit = step >= 1000000000 ? "s" : step >= 1000000 ? "ms" : step >= 1000 ? "us" : "ns";
 	double div = step >= 1000000000 ? 1e9 : step >= 1000000 ? 1e6 : step >= 1000 ? 1e3 : 1;
@@ -375,10 +375,10 @@ static void axis(struct app *a, int x0, int W)
 	for (int64_t s = step; (double)s < div && decimals < 9; s *= 10)
 		decimals++;
 	int cur = a->sel != NO_POS ? time_col(a, W, model_ts(a->m, a->sel)) : -1;
-	__int128 rel0 = (__int128)a->t0 - origin; /* wide: origin may be any time */
+	__int128 rel0 = (__int128)a->lanes.t0 - origin; /* wide: origin may be any time */
 	__int128 t = rel0 - ((rel0 % step) + step) % step;
 	int last_end = -1;
-	for (; t + origin < a->t1; t += step) {
+	for (; t + origin < a->lanes.t1; t += step) {
 		int c = time_col(a, W, (int64_t)(t + origin));
 		if (c < 0 || c >= W)
 			continue;
@@ -399,22 +399,22 @@ static void axis(struct app *a, int x0, int W)
 
 void lanes_draw(struct app *a)
 {
-	if (a->sel != a->lanes_sel) {
+	if (a->sel != a->lanes.followed) {
 		follow_sel(a);
-		a->lanes_sel = a->sel;
+		a->lanes.followed = a->sel;
 	}
 	size_t nl = model_nlanes(a->m);
 	uint32_t *lanes = xcalloc(nl + 1, sizeof *lanes);
 	size_t ns = shown(a, lanes);
 	int NW = name_width(a), W = MAX(1, a->cols - NW), R = MAX(1, rows(a));
-	if (a->lane_cur >= ns && ns)
-		a->lane_cur = ns - 1;
-	if (a->lane_cur < a->lane_top)
-		a->lane_top = a->lane_cur;
-	if (a->lane_cur >= a->lane_top + (size_t)R)
-		a->lane_top = a->lane_cur - (size_t)R + 1;
-	if (a->lane_top + (size_t)R > ns)
-		a->lane_top = ns > (size_t)R ? ns - (size_t)R : 0;
+	if (a->lanes.cur >= ns && ns)
+		a->lanes.cur = ns - 1;
+	if (a->lanes.cur < a->lanes.top)
+		a->lanes.top = a->lanes.cur;
+	if (a->lanes.cur >= a->lanes.top + (size_t)R)
+		a->lanes.top = a->lanes.cur - (size_t)R + 1;
+	if (a->lanes.top + (size_t)R > ns)
+		a->lanes.top = ns > (size_t)R ? ns - (size_t)R : 0;
 
 	/* header: lane count and the axis */
 	draw_role(R_TITLE);
@@ -433,20 +433,20 @@ void lanes_draw(struct app *a)
 		g.row_of[i] = -1;
 	g.stack = xcalloc((size_t)R * MAX_DEPTH, sizeof *g.stack);
 	g.depth = xcalloc((size_t)R, 1);
-	size_t nrows = MIN((size_t)R, ns - MIN(ns, a->lane_top));
+	size_t nrows = MIN((size_t)R, ns - MIN(ns, a->lanes.top));
 	for (size_t r = 0; r < nrows; r++)
-		g.row_of[lanes[a->lane_top + r]] = (int)r;
+		g.row_of[lanes[a->lanes.top + r]] = (int)r;
 	if (model_count(a->m))
-		fill(&g, nrows, lanes + a->lane_top);
+		fill(&g, nrows, lanes + a->lanes.top);
 	if (g.approximate) {
 		draw_role(R_WARNING);
 		mvaddstr(0, NW - 1, "~"); /* some span that began long before the window may be missing */
 	}
 
 	int cur = a->sel != NO_POS ? time_col(a, W, model_ts(a->m, a->sel)) : -1;
-	for (int r = 0; r < R && a->lane_top + (size_t)r < ns; r++) {
-		uint32_t lane = lanes[a->lane_top + (size_t)r];
-		bool selected = a->lane_top + (size_t)r == a->lane_cur;
+	for (int r = 0; r < R && a->lanes.top + (size_t)r < ns; r++) {
+		uint32_t lane = lanes[a->lanes.top + (size_t)r];
+		bool selected = a->lanes.top + (size_t)r == a->lanes.cur;
 		int y = r + 1;
 		buf_reset(&b);
 		size_t n;
@@ -541,13 +541,13 @@ static void to_lane(struct app *a, size_t idx)
 		free(lanes);
 		return;
 	}
-	a->lane_cur = MIN(idx, ns - 1);
-	int64_t t = a->sel != NO_POS ? model_ts(a->m, a->sel) : a->t0;
-	uint64_t p = nearest_on_lane(a, lanes[a->lane_cur], t);
+	a->lanes.cur = MIN(idx, ns - 1);
+	int64_t t = a->sel != NO_POS ? model_ts(a->m, a->sel) : a->lanes.t0;
+	uint64_t p = nearest_on_lane(a, lanes[a->lanes.cur], t);
 	if (p != NO_POS) {
-		size_t keep = a->lane_cur;
+		size_t keep = a->lanes.cur;
 		select_pos(a, p);
-		a->lane_cur = keep;
+		a->lanes.cur = keep;
 	} else {
 		message(a, false, "no visible event on this lane near the cursor");
 	}
@@ -558,14 +558,14 @@ bool lanes_action(struct app *a, enum action act)
 {
 	uint32_t *lanes = xcalloc(model_nlanes(a->m) + 1, sizeof *lanes);
 	size_t ns = shown(a, lanes);
-	uint32_t cur = ns ? lanes[MIN(a->lane_cur, ns - 1)] : 0;
+	uint32_t cur = ns ? lanes[MIN(a->lanes.cur, ns - 1)] : 0;
 	free(lanes);
 	int page = MAX(1, rows(a) - 1);
 	switch (act) {
-	case ACT_MOVE_DOWN: to_lane(a, a->lane_cur + 1); return true;
-	case ACT_MOVE_UP: to_lane(a, a->lane_cur ? a->lane_cur - 1 : 0); return true;
-	case ACT_HALF_DOWN: to_lane(a, a->lane_cur + (size_t)page / 2); return true;
-	case ACT_HALF_UP: to_lane(a, a->lane_cur > (size_t)page / 2 ? a->lane_cur - (size_t)page / 2 : 0); return true;
+	case ACT_MOVE_DOWN: to_lane(a, a->lanes.cur + 1); return true;
+	case ACT_MOVE_UP: to_lane(a, a->lanes.cur ? a->lanes.cur - 1 : 0); return true;
+	case ACT_HALF_DOWN: to_lane(a, a->lanes.cur + (size_t)page / 2); return true;
+	case ACT_HALF_UP: to_lane(a, a->lanes.cur > (size_t)page / 2 ? a->lanes.cur - (size_t)page / 2 : 0); return true;
 	case ACT_PAGE_DOWN: pan(a, 0.75); return true;
 	case ACT_PAGE_UP: pan(a, -0.75); return true;
 	case ACT_PAN_LEFT: pan(a, -0.25); return true;
@@ -615,7 +615,7 @@ bool lanes_action(struct app *a, enum action act)
 		vis_reset(a);
 		message(a, false, "lane hidden (X shows every lane again)");
 		if (a->sel != NO_POS && !vis_is(a, a->sel))
-			to_lane(a, a->lane_cur);
+			to_lane(a, a->lanes.cur);
 		return true;
 	case ACT_SHOW_LANES:
 		for (size_t i = 0; i < a->caplaneflags; i++)
@@ -644,7 +644,7 @@ bool lanes_action(struct app *a, enum action act)
 			return true;
 		a->order[i] = a->order[j];
 		a->order[j] = cur;
-		a->lane_cur = act == ACT_ITEM_UP ? a->lane_cur - 1 : a->lane_cur + 1;
+		a->lanes.cur = act == ACT_ITEM_UP ? a->lanes.cur - 1 : a->lanes.cur + 1;
 		return true;
 	}
 	default: return false;
@@ -656,16 +656,16 @@ void lanes_click(struct app *a, int line, int col)
 	int NW = name_width(a), W = MAX(1, a->cols - NW);
 	if (line < 1 || line > rows(a))
 		return;
-	size_t idx = a->lane_top + (size_t)(line - 1);
+	size_t idx = a->lanes.top + (size_t)(line - 1);
 	uint32_t *lanes = xcalloc(model_nlanes(a->m) + 1, sizeof *lanes);
 	size_t ns = shown(a, lanes);
 	if (idx < ns) {
-		int64_t t = col >= NW ? col_time(a, W, col - NW) : (a->sel != NO_POS ? model_ts(a->m, a->sel) : a->t0);
+		int64_t t = col >= NW ? col_time(a, W, col - NW) : (a->sel != NO_POS ? model_ts(a->m, a->sel) : a->lanes.t0);
 		uint64_t p = nearest_on_lane(a, lanes[idx], t);
-		a->lane_cur = idx;
+		a->lanes.cur = idx;
 		if (p != NO_POS) {
 			select_pos(a, p);
-			a->lane_cur = idx;
+			a->lanes.cur = idx;
 		}
 	}
 	free(lanes);

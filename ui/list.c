@@ -68,11 +68,11 @@ static void scroll_to_sel(struct app *a)
 {
 	if (a->sel == NO_POS)
 		return;
-	if (a->list_top == NO_POS || !vis_is(a, a->list_top))
-		a->list_top = vis_first(a);
-	if (a->list_top > a->sel)
-		a->list_top = a->sel;
-	uint64_t r = vis_rank(a, a->sel), t = vis_rank(a, a->list_top);
+	if (a->list.top == NO_POS || !vis_is(a, a->list.top))
+		a->list.top = vis_first(a);
+	if (a->list.top > a->sel)
+		a->list.top = a->sel;
+	uint64_t r = vis_rank(a, a->sel), t = vis_rank(a, a->list.top);
 	if (r - t >= (uint64_t)rows(a)) {
 		uint64_t p = a->sel;
 		for (int i = 1; i < rows(a); i++) {
@@ -81,12 +81,12 @@ static void scroll_to_sel(struct app *a)
 				break;
 			p = q;
 		}
-		a->list_top = p;
+		a->list.top = p;
 	}
 	/* damage markers above it take rows; after the last event, its own */
 	uint64_t tail = vis_next(a, a->sel) == NO_POS ? (uint64_t)markers_after(a, a->sel, NO_POS, 0, false) : 0;
-	while (a->list_top != a->sel && rows_to(a, a->list_top, a->sel, (uint64_t)rows(a)) + tail > (uint64_t)rows(a))
-		a->list_top = vis_next(a, a->list_top);
+	while (a->list.top != a->sel && rows_to(a, a->list.top, a->sel, (uint64_t)rows(a)) + tail > (uint64_t)rows(a))
+		a->list.top = vis_next(a, a->list.top);
 }
 
 void list_draw(struct app *a)
@@ -100,10 +100,10 @@ void list_draw(struct app *a)
 	draw_str(0, tmw + 1, lw, "LANE");
 	draw_str(0, tmw + 2 + lw, tw, "TYPE");
 	char head[48] = "SUMMARY";
-	if (a->list_shift)
-		snprintf(head, sizeof head, "SUMMARY (scrolled %d cells)", a->list_shift);
+	if (a->list.shift)
+		snprintf(head, sizeof head, "SUMMARY (scrolled %d cells)", a->list.shift);
 	draw_str(0, tmw + 3 + lw + tw, a->cols - tmw - 3 - lw - tw, head);
-	uint64_t p = a->list_top;
+	uint64_t p = a->list.top;
 	if (p == NO_POS || !vis_is(a, p))
 		p = vis_first(a);
 	for (int y = 1; y <= rows(a) && p != NO_POS; y++) {
@@ -130,8 +130,8 @@ bool list_action(struct app *a, enum action act)
 	row_widths(a, &tmw, &lw, &tw);
 	int step = MAX(8, (a->cols - tmw - 3 - lw - tw) / 2);
 	switch (act) {
-	case ACT_PAN_LEFT: a->list_shift = MAX(0, a->list_shift - step); return true;
-	case ACT_PAN_RIGHT: a->list_shift = MIN(SHIFT_MAX, a->list_shift + step); return true;
+	case ACT_PAN_LEFT: a->list.shift = MAX(0, a->list.shift - step); return true;
+	case ACT_PAN_RIGHT: a->list.shift = MIN(SHIFT_MAX, a->list.shift + step); return true;
 	default: return move_action(a, act);
 	}
 }
@@ -141,7 +141,7 @@ void list_click(struct app *a, int line, int col)
 	(void)col;
 	if (line < 1 || line > rows(a))
 		return;
-	uint64_t p = a->list_top == NO_POS || !vis_is(a, a->list_top) ? vis_first(a) : a->list_top;
+	uint64_t p = a->list.top == NO_POS || !vis_is(a, a->list.top) ? vis_first(a) : a->list.top;
 	for (int y = 1; p != NO_POS; p = vis_next(a, p)) {
 		if (y == line) {
 			select_pos(a, p);

@@ -279,7 +279,7 @@ void select_pos(struct app *a, uint64_t pos)
 	model_get(a->m, pos, &e);
 	for (size_t i = 0; i < a->norder; i++)
 		if (a->order[i] == e.lane && lane_shown(a, e.lane))
-			a->lane_cur = i;
+			a->lanes.cur = i;
 }
 
 void refresh_selection(struct app *a)
@@ -405,7 +405,7 @@ bool move_action(struct app *a, enum action act)
 	case ACT_MOVE_UP: move_by(a, -1); return true;
 	case ACT_PAGE_DOWN:
 		move_by(a, page);
-		a->list_top = a->sel;
+		a->list.top = a->sel;
 		return true;
 	case ACT_PAGE_UP: move_by(a, -page); return true;
 	case ACT_HALF_DOWN: move_by(a, page / 2); return true;

@@ -8,20 +8,19 @@
 #include "ui/app.h"
 #include "ui/keymap.h"
 
-static enum view_id top(const struct app *a) { return a->depth ? a->stack[a->depth - 1] : a->base; }
 
 static void count_lines(struct app *a)
 {
-	a->page_lines = 0;
-	for (const char *p = buf_str(&a->page); *p; p++)
-		a->page_lines += *p == '\n';
-	if (a->page.len && a->page.p[a->page.len - 1] != '\n')
-		a->page_lines++;
+	a->page.lines = 0;
+	for (const char *p = buf_str(&a->page.text); *p; p++)
+		a->page.lines += *p == '\n';
+	if (a->page.text.len && a->page.text.p[a->page.text.len - 1] != '\n')
+		a->page.lines++;
 }
 
 static void detail_page(struct app *a)
 {
-	struct buf *b = &a->page;
+	struct buf *b = &a->page.text;
 	if (a->sel == NO_POS) {
 		buf_adds(b, "no event selected\n");
 		return;
@@ -99,18 +98,18 @@ static void detail_page(struct app *a)
 /* A linked record that is not an event (an ATF detail record). */
 static void record_page(struct app *a)
 {
-	struct buf *b = &a->page;
+	struct buf *b = &a->page.text;
 	struct buf fields = {0};
 	struct tree_sink ts;
 	tree_sink_init(&ts, &fields, a->cols);
-	if (!trace_record_fields(a->t, a->record_input, a->record_off, &ts.s)) {
+	if (!trace_record_fields(a->t, a->page.record_input, a->page.record_off, &ts.s)) {
 		buf_adds(b, "no record\n");
 	} else {
-		const char *path = a->t->in[a->record_input]->path;
+		const char *path = a->t->in[a->page.record_input]->path;
 		buf_adds(b, "linked record in ");
 		esc_term(b, path, strlen(path));
 		buf_printf(b, ", offset %llu (Enter goes to the event it links back to)\n\n",
-			   (unsigned long long)a->record_off);
+			   (unsigned long long)a->page.record_off);
 		buf_add(b, fields.p, fields.len);
 	}
 	buf_free(&fields);
@@ -118,10 +117,9 @@ static void record_page(struct app *a)
 
 static void help_page(struct app *a)
 {
-	struct buf *b = &a->page;
+	struct buf *b = &a->page.text;
 	enum view_id v = a->depth > 1 ? a->stack[a->depth - 2] : a->base;
-	static const char *const names[] = {"lanes", "list", "detail", "info", "help", "filters", "record"};
-	buf_printf(b, "ttv keys in the %s view (and everywhere); q or Esc closes this page\n\n", names[v]);
+	buf_printf(b, "ttv keys in the %s view (and everywhere); q or Esc closes this page\n\n", view_word(v));
 	/* keys, action word, help; the help wraps under itself when narrow */
 	int kw = 8; /* "(no key)" */
 	for (int act = 1; act < ACT_COUNT; act++) {
@@ -161,12 +159,12 @@ static void help_page(struct app *a)
 
 static void filters_page(struct app *a)
 {
-	struct buf *b = &a->page;
+	struct buf *b = &a->page.text;
 	if (!a->fs->n)
 		buf_adds(b, "no filters: & adds one (&re keeps matching events, &!re drops them)\n");
 	for (size_t i = 0; i < a->fs->n; i++) {
 		const struct filter *f = &a->fs->f[i];
-		buf_printf(b, "%c [%c] %zu  %s ", i == a->filter_cur ? '>' : ' ', f->enabled ? 'x' : ' ', i + 1,
+		buf_printf(b, "%c [%c] %zu  %s ", i == a->page.filter_cur ? '>' : ' ', f->enabled ? 'x' : ' ', i + 1,
 			   f->exclude ? "drop" : "keep");
 		esc_typed(b, f->spec, strlen(f->spec));
 		if (f->enabled && !vis_pending(a)) {
@@ -182,36 +180,41 @@ static void filters_page(struct app *a)
 
 static void messages_page(struct app *a)
 {
-	buf_adds(&a->page, "messages, oldest first (the status line shows the latest)\n\n");
+	buf_adds(&a->page.text, "messages, oldest first (the status line shows the latest)\n\n");
 	if (!a->messages.len)
-		buf_adds(&a->page, "none yet\n");
+		buf_adds(&a->page.text, "none yet\n");
 	for (const char *p = buf_str(&a->messages); *p;) {
 		size_t n = strcspn(p, "\n");
-		esc_typed(&a->page, p, n);
-		buf_addc(&a->page, '\n');
+		esc_typed(&a->page.text, p, n);
+		buf_addc(&a->page.text, '\n');
 		p += n + (p[n] == '\n');
 	}
 }
 
 static long max_scroll(struct app *a);
 
-void page_open(struct app *a, enum view_id v)
+static void info_page(struct app *a) { info_text(a->t, &a->page.text); }
+
+/* Make the page's text with make(), from the top unless keep_scroll. */
+static void page_make(struct app *a, void (*make)(struct app *a), bool keep_scroll)
 {
-	buf_reset(&a->page);
-	if (v != V_FILTERS)
-		a->page_scroll = 0;
-	switch (v) {
-	case V_DETAIL: detail_page(a); break;
-	case V_INFO: info_text(a->t, &a->page); break;
-	case V_HELP: help_page(a); break;
-	case V_FILTERS: filters_page(a); break;
-	case V_RECORD: record_page(a); break;
-	case V_MESSAGES: messages_page(a); break;
-	default: break;
-	}
+	buf_reset(&a->page.text);
+	if (!keep_scroll)
+		a->page.scroll = 0;
+	make(a);
 	count_lines(a);
-	if (v == V_MESSAGES)
-		a->page_scroll = (size_t)max_scroll(a); /* the latest at the bottom, as vim shows them */
+}
+
+void detail_open(struct app *a) { page_make(a, detail_page, false); }
+void info_open(struct app *a) { page_make(a, info_page, false); }
+void help_open(struct app *a) { page_make(a, help_page, false); }
+void filters_open(struct app *a) { page_make(a, filters_page, true); }
+void record_open(struct app *a) { page_make(a, record_page, false); }
+
+void messages_open(struct app *a)
+{
+	page_make(a, messages_page, false);
+	a->page.scroll = (size_t)max_scroll(a); /* the latest at the bottom, as vim shows them */
 }
 
 static long rows_of(struct app *a, const char *s, size_t n)
@@ -225,31 +228,26 @@ static long rows_of(struct app *a, const char *s, size_t n)
 	return r;
 }
 
-void page_draw(struct app *a)
+/* The page's text from its scroll on; `cursor`: a line that starts with
+ * '>' is the cursor's; `matches`: what the filters match is marked. */
+static void text_draw(struct app *a, bool cursor, bool matches)
 {
-	/* The detail and the filters change under the page: rebuild them. */
-	enum view_id v = top(a);
-	if (v == V_DETAIL || v == V_FILTERS) {
-		size_t keep = a->page_scroll;
-		page_open(a, v);
-		a->page_scroll = keep;
-	}
 	int rows = a->lines - 1;
-	const char *p = buf_str(&a->page);
-	for (size_t skip = a->page_scroll; skip && *p; p++)
+	const char *p = buf_str(&a->page.text);
+	for (size_t skip = a->page.scroll; skip && *p; p++)
 		if (*p == '\n')
 			skip--;
 	for (int y = 0; y < rows && *p;) {
 		const char *nl = strchr(p, '\n');
 		size_t n = nl ? (size_t)(nl - p) : strlen(p);
-		enum role r = y == 0 && a->page_scroll == 0 ? R_TITLE : R_NORMAL;
-		if (v == V_FILTERS && *p == '>')
+		enum role r = y == 0 && a->page.scroll == 0 ? R_TITLE : R_NORMAL;
+		if (cursor && *p == '>')
 			r = R_SELECTED;
 		/* a line wider than the screen goes on below it, as in less */
 		size_t at = 0;
 		do {
 			size_t take = text_fit(p + at, n - at, a->cols);
-			if (v == V_DETAIL)
+			if (matches)
 				draw_matched(a, y, 0, a->cols, p + at, take, r);
 			else {
 				draw_role(r);
@@ -262,12 +260,30 @@ void page_draw(struct app *a)
 	}
 }
 
+void page_draw(struct app *a) { text_draw(a, false, false); }
+
+/* The detail and the filters change under the page: made again for each
+ * draw, at the same scroll. */
+void detail_draw(struct app *a)
+{
+	size_t keep = a->page.scroll;
+	detail_open(a);
+	a->page.scroll = keep;
+	text_draw(a, false, true);
+}
+
+void filters_draw(struct app *a)
+{
+	filters_open(a);
+	text_draw(a, true, false);
+}
+
 /* The furthest scroll (in page lines) that still fills the screen: the
  * last lines, wrapped, take as many rows as there are. */
 static long max_scroll(struct app *a)
 {
-	long rows = a->lines - 1, used = 0, line = (long)a->page_lines;
-	const char *start = buf_str(&a->page), *end = start + a->page.len;
+	long rows = a->lines - 1, used = 0, line = (long)a->page.lines;
+	const char *start = buf_str(&a->page.text), *end = start + a->page.text.len;
 	if (end > start && end[-1] == '\n')
 		end--;
 	while (line > 0) {
@@ -276,7 +292,7 @@ static long max_scroll(struct app *a)
 			q--;
 		used += rows_of(a, q, (size_t)(end - q));
 		if (used > rows) {
-			if (line == (long)a->page_lines)
+			if (line == (long)a->page.lines)
 				line--; /* taller than the screen by itself: its start, at least */
 			break;
 		}
@@ -288,8 +304,8 @@ static long max_scroll(struct app *a)
 
 static void page_scroll_by(struct app *a, long by)
 {
-	long s = (long)a->page_scroll + by;
-	a->page_scroll = (size_t)MAX(0, MIN(s, max_scroll(a)));
+	long s = (long)a->page.scroll + by;
+	a->page.scroll = (size_t)MAX(0, MIN(s, max_scroll(a)));
 }
 
 /* Enter in the detail: open the record the event links to. */
@@ -299,40 +315,40 @@ static void open_record(struct app *a)
 	if (a->sel == NO_POS)
 		return;
 	model_get(a->m, a->sel, &e);
-	if (!trace_event_link(a->t, &e, &a->record_input, &a->record_off)) {
+	if (!trace_event_link(a->t, &e, &a->page.record_input, &a->page.record_off)) {
 		message(a, false, "this event links to no other record");
 		return;
 	}
 	if (a->depth < (int)ARRAY_LEN(a->stack))
 		a->stack[a->depth++] = V_RECORD;
-	page_open(a, V_RECORD);
+	record_open(a);
 }
 
 /* Enter in a linked record: back to the event it links to. */
 static void record_back(struct app *a)
 {
 	uint64_t pos;
-	if (!trace_record_back(a->t, a->record_input, a->record_off, &pos)) {
+	if (!trace_record_back(a->t, a->page.record_input, a->page.record_off, &pos)) {
 		message(a, true, "this record's link back does not resolve (a dangling link)");
 		return;
 	}
 	jump_to(a, pos);
 	a->depth--; /* from the record back to the detail, now of that event */
-	page_open(a, a->stack[a->depth - 1]);
+	detail_open(a);
 }
 
-static bool filters_action(struct app *a, enum action act)
+bool filters_action(struct app *a, enum action act)
 {
 	struct filterset *fs = a->fs;
-	size_t i = a->filter_cur;
+	size_t i = a->page.filter_cur;
 	switch (act) {
 	case ACT_MOVE_DOWN:
 		if (i + 1 < fs->n)
-			a->filter_cur++;
+			a->page.filter_cur++;
 		return true;
 	case ACT_MOVE_UP:
 		if (i)
-			a->filter_cur--;
+			a->page.filter_cur--;
 		return true;
 	case ACT_TOGGLE:
 		if (i < fs->n) {
@@ -345,8 +361,8 @@ static bool filters_action(struct app *a, enum action act)
 		if (i < fs->n) {
 			a->undo.what = UNDO_NONE;
 			filterset_remove(fs, i);
-			if (a->filter_cur && a->filter_cur >= fs->n)
-				a->filter_cur--;
+			if (a->page.filter_cur && a->page.filter_cur >= fs->n)
+				a->page.filter_cur--;
 			vis_reset(a);
 		}
 		return true;
@@ -362,7 +378,7 @@ static bool filters_action(struct app *a, enum action act)
 		struct filter t = fs->f[i];
 		fs->f[i] = fs->f[j];
 		fs->f[j] = t;
-		a->filter_cur = j;
+		a->page.filter_cur = j;
 		vis_reset(a); /* what passes is the same, but each one's count of what it drops is not */
 		return true;
 	}
@@ -372,29 +388,38 @@ static bool filters_action(struct app *a, enum action act)
 
 bool page_action(struct app *a, enum action act)
 {
-	enum view_id v = top(a);
-	if (v == V_FILTERS)
-		return filters_action(a, act);
 	long rows = a->lines - 1;
 	switch (act) {
 	case ACT_MOVE_DOWN:
-	case ACT_MOVE_UP:
-		if (v == V_DETAIL) /* the detail follows the selection */
-			return move_action(a, act);
-		page_scroll_by(a, act == ACT_MOVE_DOWN ? 1 : -1);
-		return true;
+	case ACT_MOVE_UP: page_scroll_by(a, act == ACT_MOVE_DOWN ? 1 : -1); return true;
 	case ACT_PAGE_DOWN: page_scroll_by(a, rows - 1); return true;
 	case ACT_PAGE_UP: page_scroll_by(a, -(rows - 1)); return true;
 	case ACT_HALF_DOWN: page_scroll_by(a, rows / 2); return true;
 	case ACT_HALF_UP: page_scroll_by(a, -rows / 2); return true;
-	case ACT_FIRST: a->page_scroll = 0; return true;
-	case ACT_LAST: page_scroll_by(a, (long)a->page_lines); return true;
-	case ACT_DETAIL:
-		if (v == V_DETAIL)
-			open_record(a);
-		else if (v == V_RECORD)
-			record_back(a);
-		return v == V_DETAIL || v == V_RECORD;
+	case ACT_FIRST: a->page.scroll = 0; return true;
+	case ACT_LAST: page_scroll_by(a, (long)a->page.lines); return true;
 	default: return false;
 	}
+}
+
+/* The detail follows the selection; Enter opens the record it links to. */
+bool detail_action(struct app *a, enum action act)
+{
+	if (act == ACT_MOVE_DOWN || act == ACT_MOVE_UP)
+		return move_action(a, act);
+	if (act == ACT_DETAIL) {
+		open_record(a);
+		return true;
+	}
+	return page_action(a, act);
+}
+
+/* Enter in a linked record goes back to the event it links to. */
+bool record_action(struct app *a, enum action act)
+{
+	if (act == ACT_DETAIL) {
+		record_back(a);
+		return true;
+	}
+	return page_action(a, act);
 }

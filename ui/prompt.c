@@ -99,7 +99,7 @@ void prompt_open(struct app *a, enum prompt_kind kind, const char *initial)
 	p->cursor = p->text.len;
 	free(p->error);
 	p->error = NULL;
-	p->editing = kind == PROMPT_FILTER && initial ? (long)a->filter_cur : -1;
+	p->editing = kind == PROMPT_FILTER && initial ? (long)a->page.filter_cur : -1;
 	p->origin = a->sel;
 	history_load(p);
 }

@@ -280,13 +280,15 @@ static void dump_attrs(const char *path)
 
 static enum view_id top_view(const struct app *a) { return a->depth ? a->stack[a->depth - 1] : a->base; }
 
-/* What each view does with the screen, an action and a click (app.h VIEWS). */
+/* What each view does when it comes on top, with the screen, an action and
+ * a click (app.h VIEWS). */
 static const struct view_ops {
+	void (*open)(struct app *a);
 	void (*draw)(struct app *a);
 	bool (*action)(struct app *a, enum action act);
 	void (*click)(struct app *a, int line, int col);
 } views[V_COUNT] = {
-#define X(id, word, draw, action, click) [V_##id] = {draw, action, click},
+#define X(id, word, open, draw, action, click) [V_##id] = {open, draw, action, click},
 	VIEWS(X)
 #undef X
 };
@@ -310,15 +312,16 @@ static void open_view(struct app *a, enum view_id v)
 		return;
 	if (a->depth < (int)ARRAY_LEN(a->stack))
 		a->stack[a->depth++] = v;
-	page_open(a, v);
+	if (views[v].open)
+		views[v].open(a);
 }
 
 static void close_view(struct app *a)
 {
 	if (a->depth)
 		a->depth--;
-	if (a->depth)
-		page_open(a, a->stack[a->depth - 1]);
+	if (views[top_view(a)].open)
+		views[top_view(a)].open(a);
 }
 
 static void toggle_follow(struct app *a)
@@ -640,9 +643,9 @@ static void after_load(struct app *a, uint64_t before, bool was_at_end, struct e
 	if (model_generation(a->m) != a->vis.gen)
 		vis_reset(a);
 	vis_step(a, SLICE_NS); /* more slices follow from the loop */
-	if (!a->window_set && n) {
+	if (!a->lanes.window_set && n) {
 		lanes_fit(a);
-		a->window_set = true;
+		a->lanes.window_set = true;
 	}
 	if (a->sel == NO_POS && !a->sel_ref.set) /* the first events: following starts at the end */
 		select_pos(a, a->follow ? vis_last(a) : first_timed(a));
@@ -1001,7 +1004,7 @@ static void app_free(struct app *a)
 	free(a->lane_flags);
 	free(a->type_role);
 	free(a->hist);
-	buf_free(&a->page);
+	buf_free(&a->page.text);
 	buf_free(&a->messages);
 	prompt_free(a);
 	filter_free(&a->search);
@@ -1014,7 +1017,7 @@ int ui_run(struct trace *t, struct filterset *fs, const struct cli *c)
 	setlocale(LC_ALL, "");
 	/* (the visible set is of no generation yet: the first load step sets up
 	 * the views even when main()'s first look read everything there is) */
-	struct app app = {.t = t, .m = t->m, .fs = fs, .base = V_LANES, .sel = NO_POS, .list_top = NO_POS, .loading = true,
+	struct app app = {.t = t, .m = t->m, .fs = fs, .base = V_LANES, .sel = NO_POS, .list.top = NO_POS, .loading = true,
 			  .vis.gen = UINT64_MAX};
 	struct app *a = &app;
 	const char *script = getenv("TTV_SCRIPT");
