@@ -132,6 +132,12 @@ int cli_parse(struct cli *c, int argc, char **argv)
 	c->follow = follow >= 0 ? follow : c->mode == MODE_VIEW && c->cfg->follow;
 	if (c->follow && (c->mode == MODE_INFO || c->mode == MODE_STATS || c->mode == MODE_EXPORT))
 		return usage_error("%s", "--follow goes with the viewer or --dump");
+	/* Batch modes draw nothing, but a keymap or theme they were given that
+	 * does not exist is a mistake (a script's typo): said, as the viewer does. */
+	if (c->mode != MODE_VIEW && c->keymap && !ui_data_exists("keymaps", c->keymap, ".keys"))
+		return usage_error("keymap '%s' not found", c->keymap);
+	if (c->mode != MODE_VIEW && c->theme && !ui_data_exists("themes", c->theme, ".theme"))
+		return usage_error("theme '%s' not found", c->theme);
 	if (!c->keymap)
 		c->keymap = c->cfg->keymap;
 	if (!c->theme)

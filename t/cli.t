@@ -37,6 +37,13 @@ is "$RC" 2 "bad regex: exit 2"
 like "$ERR" "bad filter '\(': at offset 1: missing closing parenthesis" "bad regex: offset and message"
 run --dump -e
 is "$RC" 2 "-e without argument: exit 2"
+run --dump --keymap nosuch "$TMP/a.pt"
+is "$RC" 2 "batch: a keymap not found is a usage error"
+like "$ERR" "keymap 'nosuch' not found" "and says which"
+run --stats --theme nosuch "$TMP/a.pt"
+is "$RC" 2 "batch: a theme not found too"
+run --info --keymap vi --theme "$ROOT/themes/mono.theme" "$TMP/a.pt"
+is "$RC" 0 "batch: a keymap by name and a theme by path are found"
 
 # ---- unreadable input ----
 run --dump "$TMP/missing.pt"

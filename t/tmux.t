@@ -159,6 +159,21 @@ tm send-keys -t "$S" q q
 wait_for "exit=0"; ok $? "and q closes help, then quits"
 tm kill-server 2>/dev/null
 
+# a keymap that cannot be found: the less keys instead, and it is said
+# until it has been seen (Esc), not just until the first key
+S=ttv-test-$$-nokeys
+tm new-session -d -s "$S" -x 80 -y 24 "TERM=xterm-256color '$TTV' --keymap nosuch '$TMP/t.pt'; echo \"exit=\$?\"; sleep 30"
+wait_for "keymap 'nosuch' not found"; ok $? "a keymap not found is said"
+tm send-keys -t "$S" j
+sleep 0.3
+like "$(screen | tail -1)" "keymap 'nosuch' not found: the less keys" "it stays after a key (the less keys work: j)"
+tm send-keys -t "$S" Escape
+sleep 0.4
+unlike "$(screen | tail -1)" "not found" "Esc: seen, it goes"
+tm send-keys -t "$S" q
+wait_for "exit=0"; ok $? "q quits (the less keys)"
+tm kill-server 2>/dev/null
+
 # a file no decoder takes: said, exit 1, no screen
 printf 'hello, world\n' >"$TMP/text.txt"
 S=ttv-test-$$-text

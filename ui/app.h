@@ -185,6 +185,9 @@ struct app {
 	struct filter_undo undo;
 	char msg[512];
 	bool msg_error;
+	/* what went wrong with how ttv was started (keymap, theme, config):
+	 * said again whenever the status line is free, until Esc or M */
+	char setup_error[512];
 	struct buf messages; /* every message said, one a line with its time (the messages view) */
 
 	bool loading;

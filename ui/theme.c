@@ -18,6 +18,7 @@
 
 #include "ui/app.h"
 #include "ui/builtin.h"
+#include "ui/ui.h"
 
 static const char *const role_words[R_COUNT] = {
 #define X(id, word) word,
@@ -76,6 +77,15 @@ FILE *data_open(const char *kind, const char *name, const char *ext, const char 
 			return fmemopen((void *)builtin_files[i].text, strlen(builtin_files[i].text), "r");
 		}
 	return NULL;
+}
+
+bool ui_data_exists(const char *kind, const char *name, const char *ext)
+{
+	const char *where;
+	FILE *f = data_open(kind, name, ext, &where);
+	if (f)
+		fclose(f);
+	return f != NULL;
 }
 
 /* "244/white" -> the colour for this terminal; -1 = default. */

@@ -420,9 +420,18 @@ static bool global_action(struct app *a, enum action act)
 	}
 }
 
+/* A key or click: the status line's message has been seen. */
+static void status_clear(struct app *a)
+{
+	snprintf(a->msg, sizeof a->msg, "%s", a->setup_error);
+	a->msg_error = a->setup_error[0] != 0;
+}
+
 static void do_action(struct app *a, enum action act)
 {
-	a->msg[0] = 0;
+	status_clear(a);
+	if ((act == ACT_BACK && !a->depth) || act == ACT_MESSAGES) /* read: it goes */
+		a->msg[0] = a->setup_error[0] = 0;
 	if (a->follow && act == ACT_LAST)
 		a->paused = false;
 	bool done = views[top_view(a)].action(a, act);
@@ -435,7 +444,7 @@ static void mouse(struct app *a, int code, bool press, int line, int col)
 {
 	a->touched = true;
 	a->end_held = false;
-	a->msg[0] = 0;
+	status_clear(a);
 	if (!press || code & 32) /* releases and motion carry no command */
 		return;
 	int button = code & ~(4 | 8 | 16); /* without shift, meta, ctrl */
@@ -910,10 +919,12 @@ static void apply_settings(struct app *a, const struct cli *c)
 	const char *kmname = c->keymap ? c->keymap : "less";
 	const char *kmpath = NULL;
 	FILE *kmf = data_open("keymaps", kmname, ".keys", &kmpath);
+	if (!kmf) { /* the keys of less (built in) rather than none at all */
+		buf_printf(&errors, "keymap '%s' not found: the less keys instead", kmname);
+		kmf = data_open("keymaps", "less", ".keys", &kmpath);
+	}
 	if (kmf)
 		keymap_read(a->km, kmf, kmpath, &errors);
-	else
-		buf_printf(&errors, "keymap '%s' not found", kmname);
 	const char *cfg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
 	struct buf user = {0};
 	if (cfg && *cfg)
@@ -939,8 +950,10 @@ static void apply_settings(struct app *a, const struct cli *c)
 	a->time = c->time;
 	if (c->follow)
 		toggle_follow(a);
-	if (errors.len) /* after follow's own message: errors matter more */
-		message(a, true, "%s", errors.p);
+	if (errors.len) { /* after follow's own message: errors matter more */
+		message(a, true, "%s (Esc: seen)", errors.p);
+		snprintf(a->setup_error, sizeof a->setup_error, "%s", a->msg);
+	}
 	buf_free(&errors);
 }
 

@@ -25,4 +25,8 @@
  * ns from the start of main() to then. */
 int ui_run(struct trace *t, struct filterset *fs, const struct cli *c);
 
+/* Is there a keymap ("keymaps", ".keys") or theme ("themes", ".theme") by
+ * this name or path, in a data folder or built in? */
+bool ui_data_exists(const char *kind, const char *name, const char *ext);
+
 #endif
