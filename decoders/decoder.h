@@ -16,10 +16,14 @@
  * a decoder never aborts the program and never trusts a length or count it
  * has not checked against the bytes present.
  *
- * Formats that are a directory (ATF sessions, dial9 segment directories)
- * claim it with probe_dir() and create inputs for its files in open_dir();
- * they look at directories through src/input.h (dir_list, path_kind), never
- * with opendir or stat of their own. */
+ * Bytes beyond those handed to feed() are read through src/input.h
+ * (input_bytes(); fixed-size records used in place, as ATF's index, from
+ * in->map below in->size).  Formats that are a directory (ATF sessions,
+ * dial9 segment directories) claim it with probe_dir() and create inputs
+ * for its files in open_dir(); they look at directories through
+ * src/input.h (dir_list, path_kind), never with opendir or stat of their
+ * own.  A decoder never sees struct trace: a source is opaque, known
+ * through the dec_* port below. */
 #ifndef TTV_DECODER_H
 #define TTV_DECODER_H
 
