@@ -108,7 +108,8 @@ i=0; while [ $i -lt 50 ] && screen | grep -q "2 lanes"; do sleep 0.1; i=$((i + 1
 unlike "$(screen)" "2 lanes" "Ctrl-Z hands the terminal back to the shell"
 tm send-keys -t "$S" "fg" Enter
 wait_for "2 lanes"; ok $? "fg brings the viewer back, redrawn"
-like "$(screen)" 'pid 1 \(alpha\) +[_=#]' "without a UTF-8 locale, bars are ASCII"
+like "$(screen)" 'pid 1 \(alpha\) +one\.example' "without a UTF-8 locale, bars still carry their names"
+is "$(screen | LC_ALL=C grep -c '[^ -~]')" 0 "and the screen is all ASCII"
 tm send-keys -t "$S" q
 sleep 0.3
 tm send-keys -t "$S" "echo done=\$?" Enter
@@ -158,6 +159,37 @@ wait_for "ttv keys in"; ok $? "and ? opens help"
 tm send-keys -t "$S" q q
 wait_for "exit=0"; ok $? "and q closes help, then quits"
 tm kill-server 2>/dev/null
+
+# the lanes view as a flame chart: HTDUMP's nested scopes on rows of their
+# thread, named inside their bars; c folds a lane to one row, C all lanes
+for size in 80x24 200x50; do
+	S=ttv-test-$$-flame-$size
+	tm new-session -d -s "$S" -x "${size%x*}" -y "${size#*x}" \
+		"TERM=xterm-256color '$TTV' '$SAMPLES/htdump/small.htdump'; echo \"exit=\$?\"; sleep 30"
+	wait_for "6 lanes"
+	sc=$(screen)
+	row=$(printf '%s\n' "$sc" | grep -n '^thread 2 ' | cut -d: -f1)
+	like "$(printf '%s\n' "$sc" | sed -n "${row}p")" 'worker_run' "$size: thread 2's outermost span named in its bar"
+	like "$(printf '%s\n' "$sc" | sed -n "$((row + 1))p")" '^│ .*iteration' "$size: its iterations on the row below"
+	like "$(printf '%s\n' "$sc" | sed -n "$((row + 2))p")" '^│ .*compute.*io_wait' "$size: compute and io_wait below them"
+	tm send-keys -t "$S" k k k k k k j j # metadata, process, thread 2
+	sleep 0.3
+	tm send-keys -t "$S" c
+	sleep 0.3
+	sc=$(screen)
+	row=$(printf '%s\n' "$sc" | grep -n '^thread 2 ' | cut -d: -f1)
+	unlike "$(printf '%s\n' "$sc" | sed -n "${row}p")" 'worker_run' "$size: c folds the selected lane to one row of heights"
+	like "$(printf '%s\n' "$sc" | sed -n "$((row + 1))p")" '^thread 3 ' "$size: the next lane right below it"
+	tm send-keys -t "$S" C
+	sleep 0.3
+	is "$(screen | grep -c '^│')" 0 "$size: C folds every lane"
+	tm send-keys -t "$S" C
+	sleep 0.3
+	ok "$([ "$(screen | grep -c '^│')" -gt 3 ]; echo $?)" "$size: C again unfolds them all"
+	tm send-keys -t "$S" q
+	wait_for "exit=0"; ok $? "$size: q quits"
+	tm kill-server 2>/dev/null
+done
 
 # a keymap that cannot be found: the less keys instead, and it is said
 # until it has been seen (Esc), not just until the first key

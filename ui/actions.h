@@ -47,6 +47,8 @@
 	X(ITEM_UP, "item-up", "move the selected lane (lanes) or filter (filters) up")        \
 	X(ITEM_DOWN, "item-down", "move the selected lane (lanes) or filter (filters) down")  \
 	X(PICK_LANE, "pick-lane", "pick the lane for the list (none picked: all lanes)")      \
+	X(COLLAPSE_LANE, "collapse-lane", "fold the selected lane to one row, or unfold it (lanes)") \
+	X(COLLAPSE_ALL, "collapse-all", "fold every lane to one row, or unfold them all (lanes)") \
 	X(TOGGLE, "toggle", "filters view: enable or disable the selected filter")            \
 	X(EDIT, "edit", "filters view: edit the selected filter")                             \
 	X(DELETE, "delete", "filters view: delete the selected filter")                       \

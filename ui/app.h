@@ -146,7 +146,7 @@ struct app {
 	 * with the model; the lanes view and the list read them) */
 	uint32_t *order; /* lane ids in display order */
 	size_t norder, caporder;
-	uint8_t *lane_flags; /* LANE_HIDDEN | LANE_PICKED, by lane id */
+	uint8_t *lane_flags; /* LANE_HIDDEN | LANE_PICKED | LANE_COLLAPSED, by lane id */
 	size_t caplaneflags;
 	/* per-frame facts that only change when lanes or types are added */
 	uint32_t known_lanes, known_types;
@@ -204,6 +204,7 @@ struct app {
 
 #define LANE_HIDDEN 1
 #define LANE_PICKED 2
+#define LANE_COLLAPSED 4 /* the lanes view shows it as one row */
 
 /* nav.c: selection, visible set, jumps, marks */
 void vis_reset(struct app *a);

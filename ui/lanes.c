@@ -1,29 +1,24 @@
-/* The lanes view: a time axis across, one row per lane.  Spans are bars
- * whose height shows how deeply they nest; instants are marks; where more
- * events share a column than can be drawn, the column shows their density.
+/* The lanes view: a time axis across, and per lane a flame chart: one row
+ * per nesting depth (up to BARS_ROWS, then a "+N deeper" row), spans as
+ * bars with their names inside, edges at eighths of a cell; instants are
+ * marks, and where more events share a column than can be told apart the
+ * column shows their density.  A collapsed lane is one row: bars shown by
+ * height (deeper nesting, taller bar).
  *
  * Drawing reads only the events inside the window, sampled when there are
- * more than a few per cell on screen, plus a bounded look-back for spans that began
- * before the window and are still open: the cost of a frame does not grow
+ * more than a few per cell on screen, plus a bounded look-back for spans
+ * that began before the window (bars.c): the cost of a frame does not grow
  * with the trace. */
 #include <curses.h>
 #include <stdlib.h>
 
 #include "src/esc.h"
 #include "ui/app.h"
+#include "ui/bars.h"
 
 #define SCAN_PER_CELL 8  /* events read per frame: at most this many per cell on screen, */
 #define SCAN_MIN 20000   /* but never fewer than this; beyond, the window is sampled */
-#define LOOKBACK 1000000 /* events looked at before the window for spans still open */
 #define LANE_SCAN 4000000 /* events searched for the next one on a lane */
-#define MAX_DEPTH 64
-
-struct cell {
-	uint32_t count; /* events starting here (scaled when sampled) */
-	uint8_t depth;  /* deepest span covering the column, 0 = none */
-	uint8_t role;   /* colour of that span */
-	bool hit;       /* an event the search finds starts here */
-};
 
 /* Lanes between the axis and the selected event's line (above the status
  * line); a terminal too short for that line gives it to the lanes. */
@@ -66,7 +61,6 @@ static int time_col(const struct app *a, int W, int64_t t)
 	return (int)((__int128)(t - a->lanes.t0) * W / (a->lanes.t1 - a->lanes.t0));
 }
 
-static uint8_t span_role(struct app *a, uint32_t type) { return type < a->known_types ? a->type_role[type] : R_SPAN1; }
 
 /* ---- the window ------------------------------------------------------------ */
 
@@ -133,182 +127,6 @@ static void pan(struct app *a, double f)
 	if (p != NO_POS) {
 		a->sel = a->lanes.followed = p; /* (the window stays where it was panned) */
 		a->sel_ref = ref_of(a, p);
-	}
-}
-
-/* ---- the grid -------------------------------------------------------------- */
-
-struct open {
-	int64_t end;
-};
-
-struct grid {
-	struct app *a;
-	int W, R;
-	struct cell *cells;  /* R x W */
-	int *row_of;         /* lane id -> row, -1 when not on screen */
-	struct open *stack;  /* per row, MAX_DEPTH open spans */
-	uint8_t *depth;      /* per row */
-	uint32_t scale;
-	bool approximate; /* the look-back was cut short: an old span may be missing */
-};
-
-/* A span that began before the window and still covers its start. */
-struct early {
-	int64_t ts, end;
-	uint32_t type;
-	int row;
-	uint32_t input;
-	uint64_t off;
-};
-
-static int by_start(const void *x, const void *y)
-{
-	const struct early *a = x, *b = y;
-	return a->ts < b->ts ? -1 : a->ts > b->ts;
-}
-
-static void span_cells(struct grid *g, int row, int64_t ts, int64_t end, uint32_t type)
-{
-	/* The bar's height is how many spans are open here: the nesting depth
-	 * for nested spans, the concurrency for overlapping ones. */
-	uint8_t *d = &g->depth[row], k = 0;
-	struct open *st = &g->stack[row * MAX_DEPTH];
-	for (uint8_t i = 0; i < *d; i++)
-		if (st[i].end > ts)
-			st[k++] = st[i];
-	*d = k;
-	int depth = *d + 1;
-	if (*d < MAX_DEPTH)
-		st[(*d)++] = (struct open){end};
-	int c0 = MAX(0, time_col(g->a, g->W, ts)), c1 = MIN(g->W - 1, time_col(g->a, g->W, end));
-	uint8_t role = span_role(g->a, type);
-	for (int c = c0; c <= c1; c++) {
-		struct cell *cl = &g->cells[row * g->W + c];
-		if (depth >= cl->depth) {
-			cl->depth = (uint8_t)MIN(depth, 255);
-			cl->role = role;
-		}
-	}
-}
-
-static bool is_open(struct app *a, const struct event *e, uint64_t pos)
-{
-	const uint64_t *open;
-	size_t n = model_lane_open(a->m, e->lane, &open);
-	for (size_t i = 0; i < n; i++)
-		if (open[i] == pos)
-			return true;
-	return false;
-}
-
-/* One event inside the window into the grid. */
-static void place(struct grid *g, const struct event *e, uint64_t pos)
-{
-	if (e->lane >= model_nlanes(g->a->m) || g->row_of[e->lane] < 0 || (e->flags & EVF_META))
-		return;
-	int row = g->row_of[e->lane];
-	int hc = time_col(g->a, g->W, e->ts);
-	if (hc >= 0 && hc < g->W && search_hits(g->a, pos))
-		g->cells[row * g->W + hc].hit = true;
-	enum ev_role r = ev_role(e);
-	int64_t end = -1;
-	uint64_t other;
-	if ((r == ROLE_COMPLETE || r == ROLE_BEGIN) && e->dur != TTV_NODUR)
-		end = ts_add(e->ts, e->dur);
-	else if (r == ROLE_BEGIN && e->seq && model_partner(g->a->m, pos, &other))
-		end = model_ts(g->a->m, other); /* a sequence leaves durations to its partner lookup */
-	else if (r == ROLE_BEGIN && !e->seq && is_open(g->a, e, pos))
-		return; /* still open: drawn to the window's end with the early spans */
-	if (end >= 0) {
-		span_cells(g, row, e->ts, end, e->type);
-		return;
-	}
-	if (r == ROLE_END && e->dur != TTV_NODUR)
-		return; /* drawn by its begin */
-	int c = time_col(g->a, g->W, e->ts);
-	if (c >= 0 && c < g->W)
-		g->cells[row * g->W + c].count += g->scale;
-}
-
-static void add_early(struct early **v, size_t *n, size_t *cap, struct early e)
-{
-	for (size_t i = 0; i < *n; i++)
-		if ((*v)[i].ts == e.ts && (*v)[i].input == e.input && (*v)[i].off == e.off && (*v)[i].row == e.row)
-			return;
-	xgrow(v, cap, *n + 1, sizeof **v);
-	(*v)[(*n)++] = e;
-}
-
-/* Spans that began before the window and still cover its start: every
- * lane's longest spans, its open begins, and a look-back far enough that any
- * other span covering t0 must start inside it (other spans are no longer than
- * the lanes' `rest` bound). */
-static void early_spans(struct grid *g, uint64_t p0, size_t nrows, const uint32_t *lanes)
-{
-	struct app *a = g->a;
-	struct early *v = NULL;
-	size_t n = 0, cap = 0;
-	uint64_t back = 0;
-	struct event e;
-	for (size_t r = 0; r < nrows; r++) {
-		const struct long_span *ls;
-		uint64_t rest, pos;
-		size_t nl = model_lane_longest(a->m, lanes[r], &ls, &rest);
-		back = MAX(back, rest);
-		for (size_t i = 0; i < nl; i++) {
-			if (ls[i].ts >= a->lanes.t0 || ts_add(ls[i].ts, ls[i].dur) <= a->lanes.t0)
-				continue;
-			if (!model_find(a->m, ls[i].ts, ls[i].input, ls[i].off, &pos) || !vis_is(a, pos))
-				continue;
-			model_get(a->m, pos, &e);
-			if (e.dur == ls[i].dur) /* still paired as when it was noted */
-				add_early(&v, &n, &cap, (struct early){e.ts, ts_add(e.ts, e.dur), e.type, (int)r, e.input, e.off});
-		}
-		const uint64_t *open;
-		size_t no = model_lane_open(a->m, lanes[r], &open);
-		for (size_t i = 0; i < no; i++) {
-			if (open[i] >= model_count(a->m) || !vis_is(a, open[i]))
-				continue;
-			model_get(a->m, open[i], &e);
-			if (e.ts < a->lanes.t1)
-				add_early(&v, &n, &cap, (struct early){e.ts, a->lanes.t1, e.type, (int)r, e.input, e.off});
-		}
-	}
-	uint64_t from = model_seek(a->m, a->lanes.t0 - (int64_t)MIN(back, (uint64_t)INT64_MAX / 2));
-	if (p0 - from > LOOKBACK) {
-		from = p0 - LOOKBACK;
-		g->approximate = true;
-	}
-	for (uint64_t p = from; p < p0; p++) {
-		model_get(a->m, p, &e);
-		enum ev_role r = ev_role(&e);
-		if ((r != ROLE_COMPLETE && r != ROLE_BEGIN) || e.dur == TTV_NODUR || ts_add(e.ts, e.dur) <= a->lanes.t0)
-			continue;
-		if (e.lane < model_nlanes(a->m) && g->row_of[e.lane] >= 0 && vis_is(a, p))
-			add_early(&v, &n, &cap, (struct early){e.ts, ts_add(e.ts, e.dur), e.type, g->row_of[e.lane], e.input, e.off});
-	}
-	if (n)
-		qsort(v, n, sizeof *v, by_start);
-	for (size_t i = 0; i < n; i++)
-		span_cells(g, v[i].row, v[i].ts, v[i].end, v[i].type);
-	free(v);
-}
-
-static void fill(struct grid *g, size_t nrows, const uint32_t *lanes)
-{
-	struct app *a = g->a;
-	uint64_t p0 = model_seek(a->m, a->lanes.t0), p1 = model_seek(a->m, a->lanes.t1);
-	early_spans(g, p0, nrows, lanes);
-	uint64_t budget = MAX((uint64_t)SCAN_MIN, (uint64_t)SCAN_PER_CELL * (uint64_t)g->W * (uint64_t)g->R);
-	uint64_t n = p1 - p0, step = n > budget ? n / budget : 1;
-	g->scale = (uint32_t)MIN(step, UINT32_MAX);
-	struct event e;
-	for (uint64_t p = p0; p < p1; p += step) {
-		if (!vis_is(a, p))
-			continue;
-		model_get(a->m, p, &e);
-		place(g, &e, p);
 	}
 }
 
@@ -397,14 +215,262 @@ static void axis(struct app *a, int x0, int W)
 	}
 }
 
+/* Where t falls on the row, in eighths of a cell (clamped to the row). */
+static int64_t time_x8(const struct app *a, int W, int64_t t)
+{
+	if (t <= a->lanes.t0)
+		return 0;
+	if (t >= a->lanes.t1)
+		return (int64_t)W * 8;
+	return (int64_t)((__int128)(t - a->lanes.t0) * W * 8 / (a->lanes.t1 - a->lanes.t0));
+}
+
+/* A bar's cells: reverse video in its colour (the selected one as the
+ * selection is everywhere). */
+static void bar_attr(enum role role)
+{
+	draw_role(role);
+	if (role != R_SELECTED)
+		attron(A_REVERSE);
+}
+
+/* Left blocks, 1/8 to 7/8 of a cell. */
+static const char *const eighths[] = {" ", "▏", "▎", "▍", "▌", "▋", "▊", "▉"};
+
+/* One lane's rows on screen, h of them: which cells hold something (marks
+ * go to the first free row of their column). */
+struct lane_cells {
+	int W, rows;
+	bool *busy; /* rows x W */
+};
+
+/* A bar on row y: reverse video with its name inside (cut with an
+ * ellipsis), its edges drawn to an eighth of a cell; an open begin shows
+ * dashes after its name, to the end. */
+static void draw_bar(struct app *a, int y, int x0, struct lane_cells *lc, const struct bar *b)
+{
+	int W = lc->W;
+	int64_t s8 = time_x8(a, W, b->ts), e8 = b->end == INT64_MAX ? (int64_t)W * 8 : time_x8(a, W, b->end);
+	if (e8 <= s8)
+		e8 = s8 + 1;
+	int c0 = (int)(s8 / 8), c1 = (int)MIN((e8 - 1) / 8, W - 1);
+	if (c0 >= W)
+		return;
+	enum role role = bar_role(a, b);
+	bool *busy = &lc->busy[b->row * W];
+	for (int c = c0; c <= c1; c++)
+		busy[c] = true;
+	int l8 = (int)(s8 % 8), r8 = (int)(e8 - (int64_t)c1 * 8); /* r8: 1..8 of the last cell */
+	int t0 = c0, t1 = c1; /* the cells the name may take */
+	if (a->unicode && l8 && role != R_SELECTED) {
+		bar_attr(role);
+		mvaddstr(y, x0 + c0, eighths[l8]); /* its left part blank: the bar starts within */
+		t0++;
+	}
+	if (a->unicode && r8 < 8 && b->end != INT64_MAX && role != R_SELECTED) {
+		draw_role(role);
+		mvaddstr(y, x0 + c1, eighths[r8]);
+		t1--;
+	}
+	if (t1 < t0)
+		return;
+	bar_attr(role);
+	draw_fill(y, x0 + t0, t1 - t0 + 1, b->kind == BAR_OPEN ? (a->unicode ? "┄" : "-") : " ");
+	if (t1 == t0)
+		return; /* no room for a name */
+	size_t n;
+	const char *name = model_strget(a->m, b->name ? b->name : model_type_get(a->m, b->type)->name, &n);
+	struct buf t = {0};
+	esc_term(&t, name, n);
+	if (b->kind == BAR_OPEN)
+		buf_adds(&t, " (open) ");
+	draw_clipped(a, y, x0 + t0, t1 - t0 + 1, t.p, t.len);
+	buf_free(&t);
+}
+
+/* Density of what a column holds: n events (scaled when sampled). */
+static void draw_count(struct app *a, int y, int x, uint32_t cell, enum role role)
+{
+	draw_role(cell & MARK_HIT ? R_MATCH : role);
+	mvaddstr(y, x, count_glyph(a, cell & MARK_COUNT));
+}
+
+/* Instants and unpaired ends, each in the first free row of its column. */
+static void draw_marks(struct app *a, int y0, int x0, const struct lane_bars *lb, const struct lane_cells *lc)
+{
+	for (int c = 0; c < lc->W; c++) {
+		uint32_t m = lb->marks[c];
+		if (!(m & MARK_COUNT))
+			continue;
+		int r = 0;
+		while (r < lc->rows - 1 && lc->busy[r * lc->W + c])
+			r++;
+		if (m & MARK_UNOPENED) {
+			draw_role(R_WARNING);
+			mvaddstr(y0 + r, x0 + c, a->unicode ? "⊣" : "]");
+		} else {
+			draw_count(a, y0 + r, x0 + c, m, R_DENSITY);
+		}
+	}
+}
+
+/* Is the selection one of the lane's bars (then drawn as selected)? */
+static bool lane_has_bar(const struct lane_bars *lb, uint64_t pos)
+{
+	for (size_t i = 0; i < lb->n; i++)
+		if (lb->v[i].pos == pos)
+			return true;
+	return false;
+}
+
+/* How many rows a lane takes: one when folded or without spans, else one
+ * per depth up to BARS_ROWS, and a "+N deeper" row beyond. */
+static int lane_height(const struct app *a, const struct lane_bars *lb)
+{
+	if ((a->lane_flags[lb->lane] & LANE_COLLAPSED) || lb->rows <= 1)
+		return 1;
+	return lb->rows <= BARS_ROWS ? lb->rows : BARS_ROWS + 1;
+}
+
+/* A folded lane: one row, each column as tall as the deepest span over
+ * it, in that span's colour. */
+static void draw_collapsed(struct app *a, int y, int x0, const struct lane_bars *lb, struct lane_cells *lc)
+{
+	int W = lc->W;
+	uint8_t *depth = xcalloc((size_t)W, 1), *role = xcalloc((size_t)W, 1);
+	for (int r = 0; r <= BARS_ROWS; r++)
+		for (int c = 0; c < W; c++)
+			if (lb->narrow[r * W + c] & MARK_COUNT) {
+				depth[c] = (uint8_t)(r + 1);
+				role[c] = lb->narrow[r * W + c] & MARK_HIT ? (uint8_t)R_MATCH : lb->narrow_role[r * W + c];
+			}
+	for (size_t i = 0; i < lb->n; i++) {
+		const struct bar *b = &lb->v[i];
+		int c0 = MAX(0, time_col(a, W, b->ts)), c1 = b->end == INT64_MAX ? W - 1 : MIN(W - 1, time_col(a, W, b->end));
+		for (int c = c0; c <= c1; c++)
+			if (b->row + 1 >= depth[c]) {
+				depth[c] = (uint8_t)MIN(b->row + 1, 255);
+				role[c] = (uint8_t)bar_role(a, b);
+			}
+	}
+	for (int c = 0; c < W; c++) {
+		if (!depth[c])
+			continue;
+		draw_role((enum role)role[c]);
+		mvaddstr(y, x0 + c, span_glyph(a, depth[c]));
+		lc->busy[c] = true;
+	}
+	free(depth);
+	free(role);
+}
+
+/* An expanded lane: its bars on their rows, spans narrower than a cell as
+ * density; spans deeper than BARS_ROWS as density on the row below (h:
+ * the rows on screen, fewer when cut). */
+static void draw_expanded(struct app *a, int y0, int x0, int h, const struct lane_bars *lb, struct lane_cells *lc)
+{
+	int W = lc->W;
+	for (int r = 0; r < h && r <= BARS_ROWS; r++)
+		for (int c = 0; c < W; c++) {
+			uint32_t cell = lb->narrow[r * W + c];
+			if (!(cell & MARK_COUNT))
+				continue;
+			enum role role = (enum role)lb->narrow_role[r * W + c];
+			if ((cell & MARK_COUNT) == 1) { /* one span narrower than a cell: a sliver of its bar */
+				draw_role(cell & MARK_HIT ? R_MATCH : role);
+				mvaddstr(y0 + r, x0 + c, a->unicode ? "▏" : "|");
+			} else {
+				draw_count(a, y0 + r, x0 + c, cell, role);
+			}
+			lc->busy[r * W + c] = true;
+		}
+	for (size_t i = 0; i < lb->n; i++) {
+		const struct bar *b = &lb->v[i];
+		if (b->row < BARS_ROWS && b->row < h) {
+			draw_bar(a, y0 + b->row, x0, lc, b);
+			continue;
+		}
+		if (h <= BARS_ROWS)
+			continue; /* the "+N deeper" row is cut off */
+		int c0 = MAX(0, time_col(a, W, b->ts)), c1 = b->end == INT64_MAX ? W - 1 : MIN(W - 1, time_col(a, W, b->end));
+		draw_role(bar_role(a, b));
+		for (int c = c0; c <= c1; c++) {
+			mvaddstr(y0 + BARS_ROWS, x0 + c, a->unicode ? "░" : ":");
+			lc->busy[BARS_ROWS * W + c] = true;
+		}
+	}
+}
+
+/* The name column of a lane's rows: its name on the first, "+N deeper"
+ * on the row below BARS_ROWS when spans nest deeper. */
+static void lane_label(struct app *a, int y0, int h, int NW, const struct lane_bars *lb, bool selected)
+{
+	struct buf b = {0};
+	size_t n;
+	const char *s = model_strget(a->m, model_lane_get(a->m, lb->lane)->name, &n);
+	if (a->lane_flags[lb->lane] & LANE_PICKED)
+		buf_addc(&b, '*');
+	esc_term(&b, s, n);
+	enum role role = selected ? R_SELECTED : R_LANE_NAME;
+	draw_role(role);
+	draw_fill(y0, 0, NW - 1, " ");
+	draw_column(a, y0, 0, NW - 1, b.p, b.len, role);
+	for (int r = 1; r < h; r++) {
+		draw_role(R_DIM);
+		draw_fill(y0 + r, 0, NW - 1, " ");
+		if (r == BARS_ROWS) { /* (only a lane that nests deeper has this row) */
+			buf_reset(&b);
+			buf_printf(&b, " +%d deeper", lb->rows - BARS_ROWS);
+			draw_text(y0 + r, 0, NW - 1, b.p, b.len);
+		} else {
+			mvaddstr(y0 + r, 0, a->unicode ? "│" : "|");
+		}
+	}
+	buf_free(&b);
+}
+
+/* The lane index `top` and the lanes from it that fit in R rows; the
+ * cursor's lane is among them (top moves down until it is). */
+static size_t lanes_fit_rows(struct app *a, struct bars *bs, size_t first, int R, size_t *top)
+{
+	for (;;) {
+		int used = 0;
+		size_t k = *top - first;
+		while (k < bs->n && used + lane_height(a, &bs->lane[k]) <= R)
+			used += lane_height(a, &bs->lane[k++]);
+		if (k == *top - first && k < bs->n)
+			k++; /* a lane taller than the screen: shown cut */
+		if (a->lanes.cur < first + k || *top >= a->lanes.cur)
+			return k - (*top - first);
+		(*top)++;
+	}
+}
+
+static void lanes_header(struct app *a, int NW, int W, size_t ns, bool approximate)
+{
+	size_t nl = model_nlanes(a->m);
+	struct buf b = {0};
+	buf_printf(&b, "%zu lane%s", ns, ns == 1 ? "" : "s");
+	if (ns < nl)
+		buf_printf(&b, " (%zu hidden)", nl - ns);
+	draw_role(R_TITLE);
+	draw_fill(0, 0, NW, " ");
+	draw_text(0, 0, NW - 1, b.p, b.len);
+	buf_free(&b);
+	axis(a, NW, W);
+	if (approximate) {
+		draw_role(R_WARNING);
+		mvaddstr(0, NW - 1, "~"); /* some span that began long before the window may be missing */
+	}
+}
+
 void lanes_draw(struct app *a)
 {
 	if (a->sel != a->lanes.followed) {
 		follow_sel(a);
 		a->lanes.followed = a->sel;
 	}
-	size_t nl = model_nlanes(a->m);
-	uint32_t *lanes = xcalloc(nl + 1, sizeof *lanes);
+	uint32_t *lanes = xcalloc(model_nlanes(a->m) + 1, sizeof *lanes);
 	size_t ns = shown(a, lanes);
 	int NW = name_width(a), W = MAX(1, a->cols - NW), R = MAX(1, rows(a));
 	if (a->lanes.cur >= ns && ns)
@@ -413,64 +479,33 @@ void lanes_draw(struct app *a)
 		a->lanes.top = a->lanes.cur;
 	if (a->lanes.cur >= a->lanes.top + (size_t)R)
 		a->lanes.top = a->lanes.cur - (size_t)R + 1;
-	if (a->lanes.top + (size_t)R > ns)
-		a->lanes.top = ns > (size_t)R ? ns - (size_t)R : 0;
-
-	/* header: lane count and the axis */
-	draw_role(R_TITLE);
-	struct buf b = {0};
-	buf_printf(&b, "%zu lane%s", ns, ns == 1 ? "" : "s");
-	if (ns < nl)
-		buf_printf(&b, " (%zu hidden)", nl - ns);
-	draw_fill(0, 0, NW, " ");
-	draw_text(0, 0, NW - 1, b.p, b.len);
-	axis(a, NW, W);
-
-	struct grid g = {.a = a, .W = W, .R = R};
-	g.cells = xcalloc((size_t)R * (size_t)W, sizeof *g.cells);
-	g.row_of = xmalloc((nl + 1) * sizeof *g.row_of);
-	for (size_t i = 0; i < nl; i++)
-		g.row_of[i] = -1;
-	g.stack = xcalloc((size_t)R * MAX_DEPTH, sizeof *g.stack);
-	g.depth = xcalloc((size_t)R, 1);
-	size_t nrows = MIN((size_t)R, ns - MIN(ns, a->lanes.top));
-	for (size_t r = 0; r < nrows; r++)
-		g.row_of[lanes[a->lanes.top + r]] = (int)r;
-	if (model_count(a->m))
-		fill(&g, nrows, lanes + a->lanes.top);
-	if (g.approximate) {
-		draw_role(R_WARNING);
-		mvaddstr(0, NW - 1, "~"); /* some span that began long before the window may be missing */
-	}
+	/* the bars of every lane that may be on screen (each takes a row at least) */
+	size_t first = MIN(a->lanes.top, ns), nb = MIN((size_t)R, ns - first);
+	struct bars bs;
+	uint64_t budget = MAX((uint64_t)SCAN_MIN, (uint64_t)SCAN_PER_CELL * (uint64_t)W * (uint64_t)R);
+	bars_make(&bs, a, lanes + first, nb, a->lanes.t0, a->lanes.t1, W, budget);
+	size_t fit = nb ? lanes_fit_rows(a, &bs, first, R, &a->lanes.top) : 0;
+	lanes_header(a, NW, W, ns, bs.approximate);
 
 	int cur = a->sel != NO_POS ? time_col(a, W, model_ts(a->m, a->sel)) : -1;
-	for (int r = 0; r < R && a->lanes.top + (size_t)r < ns; r++) {
-		uint32_t lane = lanes[a->lanes.top + (size_t)r];
-		bool selected = a->lanes.top + (size_t)r == a->lanes.cur;
-		int y = r + 1;
-		buf_reset(&b);
-		size_t n;
-		const char *s = model_strget(a->m, model_lane_get(a->m, lane)->name, &n);
-		if (a->lane_flags[lane] & LANE_PICKED)
-			buf_addc(&b, '*');
-		esc_term(&b, s, n);
-		draw_role(selected ? R_SELECTED : R_LANE_NAME);
-		draw_fill(y, 0, NW - 1, " ");
-		draw_column(a, y, 0, NW - 1, b.p, b.len, selected ? R_SELECTED : R_LANE_NAME);
-		for (int c = 0; c < W; c++) {
-			const struct cell *cl = &g.cells[r * W + c];
-			if (cl->depth) {
-				draw_role(cl->hit ? R_MATCH : (enum role)cl->role);
-				mvaddstr(y, NW + c, span_glyph(a, cl->depth));
-			} else if (cl->count) {
-				draw_role(cl->hit ? R_MATCH : R_DENSITY);
-				mvaddstr(y, NW + c, count_glyph(a, cl->count));
-			}
-			if (c == cur && selected) {
-				draw_role(R_CURSOR);
-				mvaddstr(y, NW + c, cl->depth ? span_glyph(a, cl->depth) : cl->count ? count_glyph(a, cl->count) : "│");
-			}
+	int y = 1;
+	for (size_t k = a->lanes.top - first; k < a->lanes.top - first + fit && y <= R; k++) {
+		const struct lane_bars *lb = &bs.lane[k];
+		int h = MIN(lane_height(a, lb), R - y + 1);
+		bool selected = first + k == a->lanes.cur;
+		lane_label(a, y, h, NW, lb, selected);
+		struct lane_cells lc = {.W = W, .rows = h, .busy = xcalloc((size_t)W * (size_t)h, sizeof *lc.busy)};
+		if (a->lane_flags[lb->lane] & LANE_COLLAPSED)
+			draw_collapsed(a, y, NW, lb, &lc);
+		else
+			draw_expanded(a, y, NW, h, lb, &lc);
+		draw_marks(a, y, NW, lb, &lc);
+		if (selected && cur >= 0 && cur < W && !lane_has_bar(lb, a->sel)) {
+			draw_role(R_CURSOR);
+			mvaddstr(y, NW + cur, a->unicode ? "│" : "|");
 		}
+		free(lc.busy);
+		y += h;
 	}
 	if (!ns) {
 		draw_role(R_DIM);
@@ -478,11 +513,7 @@ void lanes_draw(struct app *a)
 	}
 	if (event_line(a) && a->sel != NO_POS && vis_is(a, a->sel))
 		row_draw_one(a, a->lines - 2, a->sel); /* what the cursor is on, as the list shows it */
-	buf_free(&b);
-	free(g.cells);
-	free(g.row_of);
-	free(g.stack);
-	free(g.depth);
+	bars_free(&bs);
 	free(lanes);
 }
 
@@ -630,6 +661,20 @@ bool lanes_action(struct app *a, enum action act)
 		message(a, false, "%s", a->lane_flags[cur] & LANE_PICKED ? "lane picked: the list shows picked lanes"
 									   : "lane unpicked");
 		return true;
+	case ACT_COLLAPSE_LANE:
+		if (ns)
+			a->lane_flags[cur] ^= LANE_COLLAPSED;
+		return true;
+	case ACT_COLLAPSE_ALL: {
+		bool any_open = false; /* fold them all unless all are folded: then unfold */
+		for (size_t i = 0; i < a->norder; i++)
+			any_open |= !(a->lane_flags[a->order[i]] & LANE_COLLAPSED);
+		for (size_t i = 0; i < a->norder; i++)
+			a->lane_flags[a->order[i]] = (uint8_t)(any_open ? a->lane_flags[a->order[i]] | LANE_COLLAPSED
+								       : a->lane_flags[a->order[i]] & ~LANE_COLLAPSED);
+		message(a, false, "%s", any_open ? "every lane folded to one row (again to unfold)" : "every lane unfolded");
+		return true;
+	}
 	case ACT_ITEM_UP:
 	case ACT_ITEM_DOWN: {
 		/* swap with the neighbour in the display order */

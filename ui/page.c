@@ -150,6 +150,16 @@ static void help_page(struct app *a)
 		}
 		buf_free(&keys);
 	}
+	if (a->unicode)
+		buf_adds(b, "\nLanes: a row per nesting depth (c folds a lane, C every lane); a bar is a span, its name\n"
+			    "inside, its colour by name; ┄ (open): no end closed it; ⊣ an end no begin opened;\n"
+			    "· ░ ▒ ▓ instants, more to the right; a folded lane's ▂▃▄▅▆▇█: deeper nesting; ~ after the\n"
+			    "lane count: a span that began long before the window may be missing.\n");
+	else
+		buf_adds(b, "\nLanes: a row per nesting depth (c folds a lane, C every lane); a bar is a span, its name\n"
+			    "inside, its colour by name; - (open): no end closed it; ] an end no begin opened;\n"
+			    ". : * # instants, more to the right; a folded lane's _ = #: deeper nesting; ~ after the\n"
+			    "lane count: a span that began long before the window may be missing.\n");
 	buf_adds(b, "\nMouse: click selects (lanes and list), the wheel scrolls.\n"
 		    "Prompts (/ & :): Enter accepts, Esc cancels, Up/Down walk the history, C-u clears.\n"
 		    "Filters: RE, !RE, lane:RE, type:RE, FIELD:RE (e.g. target:^/etc), text:RE.\n"

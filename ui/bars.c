@@ -1,0 +1,246 @@
+/* The lanes view's window as bars: every span, open begin, unpaired end and
+ * instant of some lanes inside [t0, t1).  Spans are taken in start order and
+ * each goes to the lowest row of its lane free at its start: nested spans go
+ * one row deeper than their parent, overlapping ones side by side.  Spans a
+ * cell wide or more are kept as bars; narrower ones, instants and unpaired
+ * ends are counted per column, so a frame keeps at most a few bars per cell.
+ *
+ * It reads the spans that began before the window and still cover its start
+ * (each lane's longest spans, its open begins, and a bounded look-back),
+ * then the window's events, sampled when there are more than the budget:
+ * the cost does not grow with the trace. */
+#include <stdlib.h>
+
+#include "ui/bars.h"
+
+#define LOOKBACK 1000000 /* events looked at before the window for spans still open */
+
+enum role bar_role(struct app *a, const struct bar *b)
+{
+	if (b->pos == a->sel)
+		return R_SELECTED;
+	if (search_hits(a, b->pos))
+		return R_MATCH;
+	size_t n;
+	const char *s = b->name ? model_strget(a->m, b->name, &n) : NULL;
+	if (s && n)
+		return (enum role)(R_SPAN1 + hash_bytes(s, n) % SPAN_ROLES);
+	return b->type < a->known_types ? (enum role)a->type_role[b->type] : R_SPAN1;
+}
+
+int bars_col(const struct bars *bs, int64_t t)
+{
+	if (t < bs->t0)
+		return -1;
+	if (t >= bs->t1)
+		return bs->W;
+	return (int)((__int128)(t - bs->t0) * bs->W / (bs->t1 - bs->t0));
+}
+
+static struct lane_bars *lane_of(struct bars *bs, uint32_t lane)
+{
+	return lane < bs->nindex && bs->index[lane] >= 0 ? &bs->lane[bs->index[lane]] : NULL;
+}
+
+static bool is_open(struct model *m, const struct event *e, uint64_t pos)
+{
+	const uint64_t *open;
+	size_t n = model_lane_open(m, e->lane, &open);
+	for (size_t i = 0; i < n; i++)
+		if (open[i] == pos)
+			return true;
+	return false;
+}
+
+static struct bar bar_of(const struct event *e, uint64_t pos, int64_t end, enum bar_kind kind)
+{
+	return (struct bar){
+		.ts = e->ts, .end = end, .pos = pos, .lane = e->lane, .name = e->name, .type = e->type, .kind = kind};
+}
+
+/* A span, in start order: the lowest row free at its start; a bar when
+ * it is a cell wide or more, else counted on its row. */
+static void add_span(struct bars *bs, struct app *a, struct lane_bars *lb, struct bar b)
+{
+	int r = 0;
+	while (r < lb->rows && lb->row_end[r] > b.ts)
+		r++;
+	if (r == BARS_MAX_ROWS)
+		r = BARS_MAX_ROWS - 1; /* deeper than can be told apart: on the last row */
+	else if (r == lb->rows)
+		lb->rows++;
+	lb->row_end[r] = b.end;
+	b.row = (uint16_t)r;
+	int c0 = MAX(0, bars_col(bs, b.ts)), c1 = b.end == INT64_MAX ? bs->W - 1 : MIN(bs->W - 1, bars_col(bs, b.end));
+	if (c0 >= bs->W)
+		return;
+	if (c0 == c1 && b.kind == BAR_SPAN) {
+		size_t at = (size_t)MIN(r, BARS_ROWS) * (size_t)bs->W + (size_t)c0;
+		uint32_t *cell = &lb->narrow[at];
+		if (!(*cell & MARK_COUNT)) /* the first one gives the colour */
+			lb->narrow_role[at] = (uint8_t)bar_role(a, &b);
+		*cell = (*cell & ~MARK_COUNT) | MIN((*cell & MARK_COUNT) + bs->scale, MARK_COUNT);
+		if (search_hits(a, b.pos))
+			*cell |= MARK_HIT;
+		return;
+	}
+	xgrow(&lb->v, &lb->cap, lb->n + 1, sizeof *lb->v);
+	lb->v[lb->n++] = b;
+}
+
+static void add_mark(struct bars *bs, struct app *a, struct lane_bars *lb, const struct event *e, uint64_t pos)
+{
+	int c = bars_col(bs, e->ts);
+	if (c < 0 || c >= bs->W)
+		return;
+	uint32_t *cell = &lb->marks[c];
+	*cell = (*cell & ~MARK_COUNT) | MIN((*cell & MARK_COUNT) + bs->scale, MARK_COUNT);
+	if (search_hits(a, pos))
+		*cell |= MARK_HIT;
+	if (ev_role(e) == ROLE_END)
+		*cell |= MARK_UNOPENED;
+}
+
+static int by_start(const void *x, const void *y)
+{
+	const struct bar *a = x, *b = y;
+	return a->ts < b->ts ? -1 : a->ts > b->ts ? 1 : a->pos < b->pos ? -1 : a->pos > b->pos;
+}
+
+/* The same span found twice (a long span that is also in the look-back). */
+static bool have(const struct bar *v, size_t n, uint64_t pos)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i].pos == pos)
+			return true;
+	return false;
+}
+
+static void early_add(struct bar **v, size_t *n, size_t *cap, struct bar b)
+{
+	if (have(*v, *n, b.pos))
+		return;
+	xgrow(v, cap, *n + 1, sizeof **v);
+	(*v)[(*n)++] = b;
+}
+
+/* Spans that began before the window and still cover its start: every
+ * lane's longest spans and open begins, and a look-back far enough that any
+ * other span covering t0 must start inside it (other spans are no longer
+ * than the lanes' `rest` bound).  Given their rows in start order. */
+static void early(struct bars *bs, struct app *a, uint64_t p0)
+{
+	struct model *m = a->m;
+	struct bar *v = NULL;
+	size_t n = 0, cap = 0;
+	uint64_t back = 0, pos;
+	struct event e;
+	for (size_t r = 0; r < bs->n; r++) {
+		uint32_t lane = bs->lane[r].lane;
+		const struct long_span *ls;
+		uint64_t rest;
+		size_t nl = model_lane_longest(m, lane, &ls, &rest);
+		back = MAX(back, rest);
+		for (size_t i = 0; i < nl; i++) {
+			if (ls[i].ts >= bs->t0 || ts_add(ls[i].ts, ls[i].dur) <= bs->t0)
+				continue;
+			if (!model_find(m, ls[i].ts, ls[i].input, ls[i].off, &pos) || !vis_is(a, pos))
+				continue;
+			model_get(m, pos, &e);
+			if (e.dur == ls[i].dur) /* still paired as when it was noted */
+				early_add(&v, &n, &cap, bar_of(&e, pos, ts_add(e.ts, e.dur), BAR_SPAN));
+		}
+		const uint64_t *open;
+		size_t no = model_lane_open(m, lane, &open);
+		for (size_t i = 0; i < no; i++) {
+			if (open[i] >= model_count(m) || !vis_is(a, open[i]))
+				continue;
+			model_get(m, open[i], &e);
+			if (e.ts < bs->t0) /* (those inside the window come in order with it) */
+				early_add(&v, &n, &cap, bar_of(&e, open[i], INT64_MAX, BAR_OPEN));
+		}
+	}
+	uint64_t from = model_seek(m, bs->t0 - (int64_t)MIN(back, (uint64_t)INT64_MAX / 2));
+	if (p0 - from > LOOKBACK) {
+		from = p0 - LOOKBACK;
+		bs->approximate = true;
+	}
+	for (uint64_t p = from; p < p0; p++) {
+		model_get(m, p, &e);
+		enum ev_role r = ev_role(&e);
+		if ((r != ROLE_COMPLETE && r != ROLE_BEGIN) || e.dur == TTV_NODUR || ts_add(e.ts, e.dur) <= bs->t0)
+			continue;
+		if (lane_of(bs, e.lane) && vis_is(a, p))
+			early_add(&v, &n, &cap, bar_of(&e, p, ts_add(e.ts, e.dur), BAR_SPAN));
+	}
+	if (n)
+		qsort(v, n, sizeof *v, by_start);
+	for (size_t i = 0; i < n; i++)
+		add_span(bs, a, lane_of(bs, v[i].lane), v[i]);
+	free(v);
+}
+
+/* One event inside the window (they come in time order). */
+static void place(struct bars *bs, struct app *a, const struct event *e, uint64_t pos)
+{
+	struct lane_bars *lb = lane_of(bs, e->lane);
+	if (!lb || (e->flags & EVF_META))
+		return;
+	enum ev_role r = ev_role(e);
+	uint64_t other;
+	if ((r == ROLE_COMPLETE || r == ROLE_BEGIN) && e->dur != TTV_NODUR)
+		add_span(bs, a, lb, bar_of(e, pos, ts_add(e->ts, e->dur), BAR_SPAN));
+	else if (r == ROLE_BEGIN && e->seq && model_partner(a->m, pos, &other))
+		add_span(bs, a, lb, bar_of(e, pos, model_ts(a->m, other), BAR_SPAN)); /* (durations by partner) */
+	else if (r == ROLE_BEGIN && (e->seq || is_open(a->m, e, pos)))
+		add_span(bs, a, lb, bar_of(e, pos, INT64_MAX, BAR_OPEN));
+	else if (r != ROLE_END || e->dur == TTV_NODUR) /* (a paired end is drawn by its begin) */
+		add_mark(bs, a, lb, e, pos);
+}
+
+void bars_make(struct bars *bs, struct app *a, const uint32_t *lanes, size_t n, int64_t t0, int64_t t1, int W,
+	       uint64_t budget)
+{
+	*bs = (struct bars){.n = n, .t0 = t0, .t1 = t1, .W = W, .scale = 1};
+	bs->lane = xcalloc(n + 1, sizeof *bs->lane);
+	uint32_t nl = model_nlanes(a->m);
+	bs->index = xmalloc(((size_t)nl + 1) * sizeof *bs->index);
+	for (uint32_t i = 0; i < nl; i++)
+		bs->index[i] = -1;
+	bs->nindex = nl;
+	for (size_t i = 0; i < n; i++) {
+		struct lane_bars *lb = &bs->lane[i];
+		lb->lane = lanes[i];
+		lb->narrow = xcalloc((size_t)(BARS_ROWS + 1) * (size_t)W, sizeof *lb->narrow);
+		lb->narrow_role = xcalloc((size_t)(BARS_ROWS + 1) * (size_t)W, 1);
+		lb->marks = xcalloc((size_t)W, sizeof *lb->marks);
+		if (lanes[i] < nl)
+			bs->index[lanes[i]] = (int)i;
+	}
+	if (!model_count(a->m))
+		return;
+	uint64_t p0 = model_seek(a->m, t0), p1 = model_seek(a->m, t1);
+	early(bs, a, p0);
+	uint64_t step = p1 - p0 > budget ? (p1 - p0) / budget : 1;
+	bs->scale = (uint32_t)MIN(step, UINT32_MAX);
+	bs->sampled = step > 1;
+	struct event e;
+	for (uint64_t p = p0; p < p1; p += step) {
+		if (!vis_is(a, p))
+			continue;
+		model_get(a->m, p, &e);
+		place(bs, a, &e, p);
+	}
+}
+
+void bars_free(struct bars *bs)
+{
+	for (size_t i = 0; i < bs->n; i++) {
+		free(bs->lane[i].v);
+		free(bs->lane[i].narrow);
+		free(bs->lane[i].narrow_role);
+		free(bs->lane[i].marks);
+	}
+	free(bs->lane);
+	free(bs->index);
+}

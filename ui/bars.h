@@ -1,0 +1,63 @@
+/* The lanes view's window as bars in rows (bars.c). */
+#ifndef TTV_UI_BARS_H
+#define TTV_UI_BARS_H
+
+#include "ui/app.h"
+
+#define BARS_MAX_ROWS 64 /* rows told apart; deeper spans share the last */
+#define BARS_ROWS 8      /* rows an expanded lane shows; below, one row for the rest */
+
+enum bar_kind {
+	BAR_SPAN, /* a span: begin to end, or a complete event */
+	BAR_OPEN, /* a begin no end closed (a crash, the end of the file): to the end */
+};
+
+struct bar {
+	int64_t ts, end;  /* end: INT64_MAX for an open begin */
+	uint64_t pos;     /* the event (a span's begin) */
+	uint32_t lane, name, type;
+	uint16_t row;     /* the row of its lane (0 = the outermost) */
+	uint8_t kind;     /* enum bar_kind */
+};
+
+/* Per column: what else is there besides bars a cell wide or more. */
+#define MARK_HIT 0x80000000u      /* (in narrow and marks) the search finds one of them */
+#define MARK_UNOPENED 0x40000000u /* (in marks) an end that no begin opened */
+#define MARK_COUNT 0x3fffffffu
+
+struct lane_bars {
+	uint32_t lane;
+	struct bar *v; /* spans a cell wide or more, in start order */
+	size_t n, cap;
+	int rows;      /* rows its spans take */
+	int64_t row_end[BARS_MAX_ROWS];
+	uint32_t *narrow; /* (BARS_ROWS + 1) x W: spans narrower than a cell, by row (the last: deeper) */
+	uint8_t *narrow_role; /* the colour of the first of them */
+	uint32_t *marks;  /* W: instants and unpaired ends */
+};
+
+struct bars {
+	struct lane_bars *lane; /* one per lane asked for, in that order */
+	size_t n;
+	int *index;             /* lane id -> index into lane, -1 */
+	uint32_t nindex;
+	int64_t t0, t1;
+	int W;
+	uint32_t scale;   /* events each one read stands for (sampled) */
+	bool sampled;     /* more events than the budget: some were not read */
+	bool approximate; /* the look-back was cut short: an old span may be missing */
+};
+
+/* A span's colour: by its name (a stable hash), or its type's when it has
+ * none; the selected one and what the search finds stand out. */
+enum role bar_role(struct app *a, const struct bar *b);
+
+/* The bars of `lanes` in [t0, t1) drawn W cells wide, reading at most
+ * about `budget` events of the window (beyond, it is sampled). */
+void bars_make(struct bars *bs, struct app *a, const uint32_t *lanes, size_t n, int64_t t0, int64_t t1, int W,
+	       uint64_t budget);
+/* The column of time t (-1 before the window, W after it). */
+int bars_col(const struct bars *bs, int64_t t);
+void bars_free(struct bars *bs);
+
+#endif
