@@ -1,6 +1,11 @@
 /* podtrace event records: a capture is a stream of [u32 LE length][record]
  * frames, the record version chosen by its length (V1..V4; longer records
- * read as V4).  See specs/podtrace.md and specs/podtrace-notes.md. */
+ * read as V4).  See specs/podtrace.md and specs/podtrace-notes.md.
+ *
+ * podtrace's probes stamp an event when it completes (the kretprobe or the
+ * switch that ends it) with latency_ns measured back to its start, so an
+ * event is placed at timestamp - latency and spans [that, timestamp]; its
+ * fields keep the timestamp as written. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -345,7 +350,7 @@ static size_t pt_feed(void *st, const uint8_t *p, size_t n, uint64_t off, bool f
 			name = model_str(m, r.target, cstrlen(r.target, 128));
 		}
 		struct event e = {
-			.ts = (int64_t)r.ts,
+			.ts = sat_i64((__int128)r.ts - r.latency), /* stamped when done: it began latency before */
 			.dur = r.latency,
 			.lane = lane_for(pt, &r),
 			.type = type_for(pt, &r),

@@ -4,12 +4,12 @@
 . "$(dirname "$0")/lib.sh"
 
 "$TBIN/ptwrite" "$TMP/a.pt" <<'EOF'
-V4 ts=100 pid=1 type=0 latency=1000 comm=alpha target=Api.Example.com
-V4 ts=300 pid=1 type=21 latency=2000 comm=alpha target=/etc/passwd bytes=3
-V4 ts=500 pid=2 type=1 latency=3000 comm=beta target=10.0.0.1:80 error=-111
+V4 ts=1100 pid=1 type=0 latency=1000 comm=alpha target=Api.Example.com
+V4 ts=2300 pid=1 type=21 latency=2000 comm=alpha target=/etc/passwd bytes=3
+V4 ts=3500 pid=2 type=1 latency=3000 comm=beta target=10.0.0.1:80 error=-111
 EOF
 "$TBIN/ptwrite" "$TMP/b.pt" <<'EOF'
-V4 ts=200 pid=3 type=5 latency=100 comm=gamma target=/var/log/x bytes=10
+V4 ts=300 pid=3 type=5 latency=100 comm=gamma target=/var/log/x bytes=10
 V4 ts=400 pid=3 type=22 bytes=7 comm=gamma
 EOF
 
@@ -144,7 +144,7 @@ like "$OUT" '^2026-11-21 13:25:22\.000077166	pid 10234	ioctl	' "--dump --time wa
 OUT=$(TZ=IST-5:30 "$TTV" --dump --time wall "$SAMPLES/syscall/ls_l.dat" | head -1)
 like "$OUT" '^2026-11-21 18:55:22\.000077166	' "--dump --time wall: in local time"
 run --dump --time wall "$SAMPLES/podtrace/small.ptrace"
-like "$(printf '%s\n' "$OUT" | head -1)" '^@93417\.364902017	' "--dump --time wall: no anchor, the trace's clock"
+like "$(printf '%s\n' "$OUT" | head -1)" '^@93416\.592778104	' "--dump --time wall: no anchor, the trace's clock"
 run --dump --time relative "$SAMPLES/syscall/ls_l.dat"
 like "$(printf '%s\n' "$OUT" | head -2 | tail -1)" '^\+0\.000044907	' "--dump --time relative: as without it"
 run --dump --time soon "$SAMPLES/syscall/ls_l.dat"

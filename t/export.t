@@ -38,8 +38,8 @@ check "several sources, --align" --align "$SAMPLES/podtrace/small.ptrace" "$SAMP
 
 # the details of one trace
 "$TBIN/ptwrite" "$TMP/a.pt" <<'SPEC'
-V4 ts=1000 pid=7 type=0 latency=1500 comm=alpha target=Api.Example.com
-V4 ts=5000 pid=8 type=21 latency=2000 comm=beta target=/etc/passwd bytes=3
+V4 ts=2500 pid=7 type=0 latency=1500 comm=alpha target=Api.Example.com
+V4 ts=7000 pid=8 type=21 latency=2000 comm=beta target=/etc/passwd bytes=3
 SPEC
 check "two events" "$TMP/a.pt"
 X=$(cat "$TMP/x.json")
@@ -71,9 +71,9 @@ is $? 1 "chrome_check: a thread without a name fails"
 # spans of one lane that overlap without nesting: the second goes on an
 # extra thread of that lane, as Perfetto wants the slices of a thread nested
 "$TBIN/ptwrite" "$TMP/o.pt" <<'SPEC'
-V4 ts=1000 pid=7 type=0 latency=3000 comm=alpha target=one
-V4 ts=2000 pid=7 type=0 latency=5000 comm=alpha target=two
-V4 ts=2500 pid=7 type=0 latency=1000 comm=alpha target=three
+V4 ts=4000 pid=7 type=0 latency=3000 comm=alpha target=one
+V4 ts=7000 pid=7 type=0 latency=5000 comm=alpha target=two
+V4 ts=3500 pid=7 type=0 latency=1000 comm=alpha target=three
 SPEC
 check "overlapping spans" "$TMP/o.pt"
 X=$(cat "$TMP/x.json")

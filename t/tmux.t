@@ -7,8 +7,8 @@ if ! command -v tmux >/dev/null 2>&1; then
 	exit 0
 fi
 "$TBIN/ptwrite" "$TMP/t.pt" <<'SPEC'
-V4 ts=1000 pid=1 type=0 latency=500 comm=alpha target=one.example
-V4 ts=2000 pid=2 type=21 latency=100 comm=beta target=/etc/hosts bytes=3
+V4 ts=1500 pid=1 type=0 latency=500 comm=alpha target=one.example
+V4 ts=2100 pid=2 type=21 latency=100 comm=beta target=/etc/hosts bytes=3
 SPEC
 S=ttv-test-$$
 export TMUX_TMPDIR=$TMP
@@ -120,7 +120,7 @@ tm kill-server 2>/dev/null
 "$TBIN/ptwrite" --generate 30 --seed 1 "$TMP/whole.pt"
 head -c 5000 "$TMP/whole.pt" >"$TMP/cut.pt"
 S=ttv-test-$$-damage
-tm new-session -d -s "$S" -x 100 -y 40 "TERM=xterm-256color '$TTV' '$TMP/whole.pt' '$TMP/cut.pt'; sleep 30"
+tm new-session -d -s "$S" -x 100 -y 50 "TERM=xterm-256color '$TTV' '$TMP/whole.pt' '$TMP/cut.pt'; sleep 30"
 wait_for "lanes"
 tm send-keys -t "$S" Tab
 wait_for "── damaged:"

@@ -5,16 +5,16 @@
 . "$(dirname "$0")/lib.sh"
 
 "$TBIN/ptwrite" "$TMP/view.pt" <<'SPEC'
-V4 ts=1000000 pid=100 type=18 latency=900000 comm=server target=SELECT\s1
-V4 ts=1100000 pid=100 type=5 latency=300000 comm=server target=/data/a bytes=4096
-V4 ts=1150000 pid=100 type=6 latency=100000 comm=server target=/data/a
-V4 ts=1050000 pid=200 type=1 latency=50000 comm=client target=10.0.0.1:80 error=-111
+V4 ts=1900000 pid=100 type=18 latency=900000 comm=server target=SELECT\s1
+V4 ts=1400000 pid=100 type=5 latency=300000 comm=server target=/data/a bytes=4096
+V4 ts=1250000 pid=100 type=6 latency=100000 comm=server target=/data/a
+V4 ts=1100000 pid=200 type=1 latency=50000 comm=client target=10.0.0.1:80 error=-111
 V4 ts=1500000 pid=200 type=8 tcp_state=1 comm=client target=10.0.0.1:80
-V4 ts=1600000 pid=200 type=21 latency=20000 comm=client target=/etc/hosts bytes=3
+V4 ts=1620000 pid=200 type=21 latency=20000 comm=client target=/etc/hosts bytes=3
 V4 ts=1700000 pid=200 type=22 bytes=3 comm=client
-V4 ts=1800000 pid=300 type=0 latency=100000 comm=ev\x1b[31mil target=\x1b]0;pwned\x07\xe2\x80\xaebad
+V4 ts=1900000 pid=300 type=0 latency=100000 comm=ev\x1b[31mil target=\x1b]0;pwned\x07\xe2\x80\xaebad
 V4 ts=2000000 pid=100 type=25 error=91 tcp_state=1 comm=server details=MEM:91%
-V4 ts=2100000 pid=100 type=13 latency=200000 tcp_state=2 comm=server target=GET\s/api
+V4 ts=2300000 pid=100 type=13 latency=200000 tcp_state=2 comm=server target=GET\s/api
 SPEC
 
 # scenario NAME [TTV-ARGS...] < SCRIPT: run the script, then dump the screen
@@ -135,14 +135,14 @@ like "$SCREEN" '#1/2 .*\| damaged$' "damage: the mark stays"
 # before it (here a file cut short, merged with a whole copy of itself)
 "$TBIN/ptwrite" --generate 30 --seed 1 "$TMP/mk-whole.pt"
 head -c 5000 "$TMP/mk-whole.pt" >"$TMP/mk-cut.pt"
-SIZE=100x40 scenario damage-marker mk-whole.pt mk-cut.pt <<'S'
+SIZE=100x50 scenario damage-marker mk-whole.pt mk-cut.pt <<'S'
 Tab
 S
 like "$SCREEN" '^── damaged: [^ ]*mk-cut\.pt: offset 4688: truncated: frame claims 336 bytes, only 308 present$' \
 	"the list: a marker row for the damage, with file, offset and what was lost"
 is "$(printf '%s\n' "$SCREEN" | grep -B1 -A1 '^── damaged' | awk '{printf "%s %s ", $1, $4}')" \
-	"+0.000015121 HTTP_REQ ── offset +0.000016393 (node) " \
-	"where it happened: after the cut file's last event (and its copy), before the first only the whole file has"
+	"+0.039908097 HTTP_REQ ── offset +0.045146179 (postgres) " \
+	"where it happened: after the cut file's last event (and its copy)"
 # nothing that can be opened: an error and no screen, as less does
 echo "dump $TMP/missing.txt" >"$TMP/missing.script"
 TTV_SCRIPT=$TMP/missing.script TTV_SIZE=80x24 "$TTV" "$TMP/missing.pt" "$TMP" >/dev/null 2>"$TMP/missing.err"
