@@ -21,7 +21,7 @@ view() { # KEYS ARGS...: the screen after KEYS (one per line), as text
 
 # ---- no file: the built-in defaults, no message ----
 view "?" "$TMP/a.pt"
-like "$SCREEN" "j, Down, C-n, e +move-down" "no config: the less keymap"
+like "$SCREEN" "j, C-n, e +move-down" "no config: the less keymap"
 unlike "$STATUS" "FOLLOW" "no config: not following"
 unlike "$STATUS" "config" "no config: nothing said"
 view "" "$TMP/a.pt"
@@ -36,7 +36,7 @@ time   = absolute
 follow = yes
 EOF2
 view "?" "$TMP/a.pt"
-like "$SCREEN" "C-n, Down +move-down" "config keymap = emacs"
+like "$SCREEN" "C-n +move-down" "config keymap = emacs"
 unlike "$STATUS" "not found|config" "config: theme light found, nothing wrong"
 view "" "$TMP/a.pt"
 like "$SCREEN" "╷@2us" "config time = absolute"
@@ -44,7 +44,7 @@ like "$STATUS" "FOLLOW" "config follow = yes"
 
 # ---- the command line wins ----
 view "?" --keymap less "$TMP/a.pt"
-like "$SCREEN" "j, Down, C-n, e +move-down" "--keymap overrides the config"
+like "$SCREEN" "j, C-n, e +move-down" "--keymap overrides the config"
 view "" --time relative --no-follow "$TMP/a.pt"
 like "$SCREEN" "╷\+2us" "--time relative overrides the config"
 unlike "$STATUS" "FOLLOW" "--no-follow overrides the config"
@@ -74,7 +74,7 @@ SIZE=300x30 view "" "$TMP/a.pt"
 like "$STATUS" "config:2: want key = value" "viewer: the bad lines are in the status line"
 like "$SCREEN" "╷@[0-9]" "viewer: the good lines still load (time, after bad ones)"
 view "?" "$TMP/a.pt"
-like "$SCREEN" "C-n, Down +move-down" "viewer: the good lines still load (keymap)"
+like "$SCREEN" "C-n +move-down" "viewer: the good lines still load (keymap)"
 
 # the sanitizer: a control character in the file is not sent to the terminal
 printf 'keymap = \033[31mred\n' >"$CFG"

@@ -174,6 +174,12 @@ for size in 80x24 200x50; do
 	like "$(printf '%s\n' "$sc" | sed -n "$((row + 2))p")" '^│ .*compute.*io_wait' "$size: compute and io_wait below them"
 	tm send-keys -t "$S" k k k k k k j j # metadata, process, thread 2
 	sleep 0.3
+	like "$(screen | tail -1)" '^iteration .*\(self .*, depth 1\)' "$size: the status line names the selected span"
+	tm send-keys -t "$S" Down Down Right
+	sleep 0.3
+	like "$(screen | tail -1)" '^leaf .*depth 3\)' "$size: Down, Down, Right: the next leaf, two levels in"
+	tm send-keys -t "$S" Up Up
+	sleep 0.3
 	tm send-keys -t "$S" c
 	sleep 0.3
 	sc=$(screen)

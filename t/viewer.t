@@ -105,7 +105,7 @@ scenario help "$V" <<'S'
 ?
 S
 like "$SCREEN" 'ttv keys in the lanes view' "help: title names the view"
-like "$SCREEN" 'j, Down, C-n, e +move-down' "help: keys actually bound"
+like "$SCREEN" 'j, C-n, e +move-down' "help: keys actually bound"
 
 SIZE=100x64 scenario help-all "$V" <<'S'
 ?
@@ -215,6 +215,18 @@ like "$(sed -n 4p "$TMP/messages.txt")" '^[0-9]{2}:[0-9]{2}:[0-9]{2}  error: bad
 	"an error message, whole"
 like "$(sed -n 5p "$TMP/messages.txt")" '  error: pattern not found: nothing-matches-this$' "the next one below it"
 is "$(sed -n 3,5p "$TMP/messages2.txt")" "$(sed -n 3,5p "$TMP/messages.txt")" ":messages shows the same"
+# the selection is a span: Down goes into it, Up out of it, Left/Right to
+# its neighbours at the same depth; the status line names it with its
+# duration, self time and depth (HTDUMP: worker_run > iteration > compute > leaf)
+cp "$SAMPLES/htdump/small.htdump" "$TMP/nest.htdump"
+printf 'k\nk\nk\nk\nk\nk\nj\nj\ndump %s/n1.txt\nDown\nDown\ndump %s/n2.txt\nRight\ndump %s/n3.txt\nLeft\nUp\nUp\ndump %s/n4.txt\n' \
+	"$TMP" "$TMP" "$TMP" "$TMP" >"$TMP/nest.script"
+(cd "$TMP" && TTV_SCRIPT=$TMP/nest.script TTV_SIZE=120x30 "$TTV" nest.htdump >/dev/null 2>&1)
+like "$(tail -1 "$TMP/n1.txt")" '^iteration  966\.24us \(self 2\.16us, depth 1\)' "spans: the status line names the selected span"
+like "$(tail -1 "$TMP/n2.txt")" '^leaf  291\.58us \(self 291\.58us, depth 3\)' "spans: Down twice, into compute, then its first leaf"
+like "$(tail -1 "$TMP/n3.txt")" '^leaf  277\.41us \(self 277\.41us, depth 3\) ' "spans: Right, the next leaf in the same compute"
+like "$(tail -1 "$TMP/n4.txt")" '^iteration  966\.24us \(self 2\.16us, depth 1\)' "spans: Left, then Up twice: back to the iteration"
+
 # help says the keys of the view it was opened from, for every view
 for v in lanes: list:Tab detail:Enter info:= filters:'\' messages:M; do
 	word=${v%%:*} key=${v#*:}

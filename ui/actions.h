@@ -47,6 +47,10 @@
 	X(ITEM_UP, "item-up", "move the selected lane (lanes) or filter (filters) up")        \
 	X(ITEM_DOWN, "item-down", "move the selected lane (lanes) or filter (filters) down")  \
 	X(PICK_LANE, "pick-lane", "pick the lane for the list (none picked: all lanes)")      \
+	X(SPAN_PREV, "span-prev", "the span before the selected one at its depth (lanes)")         \
+	X(SPAN_NEXT, "span-next", "the span after the selected one at its depth (lanes)")          \
+	X(SPAN_UP, "span-up", "the span around the selected one, or the lane above (lanes)")       \
+	X(SPAN_DOWN, "span-down", "the first span inside the selected one, or the lane below (lanes)") \
 	X(COLLAPSE_LANE, "collapse-lane", "fold the selected lane to one row, or unfold it (lanes)") \
 	X(COLLAPSE_ALL, "collapse-all", "fold every lane to one row, or unfold them all (lanes)") \
 	X(TOGGLE, "toggle", "filters view: enable or disable the selected filter")            \

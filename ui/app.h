@@ -110,6 +110,9 @@ struct lanes_view {
 	uint64_t followed; /* the selection the window last followed */
 	int64_t t0, t1;    /* the time window */
 	bool window_set;
+	/* the selected span as the status line says it, and what it was made for */
+	char span_text[160];
+	uint64_t span_key[4];
 };
 
 /* detail, info, help, filters, record, messages: one scrolling text page */
@@ -241,6 +244,9 @@ void message(struct app *a, bool error, const char *fmt, ...) PRINTF_LIKE(3, 4);
 void lanes_draw(struct app *a);
 bool lanes_action(struct app *a, enum action act);
 void lanes_fit(struct app *a); /* window around the whole trace */
+/* The selected span for the status line (name, duration, self time,
+ * depth); false when the selection is not a span. */
+bool lanes_status(struct app *a, struct buf *out);
 void lanes_click(struct app *a, int line, int col);
 void list_draw(struct app *a);
 /* row.c: one event as a row (the list, the lanes view's selected line):

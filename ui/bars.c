@@ -32,7 +32,7 @@ int bars_col(const struct bars *bs, int64_t t)
 {
 	if (t < bs->t0)
 		return -1;
-	if (t >= bs->t1)
+	if (t >= bs->t1 || !bs->W)
 		return bs->W;
 	return (int)((__int128)(t - bs->t0) * bs->W / (bs->t1 - bs->t0));
 }
@@ -72,9 +72,9 @@ static void add_span(struct bars *bs, struct app *a, struct lane_bars *lb, struc
 	lb->row_end[r] = b.end;
 	b.row = (uint16_t)r;
 	int c0 = MAX(0, bars_col(bs, b.ts)), c1 = b.end == INT64_MAX ? bs->W - 1 : MIN(bs->W - 1, bars_col(bs, b.end));
-	if (c0 >= bs->W)
+	if (c0 >= bs->W && bs->W)
 		return;
-	if (c0 == c1 && b.kind == BAR_SPAN) {
+	if (c0 == c1 && b.kind == BAR_SPAN && bs->W) {
 		size_t at = (size_t)MIN(r, BARS_ROWS) * (size_t)bs->W + (size_t)c0;
 		uint32_t *cell = &lb->narrow[at];
 		if (!(*cell & MARK_COUNT)) /* the first one gives the colour */
@@ -90,6 +90,8 @@ static void add_span(struct bars *bs, struct app *a, struct lane_bars *lb, struc
 
 static void add_mark(struct bars *bs, struct app *a, struct lane_bars *lb, const struct event *e, uint64_t pos)
 {
+	if (!bs->W)
+		return;
 	int c = bars_col(bs, e->ts);
 	if (c < 0 || c >= bs->W)
 		return;
@@ -211,9 +213,11 @@ void bars_make(struct bars *bs, struct app *a, const uint32_t *lanes, size_t n, 
 	for (size_t i = 0; i < n; i++) {
 		struct lane_bars *lb = &bs->lane[i];
 		lb->lane = lanes[i];
-		lb->narrow = xcalloc((size_t)(BARS_ROWS + 1) * (size_t)W, sizeof *lb->narrow);
-		lb->narrow_role = xcalloc((size_t)(BARS_ROWS + 1) * (size_t)W, 1);
-		lb->marks = xcalloc((size_t)W, sizeof *lb->marks);
+		if (W) {
+			lb->narrow = xcalloc((size_t)(BARS_ROWS + 1) * (size_t)W, sizeof *lb->narrow);
+			lb->narrow_role = xcalloc((size_t)(BARS_ROWS + 1) * (size_t)W, 1);
+			lb->marks = xcalloc((size_t)W, sizeof *lb->marks);
+		}
 		if (lanes[i] < nl)
 			bs->index[lanes[i]] = (int)i;
 	}

@@ -585,6 +585,66 @@ static void to_lane(struct app *a, size_t idx)
 	free(lanes);
 }
 
+/* Left/right: the span before/after at the same depth; up/down: the
+ * span around it or the first inside it, else the lane above or below. */
+static void span_action(struct app *a, enum action act)
+{
+	struct bar sp;
+	if (!span_of(a, a->sel, &sp)) {
+		if (act == ACT_SPAN_UP || act == ACT_SPAN_DOWN)
+			to_lane(a, act == ACT_SPAN_DOWN ? a->lanes.cur + 1 : a->lanes.cur ? a->lanes.cur - 1 : 0);
+		else
+			message(a, false, "not a span: , and . step through the lane's events");
+		return;
+	}
+	uint64_t p = act == ACT_SPAN_UP	  ? span_parent(a, &sp)
+		     : act == ACT_SPAN_DOWN ? span_child(a, &sp)
+					    : span_step(a, &sp, act == ACT_SPAN_NEXT ? 1 : -1, a->lanes.t1 - a->lanes.t0);
+	if (p != NO_POS && vis_is(a, p)) {
+		size_t keep = a->lanes.cur;
+		select_pos(a, p);
+		a->lanes.cur = keep;
+	} else if (act == ACT_SPAN_UP || act == ACT_SPAN_DOWN) {
+		to_lane(a, act == ACT_SPAN_DOWN ? a->lanes.cur + 1 : a->lanes.cur ? a->lanes.cur - 1 : 0);
+	} else {
+		message(a, false, "no span %s this one at its depth", act == ACT_SPAN_NEXT ? "after" : "before");
+	}
+}
+
+bool lanes_status(struct app *a, struct buf *out)
+{
+	struct lanes_view *lv = &a->lanes;
+	uint64_t key[4] = {a->sel, model_count(a->m), model_generation(a->m), a->vis.done};
+	if (memcmp(key, lv->span_key, sizeof key)) {
+		memcpy(lv->span_key, key, sizeof key);
+		lv->span_text[0] = 0;
+		struct bar sp;
+		if (span_of(a, a->sel, &sp)) {
+			struct buf b = {0};
+			size_t n;
+			const char *name = model_strget(a->m, sp.name ? sp.name : model_type_get(a->m, sp.type)->name, &n);
+			esc_term(&b, name, n);
+			buf_adds(&b, "  ");
+			if (sp.end == INT64_MAX) {
+				buf_adds(&b, "open");
+			} else {
+				fmt_dur(&b, (uint64_t)(sp.end - sp.ts));
+				buf_adds(&b, " (self ");
+				fmt_dur(&b, span_self(a, &sp));
+				buf_addc(&b, ',');
+			}
+			buf_printf(&b, "%sdepth %d%s", sp.end == INT64_MAX ? ", " : " ", span_depth(a, &sp),
+				   sp.end == INT64_MAX ? "" : ")");
+			snprintf(lv->span_text, sizeof lv->span_text, "%s", buf_str(&b));
+			buf_free(&b);
+		}
+	}
+	if (!lv->span_text[0])
+		return false;
+	buf_adds(out, lv->span_text);
+	return true;
+}
+
 bool lanes_action(struct app *a, enum action act)
 {
 	uint32_t *lanes = xcalloc(model_nlanes(a->m) + 1, sizeof *lanes);
@@ -661,6 +721,10 @@ bool lanes_action(struct app *a, enum action act)
 		message(a, false, "%s", a->lane_flags[cur] & LANE_PICKED ? "lane picked: the list shows picked lanes"
 									   : "lane unpicked");
 		return true;
+	case ACT_SPAN_PREV:
+	case ACT_SPAN_NEXT:
+	case ACT_SPAN_UP:
+	case ACT_SPAN_DOWN: span_action(a, act); return true;
 	case ACT_COLLAPSE_LANE:
 		if (ns)
 			a->lane_flags[cur] ^= LANE_COLLAPSED;

@@ -1,0 +1,132 @@
+/* The selection as a span in the lanes view: its depth, parent, first
+ * child, the spans before and after it at the same depth, and its self
+ * time.  Each answer lays out the spans of its lane around the selection
+ * (bars.c, every span kept), so it agrees with what the lanes view draws. */
+#include "ui/bars.h"
+
+#define NAV_BUDGET 1000000 /* events read per look; beyond, sampled */
+#define NAV_TRIES 8        /* each try looks 4 times further */
+
+/* The selected event as a span: its lane, start, end (INT64_MAX: open),
+ * name and type; false when it is not one. */
+bool span_of(struct app *a, uint64_t pos, struct bar *out)
+{
+	if (pos == NO_POS || pos >= model_count(a->m))
+		return false;
+	struct event e;
+	uint64_t other;
+	model_get(a->m, pos, &e);
+	enum ev_role r = ev_role(&e);
+	int64_t end;
+	if ((r == ROLE_COMPLETE || r == ROLE_BEGIN) && e.dur != TTV_NODUR && e.dur)
+		end = ts_add(e.ts, e.dur);
+	else if (r == ROLE_BEGIN && e.dur == TTV_NODUR && model_partner(a->m, pos, &other))
+		end = model_ts(a->m, other);
+	else if (r == ROLE_BEGIN && e.dur == TTV_NODUR)
+		end = INT64_MAX;
+	else
+		return false;
+	*out = (struct bar){.ts = e.ts, .end = end, .pos = pos, .lane = e.lane, .name = e.name, .type = e.type,
+			    .kind = end == INT64_MAX ? BAR_OPEN : BAR_SPAN};
+	return true;
+}
+
+/* The spans of one lane in [t0, t1), every one a bar with its row. */
+static struct lane_bars *lay_out(struct app *a, struct bars *bs, uint32_t lane, int64_t t0, int64_t t1)
+{
+	bars_make(bs, a, &lane, 1, t0, MAX(t1, t0 + 1), 0, NAV_BUDGET);
+	return &bs->lane[0];
+}
+
+static const struct bar *find(const struct lane_bars *lb, uint64_t pos)
+{
+	for (size_t i = 0; i < lb->n; i++)
+		if (lb->v[i].pos == pos)
+			return &lb->v[i];
+	return NULL;
+}
+
+int span_depth(struct app *a, const struct bar *sp)
+{
+	struct bars bs;
+	const struct bar *b = find(lay_out(a, &bs, sp->lane, sp->ts, sp->ts + 1), sp->pos);
+	int depth = b ? b->row : 0;
+	bars_free(&bs);
+	return depth;
+}
+
+uint64_t span_parent(struct app *a, const struct bar *sp)
+{
+	struct bars bs;
+	struct lane_bars *lb = lay_out(a, &bs, sp->lane, sp->ts, sp->ts + 1);
+	const struct bar *b = find(lb, sp->pos);
+	uint64_t found = NO_POS;
+	for (size_t i = 0; b && b->row && i < lb->n; i++)
+		if (lb->v[i].row == b->row - 1 && lb->v[i].ts <= sp->ts && lb->v[i].end >= sp->end)
+			found = lb->v[i].pos; /* (the latest to start: the innermost) */
+	bars_free(&bs);
+	return found;
+}
+
+uint64_t span_child(struct app *a, const struct bar *sp)
+{
+	struct bars bs;
+	struct lane_bars *lb = lay_out(a, &bs, sp->lane, sp->ts, sp->end == INT64_MAX ? INT64_MAX : sp->end);
+	const struct bar *b = find(lb, sp->pos);
+	uint64_t found = NO_POS;
+	for (size_t i = 0; b && i < lb->n && found == NO_POS; i++)
+		if (lb->v[i].row == b->row + 1 && lb->v[i].ts >= sp->ts)
+			found = lb->v[i].pos; /* (in start order: the first) */
+	bars_free(&bs);
+	return found;
+}
+
+/* The span before (dir < 0) or after (dir > 0) at the same depth, looking
+ * further each try (the lanes view's window width, then 4 times more). */
+uint64_t span_step(struct app *a, const struct bar *sp, int dir, int64_t width)
+{
+	int depth = span_depth(a, sp);
+	int64_t first, last;
+	if (!model_span(a->m, &first, &last))
+		return NO_POS;
+	int64_t w = MAX(width, 1000);
+	for (int t = 0; t < NAV_TRIES; t++, w = (int64_t)MIN((__int128)w * 4, INT64_MAX / 4)) {
+		int64_t from = dir > 0 ? (sp->end == INT64_MAX ? sp->ts : sp->end) : ts_sub(sp->ts, w);
+		int64_t to = dir > 0 ? ts_add(from, (uint64_t)w) : sp->ts;
+		struct bars bs;
+		struct lane_bars *lb = lay_out(a, &bs, sp->lane, from, to);
+		uint64_t found = NO_POS;
+		for (size_t i = 0; i < lb->n; i++) {
+			const struct bar *b = &lb->v[i];
+			if (b->row != depth || b->pos == sp->pos)
+				continue;
+			if (dir > 0 ? b->ts >= from && found == NO_POS : b->ts < sp->ts)
+				found = b->pos; /* forward: the first; back: the last to start */
+		}
+		bars_free(&bs);
+		if (found != NO_POS || (dir > 0 ? to >= last : from <= first))
+			return found;
+	}
+	return NO_POS;
+}
+
+/* Time inside the span not inside a span one row deeper. */
+uint64_t span_self(struct app *a, const struct bar *sp)
+{
+	if (sp->end == INT64_MAX)
+		return 0;
+	struct bars bs;
+	struct lane_bars *lb = lay_out(a, &bs, sp->lane, sp->ts, sp->end);
+	const struct bar *b = find(lb, sp->pos);
+	uint64_t total = (uint64_t)(sp->end - sp->ts), inner = 0;
+	for (size_t i = 0; b && i < lb->n; i++) {
+		const struct bar *c = &lb->v[i];
+		if (c->row != b->row + 1 || c->ts < sp->ts)
+			continue;
+		int64_t e = MIN(c->end, sp->end);
+		if (e > c->ts)
+			inner += (uint64_t)(e - c->ts);
+	}
+	bars_free(&bs);
+	return inner < total ? total - inner : 0;
+}
