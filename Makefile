@@ -51,6 +51,8 @@ DEP_PKGS := ncursesw:libncurses-dev termkey:libtermkey-dev \
             libpcre2-8:libpcre2-dev zlib:zlib1g-dev
 # command : Debian package
 DEP_CMDS := cc:gcc pkg-config:pkg-config tmux:tmux prove:perl zsh:zsh groff:groff man:man-db
+# header (libraries without pkg-config) : Debian package
+DEP_HDRS := /usr/include/libiberty/demangle.h:libiberty-dev
 
 deps:
 	@missing=""; \
@@ -59,6 +61,9 @@ deps:
 	done; \
 	for pair in $(DEP_PKGS); do \
 	  pkg-config --exists $${pair%%:*} 2>/dev/null || missing="$$missing $${pair#*:}"; \
+	done; \
+	for pair in $(DEP_HDRS); do \
+	  [ -f $${pair%%:*} ] || missing="$$missing $${pair#*:}"; \
 	done; \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ]; then \
@@ -76,7 +81,7 @@ deps:
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 ALL_CFLAGS  = $(STD_FLAGS) $(SAN_FLAGS) -I. $(PKG_CFLAGS) $(CFLAGS)
-LIBS        = $(PKG_LIBS) -lm -lpthread
+LIBS        = $(PKG_LIBS) -liberty -lm -lpthread
 
 build: $(BUILD)/ttv
 ifeq ($(BUILD),build)

@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 
+#include "src/hmap.h"
 #include "src/util.h"
 
 /* ---- compact events ------------------------------------------------------ */
@@ -69,6 +70,7 @@ struct model {
 	struct lane *lanes;
 	size_t nlanes, caplanes;
 	uint64_t lane_renames; /* views that measured names measure again */
+	struct hmap raw_names;  /* a name shown (demangled) -> the name as written */
 	uint32_t *lane_slot; /* hash (source, key) -> lane id + 1 */
 	size_t nlane_slot;
 
@@ -130,6 +132,7 @@ void model_free(struct model *m)
 		free(m->snaps[i].data);
 	free(m->cur[0].idx);
 	free(m->cur[1].idx);
+	hmap_free(&m->raw_names);
 	free(m->lanes);
 	free(m->lane_slot);
 	free(m->types);
@@ -194,6 +197,18 @@ void model_lane_rename(struct model *m, uint32_t lane, uint32_t name)
 }
 
 uint64_t model_lane_renames(const struct model *m) { return m->lane_renames; }
+
+void model_name_alias(struct model *m, uint32_t shown, uint32_t raw)
+{
+	if (shown != raw)
+		hmap_put(&m->raw_names, shown, raw);
+}
+
+uint32_t model_name_raw(const struct model *m, uint32_t shown)
+{
+	uint64_t v;
+	return m->raw_names.n && hmap_get(&m->raw_names, shown, &v) ? (uint32_t)v : shown;
+}
 
 uint32_t model_nlanes(const struct model *m) { return (uint32_t)m->nlanes; }
 const struct lane *model_lane_get(const struct model *m, uint32_t lane) { return lane < m->nlanes ? &m->lanes[lane] : NULL; }

@@ -121,6 +121,11 @@ void model_lane_rename(struct model *m, uint32_t lane, uint32_t name);
 /* How many renames so far (a view that measured lane names looks again). */
 uint64_t model_lane_renames(const struct model *m);
 uint32_t model_nlanes(const struct model *m);
+/* A name shown in place of the one written (a demangled function name for
+ * its symbol): model_name_raw() gives the written one back (or `shown`
+ * itself), for a view that shows names as written. */
+void model_name_alias(struct model *m, uint32_t shown, uint32_t raw);
+uint32_t model_name_raw(const struct model *m, uint32_t shown);
 const struct lane *model_lane_get(const struct model *m, uint32_t lane);
 /* For lanes of sequences: add n events spanning [first, last]. */
 void model_lane_count(struct model *m, uint32_t lane, uint64_t n, int64_t first, int64_t last);

@@ -299,6 +299,11 @@ void event_text(struct trace *t, const struct event *e, struct buf *b)
 	add_name(b, t->m, model_type_get(t->m, e->type)->name);
 	buf_addc(b, ' ');
 	event_summary(t, e, b);
+	uint32_t raw = model_name_raw(t->m, e->name);
+	if (raw != e->name) { /* a demangled name: found as written too */
+		buf_addc(b, ' ');
+		add_name(b, t->m, raw);
+	}
 }
 
 /* Filters may run on two threads (filterset_prepare): flags and cached
@@ -407,8 +412,10 @@ bool filter_hit(struct filter *f, struct trace *t, const struct event *e, bool *
 	case SC_FIELD: {
 		if (!f->field_sid)
 			f->field_sid = model_str(m, f->field, strlen(f->field));
-		if (model_type_get(m, e->type)->name_field == f->field_sid)
-			return cached(f, e->name, m, expensive);
+		if (model_type_get(m, e->type)->name_field == f->field_sid) { /* shown or as written */
+			uint32_t raw = model_name_raw(m, e->name);
+			return cached(f, e->name, m, expensive) || (raw != e->name && cached(f, raw, m, expensive));
+		}
 		struct buf *b = scratch();
 		bool hit = false;
 		if (field_text(t, e, f->field, b)) {

@@ -10,7 +10,7 @@
 # that a new file has to be placed here before its includes pass.
 layer() {
 	case $1 in
-	src/util.* | src/strtab.* | src/hmap.* | src/json.* | src/esc.* | src/fields.* | src/worker.* | \
+	src/util.* | src/strtab.* | src/hmap.* | src/json.* | src/esc.* | src/fields.* | src/worker.* | src/demangle.* | \
 		src/errnames.* | src/cli.h | src/config.c) echo "1 lib" ;;
 	src/input.*) echo "2 io" ;;
 	src/model.*) echo "3 model" ;;

@@ -42,6 +42,7 @@
 	X(HELP, "help", "this help")                                                          \
 	X(MESSAGES, "messages", "every message the status line showed, with its time")      \
 	X(TOGGLE_TIME, "toggle-time", "show times relative to the start or absolute")         \
+	X(RAW_NAMES, "raw-names", "show function names as written (mangled) or readable")     \
 	X(HIDE_LANE, "hide-lane", "hide the selected lane")                                   \
 	X(SHOW_LANES, "show-lanes", "show every hidden lane again")                           \
 	X(ITEM_UP, "item-up", "move the selected lane (lanes) or filter (filters) up")        \

@@ -158,6 +158,7 @@ struct app {
 	uint8_t *type_role;  /* span colour by type */
 	size_t captyperole;
 	enum time_mode time; /* relative, the trace's clock, or wall clock (t cycles) */
+	bool raw_names;      /* function names as written, not demangled (R) */
 	bool clocks_said; /* the warning about unrelated clocks, once loaded */
 
 	/* jumps and marks */

@@ -28,6 +28,13 @@ enum role bar_role(struct app *a, const struct bar *b)
 	return b->type < a->known_types ? (enum role)a->type_role[b->type] : R_SPAN1;
 }
 
+uint32_t bar_name(const struct app *a, const struct bar *b)
+{
+	if (!b->name)
+		return model_type_get(a->m, b->type)->name;
+	return a->raw_names ? model_name_raw(a->m, b->name) : b->name;
+}
+
 int bars_col(const struct bars *bs, int64_t t)
 {
 	if (t < bs->t0)

@@ -51,6 +51,9 @@ struct bars {
 /* A span's colour: by its name (a stable hash), or its type's when it has
  * none; the selected one and what the search finds stand out. */
 enum role bar_role(struct app *a, const struct bar *b);
+/* Its name as shown: its own (as written when the user asked, R), else its
+ * type's. */
+uint32_t bar_name(const struct app *a, const struct bar *b);
 
 /* The bars of `lanes` in [t0, t1) drawn W cells wide, reading at most
  * about `budget` events of the window (beyond, it is sampled).  W = 0:

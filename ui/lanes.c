@@ -279,7 +279,7 @@ static void draw_bar(struct app *a, int y, int x0, struct lane_cells *lc, const 
 	if (t1 == t0)
 		return; /* no room for a name */
 	size_t n;
-	const char *name = model_strget(a->m, b->name ? b->name : model_type_get(a->m, b->type)->name, &n);
+	const char *name = model_strget(a->m, bar_name(a, b), &n);
 	struct buf t = {0};
 	esc_term(&t, name, n);
 	if (b->kind == BAR_OPEN)
@@ -622,7 +622,7 @@ bool lanes_status(struct app *a, struct buf *out)
 		if (span_of(a, a->sel, &sp)) {
 			struct buf b = {0};
 			size_t n;
-			const char *name = model_strget(a->m, sp.name ? sp.name : model_type_get(a->m, sp.type)->name, &n);
+			const char *name = model_strget(a->m, bar_name(a, &sp), &n);
 			esc_term(&b, name, n);
 			buf_adds(&b, "  ");
 			if (sp.end == INT64_MAX) {

@@ -41,6 +41,26 @@ void row_widths(struct app *a, int *tmw, int *lw, int *tw)
 	}
 }
 
+/* Names as written (R): the demangled name in a summary gives way to the
+ * symbol it was made from. */
+static void raw_name(struct app *a, const struct event *e, struct buf *b)
+{
+	uint32_t raw = model_name_raw(a->m, e->name);
+	if (raw == e->name)
+		return;
+	size_t ns, nr;
+	const char *shown = model_strget(a->m, e->name, &ns), *as_written = model_strget(a->m, raw, &nr);
+	const char *at = ns ? memmem(buf_str(b), b->len, shown, ns) : NULL;
+	if (!at)
+		return;
+	struct buf t = {0};
+	buf_add(&t, b->p, (size_t)(at - b->p));
+	esc_term(&t, as_written, nr);
+	buf_add(&t, at + ns, b->len - (size_t)(at - b->p) - ns);
+	buf_free(b);
+	*b = t;
+}
+
 void row_draw(struct app *a, int y, uint64_t pos, int tmw, int lw, int tw)
 {
 	struct event e;
@@ -71,6 +91,8 @@ void row_draw(struct app *a, int y, uint64_t pos, int tmw, int lw, int tw)
 	x += tw + 1;
 	buf_reset(&b);
 	event_summary(a->t, &e, &b);
+	if (a->raw_names)
+		raw_name(a, &e, &b);
 	if (r == ROLE_BEGIN || r == ROLE_END) {
 		if (e.dur == TTV_NODUR)
 			buf_adds(&b, r == ROLE_BEGIN ? " [unclosed]" : " [unopened]");

@@ -414,6 +414,11 @@ static bool global_action(struct app *a, enum action act)
 		cycle_time(a);
 		return true;
 	case ACT_INTERRUPT: message(a, false, "nothing to interrupt (q quits)"); return true;
+	case ACT_RAW_NAMES:
+		a->raw_names = !a->raw_names;
+		a->lanes.span_key[0] = NO_POS; /* the status line's span name too */
+		message(a, false, "%s", a->raw_names ? "function names as written" : "function names readable (demangled)");
+		return true;
 	case ACT_REDRAW: clearok(curscr, TRUE); return true;
 	case ACT_SUSPEND: suspend(a); return true;
 	default: return false;

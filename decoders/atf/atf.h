@@ -32,6 +32,7 @@
 #include <zlib.h>
 
 #include "decoders/decoder.h"
+#include "src/demangle.h"
 #include "src/esc.h"
 #include "src/hmap.h"
 #include "src/json.h"

@@ -10,6 +10,16 @@ void atf_put_str_id(struct fsink *out, struct session *ss, const char *name, uin
 	f_str(out, name, s, n);
 }
 
+/* "function" as written (the symbol), and "function_demangled" beside it
+ * when it reads otherwise. */
+static void put_function(struct fsink *out, struct session *ss, uint64_t fid)
+{
+	uint32_t shown = atf_name_of(ss, fid), raw = model_name_raw(ss->m, shown);
+	atf_put_str_id(out, ss, "function", raw);
+	if (raw != shown)
+		atf_put_str_id(out, ss, "function_demangled", shown);
+}
+
 static void put_kind(struct fsink *out, const char *name, uint32_t kind)
 {
 	f_put(out, &(struct field){.name = name, .kind = FK_UINT, .v.u = kind,
@@ -72,7 +82,7 @@ static void det_fields(struct det *d, uint64_t k, struct fsink *out)
 		uint64_t fid = ld64le(pl + 8);
 		f_unit(out, "payload_timestamp", ld64le(pl), "ns");
 		f_hex(out, "function_id", fid);
-		atf_put_str_id(out, ss, "function", atf_name_of(ss, fid));
+		put_function(out, ss, fid);
 		f_put(out, &(struct field){.name = "os_thread_id", .kind = FK_UINT, .v.u = ld32le(pl + 16),
 					   .meaning = "OS thread"});
 		put_kind(out, "kind", kind);
@@ -87,7 +97,7 @@ static void det_fields(struct det *d, uint64_t k, struct fsink *out)
 		uint16_t ssize = ld16le(pl + 96);
 		f_cstr(out, "layout", "spec DetailFunctionPayload");
 		f_hex(out, "function_id", fid);
-		atf_put_str_id(out, ss, "function", atf_name_of(ss, fid));
+		put_function(out, ss, fid);
 		put_regs(out, arch, type == 4, pl + 8, ld64le(pl + 72), ld64le(pl + 80), ld64le(pl + 88));
 		f_unit(out, "stack_size", ssize, "bytes");
 		f_bytes(out, "stack", pl + SPEC_PAYLOAD, ssize);
@@ -144,7 +154,7 @@ static void idx_fields(struct idx *x, const struct event *e, struct fsink *out)
 	f_uint(out, "index_seq", r);
 	f_unit(out, "timestamp", ld64le(q), "ns");
 	f_hex(out, "function_id", fid);
-	atf_put_str_id(out, ss, "function", atf_name_of(ss, fid));
+	put_function(out, ss, fid);
 	uint64_t v;
 	if (hmap_get(&ss->sym, fid, &v))
 		atf_put_str_id(out, ss, "symbol", (uint32_t)v);

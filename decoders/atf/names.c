@@ -21,8 +21,24 @@ const char *atf_kind_name(uint32_t k)
 
 uint32_t atf_intern(struct session *ss, const char *s, size_t n) { return model_str(ss->m, s, n); }
 
-/* The display name of a function: its symbol from the manifest, else the
- * module (basename when known, hash otherwise) and symbol index. */
+/* A symbol as shown: demangled when it is a mangled C++, Rust or Swift
+ * name (the model keeps the written one beside it). */
+static uint32_t shown_symbol(struct session *ss, uint32_t raw)
+{
+	size_t n;
+	const char *s = model_strget(ss->m, raw, &n);
+	struct buf *b = &ss->tmp;
+	buf_reset(b);
+	if (!demangle(s, n, b))
+		return raw;
+	uint32_t shown = atf_intern(ss, b->p, b->len);
+	model_name_alias(ss->m, shown, raw);
+	return shown;
+}
+
+/* The display name of a function: its symbol from the manifest (readable:
+ * demangled), else the module (basename when known, hash otherwise) and
+ * symbol index. */
 uint32_t atf_name_of(struct session *ss, uint64_t fid)
 {
 	size_t slot = (size_t)((fid * 0x9e3779b97f4a7c15ull) >> 56);
@@ -43,6 +59,8 @@ uint32_t atf_name_of(struct session *ss, uint64_t fid)
 				buf_printf(b, "module 0x%08x #%u", (unsigned)(fid >> 32), (unsigned)(fid & 0xffffffffu));
 			}
 			v = atf_intern(ss, b->p, b->len);
+		} else {
+			v = shown_symbol(ss, (uint32_t)v);
 		}
 		hmap_put(&ss->names, fid, v);
 	}
