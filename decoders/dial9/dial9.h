@@ -25,6 +25,7 @@
 #include <time.h>
 
 #include "decoders/decoder.h"
+#include "src/demangle.h"
 #include "src/hmap.h"
 
 extern const struct decoder dial9_decoder;

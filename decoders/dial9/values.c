@@ -76,7 +76,8 @@ static void sym_text(struct d9 *d, uint64_t addr, const struct sym *s, bool inli
 	size_t len;
 	const char *str = model_strget(d->m, s->name, &len);
 	buf_printf(b, "0x%llx ", (unsigned long long)addr);
-	buf_add(b, str, len);
+	if (!demangle(str, len, b)) /* (upstream writes most names readable already) */
+		buf_add(b, str, len);
 	if (brief)
 		return;
 	if (s->file) {
