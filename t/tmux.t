@@ -180,6 +180,13 @@ for size in 80x24 200x50; do
 	like "$(screen | tail -1)" '^leaf .*depth 3\)' "$size: Down, Down, Right: the next leaf, two levels in"
 	tm send-keys -t "$S" Up Up
 	sleep 0.3
+	# a drag across the lanes (as the terminal reports it: press, release)
+	tm send-keys -t "$S" -l "$(printf '\033[<0;30;4M\033[<0;60;4m')"
+	sleep 0.3
+	like "$(screen | tail -1)" '\| range [0-9.]+[mu]s' "$size: a mouse drag marks a time range"
+	tm send-keys -t "$S" Escape
+	sleep 0.3
+	unlike "$(screen | tail -1)" '\| range' "$size: Esc clears it"
 	tm send-keys -t "$S" c
 	sleep 0.3
 	sc=$(screen)

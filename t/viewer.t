@@ -227,6 +227,18 @@ like "$(tail -1 "$TMP/n2.txt")" '^leaf  291\.58us \(self 291\.58us, depth 3\)' "
 like "$(tail -1 "$TMP/n3.txt")" '^leaf  277\.41us \(self 277\.41us, depth 3\) ' "spans: Right, the next leaf in the same compute"
 like "$(tail -1 "$TMP/n4.txt")" '^iteration  966\.24us \(self 2\.16us, depth 1\)' "spans: Left, then Up twice: back to the iteration"
 
+# a time range: { and } at the selected spans' start and end (or a drag
+# across the lanes); | makes it a filter, Esc clears it
+printf 'k\nk\nk\nk\nk\nk\nj\nj\n{\nDown\n}\ndump %s/r1.txt\n|\ndump %s/r2.txt\nEscape\ndump %s/r3.txt\ndrag 5 40 80\ndump %s/r4.txt\n' \
+	"$TMP" "$TMP" "$TMP" "$TMP" >"$TMP/range.script"
+(cd "$TMP" && TTV_SCRIPT=$TMP/range.script TTV_SIZE=120x30 "$TTV" nest.htdump >/dev/null 2>&1)
+like "$(tail -1 "$TMP/r1.txt")" 'time range 582\.48us .* \| range 582\.48us$' \
+	"range: { at the iteration's start, } at the end of the compute inside it (90 ns later + 582.39us)"
+like "$(head -1 "$TMP/r1.txt")" '\[═+\]' "range: marked on the axis"
+like "$(tail -1 "$TMP/r2.txt")" 'filter range:[0-9]+\.\.[0-9]+ .*\| 1 filter$' "range: | keeps only it (a range: filter)"
+like "$(tail -1 "$TMP/r3.txt")" 'time range cleared' "range: Esc clears it"
+like "$(tail -1 "$TMP/r4.txt")" '\| range [0-9.]+[mu]s' "range: a drag across the lanes marks one"
+
 # help says the keys of the view it was opened from, for every view
 for v in lanes: list:Tab detail:Enter info:= filters:'\' messages:M; do
 	word=${v%%:*} key=${v#*:}

@@ -52,6 +52,9 @@
 	X(SPAN_NEXT, "span-next", "the span after the selected one at its depth (lanes)")          \
 	X(SPAN_UP, "span-up", "the span around the selected one, or the lane above (lanes)")       \
 	X(SPAN_DOWN, "span-down", "the first span inside the selected one, or the lane below (lanes)") \
+	X(RANGE_START, "range-start", "a time range starts where the selected event starts (lanes)") \
+	X(RANGE_END, "range-end", "the time range ends where the selected event ends (lanes)")     \
+	X(RANGE_FILTER, "range-filter", "keep only the events in the time range (a range: filter)") \
 	X(COLLAPSE_LANE, "collapse-lane", "fold the selected lane to one row, or unfold it (lanes)") \
 	X(COLLAPSE_ALL, "collapse-all", "fold every lane to one row, or unfold them all (lanes)") \
 	X(TOGGLE, "toggle", "filters view: enable or disable the selected filter")            \

@@ -159,6 +159,16 @@ struct app {
 	size_t captyperole;
 	enum time_mode time; /* relative, the trace's clock, or wall clock (t cycles) */
 	bool raw_names;      /* function names as written, not demangled (R) */
+	/* a time range (model times): marked in the lanes view ({ } or a mouse
+	 * drag), a range: filter on |, the scope of what measures time */
+	struct time_range {
+		bool has_lo, has_hi;
+		int64_t lo, hi;
+	} range;
+	struct {
+		bool on;
+		int line, col;
+	} press; /* the mouse button held since there (a drag) */
 	bool clocks_said; /* the warning about unrelated clocks, once loaded */
 
 	/* jumps and marks */
@@ -249,6 +259,8 @@ void lanes_fit(struct app *a); /* window around the whole trace */
  * depth); false when the selection is not a span. */
 bool lanes_status(struct app *a, struct buf *out);
 void lanes_click(struct app *a, int line, int col);
+/* A mouse drag across the lanes from column col0 to col1: a time range. */
+void lanes_drag(struct app *a, int line, int col0, int col1);
 void list_draw(struct app *a);
 /* row.c: one event as a row (the list, the lanes view's selected line):
  * the column widths, then a row at screen line y. */

@@ -130,6 +130,93 @@ static void pan(struct app *a, double f)
 	}
 }
 
+/* ---- the time range ------------------------------------------------------- */
+
+static void range_said(struct app *a)
+{
+	struct time_range *r = &a->range;
+	if (r->has_lo && r->has_hi && r->hi < r->lo) { /* marked backwards: the other way round */
+		int64_t t = r->lo;
+		r->lo = r->hi, r->hi = t;
+	}
+	struct buf b = {0};
+	if (r->has_lo && r->has_hi) {
+		buf_adds(&b, "time range ");
+		fmt_dur(&b, (uint64_t)(r->hi - r->lo));
+		buf_adds(&b, " (| keeps only it, Esc clears it)");
+	} else {
+		buf_adds(&b, r->has_lo ? "time range from here: } marks its end" : "time range to here: { marks its start");
+	}
+	message(a, false, "%s", buf_str(&b));
+	buf_free(&b);
+}
+
+/* { and }: the range starts where the selected event starts, ends where
+ * it ends (a span's end, an instant's time). */
+static void range_mark(struct app *a, bool start)
+{
+	if (a->sel == NO_POS) {
+		message(a, false, "nothing selected to mark");
+		return;
+	}
+	struct bar sp;
+	int64_t t = model_ts(a->m, a->sel);
+	if (!start && span_of(a, a->sel, &sp) && sp.end != INT64_MAX)
+		t = sp.end;
+	if (start)
+		a->range.has_lo = true, a->range.lo = t;
+	else
+		a->range.has_hi = true, a->range.hi = t;
+	range_said(a);
+}
+
+void lanes_drag(struct app *a, int line, int col0, int col1)
+{
+	(void)line;
+	int NW = name_width(a), W = MAX(1, a->cols - NW);
+	col0 = MIN(MAX(col0 - NW, 0), W), col1 = MIN(MAX(col1 - NW, 0), W);
+	a->range = (struct time_range){true, true, col_time(a, W, MIN(col0, col1)), col_time(a, W, MAX(col0, col1))};
+	range_said(a);
+}
+
+/* |: the range as a filter, range:LO..HI (times on the model's clock). */
+static void range_filter(struct app *a)
+{
+	if (!a->range.has_lo || !a->range.has_hi) {
+		message(a, true, "no time range: { and } mark one (or drag across the lanes)");
+		return;
+	}
+	struct buf spec = {0};
+	buf_printf(&spec, "range:%lld..%lld", (long long)a->range.lo, (long long)a->range.hi);
+	char *err = NULL;
+	if (filterset_add(a->fs, spec.p, &err)) {
+		a->undo = (struct filter_undo){UNDO_ADDED, a->fs->n - 1};
+		vis_reset(a);
+		message(a, false, "filter %s", spec.p);
+	} else {
+		message(a, true, "%s", err);
+	}
+	free(err);
+	buf_free(&spec);
+}
+
+/* The range on the axis: its ends as brackets, what lies between as a line. */
+static void range_draw(struct app *a, int x0, int W)
+{
+	const struct time_range *r = &a->range;
+	if (!r->has_lo && !r->has_hi)
+		return;
+	int c0 = r->has_lo ? time_col(a, W, r->lo) : -1, c1 = r->has_hi ? time_col(a, W, r->hi) : W;
+	draw_role(R_MATCH);
+	if (r->has_lo && r->has_hi)
+		for (int c = MAX(c0 + 1, 0); c < MIN(c1, W); c++)
+			mvaddstr(0, x0 + c, a->unicode ? "═" : "=");
+	if (c0 >= 0 && c0 < W)
+		mvaddstr(0, x0 + c0, "[");
+	if (r->has_hi && c1 >= 0 && c1 < W)
+		mvaddstr(0, x0 + c1, "]");
+}
+
 /* ---- drawing --------------------------------------------------------------- */
 
 static const char *span_glyph(const struct app *a, int depth)
@@ -458,6 +545,7 @@ static void lanes_header(struct app *a, int NW, int W, size_t ns, bool approxima
 	draw_text(0, 0, NW - 1, b.p, b.len);
 	buf_free(&b);
 	axis(a, NW, W);
+	range_draw(a, NW, W);
 	if (approximate) {
 		draw_role(R_WARNING);
 		mvaddstr(0, NW - 1, "~"); /* some span that began long before the window may be missing */
@@ -725,6 +813,9 @@ bool lanes_action(struct app *a, enum action act)
 	case ACT_SPAN_NEXT:
 	case ACT_SPAN_UP:
 	case ACT_SPAN_DOWN: span_action(a, act); return true;
+	case ACT_RANGE_START:
+	case ACT_RANGE_END: range_mark(a, act == ACT_RANGE_START); return true;
+	case ACT_RANGE_FILTER: range_filter(a); return true;
 	case ACT_COLLAPSE_LANE:
 		if (ns)
 			a->lane_flags[cur] ^= LANE_COLLAPSED;

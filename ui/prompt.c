@@ -555,6 +555,10 @@ void status_draw(struct app *a)
 		buf_printf(&right, "0/%llu", (unsigned long long)vis_count(a));
 	}
 	match_count(a, &right);
+	if (a->range.has_lo && a->range.has_hi) {
+		buf_adds(&right, " | range ");
+		fmt_dur(&right, (uint64_t)(a->range.hi - a->range.lo));
+	}
 	size_t nf = 0;
 	for (size_t i = 0; i < a->fs->n; i++)
 		nf += a->fs->f[i].enabled;

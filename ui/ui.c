@@ -376,8 +376,12 @@ static bool global_action(struct app *a, enum action act)
 			a->quit = true;
 		return true;
 	case ACT_BACK:
-		if (a->depth)
+		if (a->depth) {
 			close_view(a);
+		} else if (a->range.has_lo || a->range.has_hi) {
+			a->range = (struct time_range){0};
+			message(a, false, "time range cleared");
+		}
 		return true;
 	case ACT_SWITCH_VIEW:
 		if (!a->depth)
@@ -450,9 +454,15 @@ static void mouse(struct app *a, int code, bool press, int line, int col)
 	a->touched = true;
 	a->end_held = false;
 	status_clear(a);
-	if (!press || code & 32) /* releases and motion carry no command */
-		return;
 	int button = code & ~(4 | 8 | 16); /* without shift, meta, ctrl */
+	if (!press && button == 0 && a->press.on) { /* a drag ends: the lanes take a range */
+		a->press.on = false;
+		if (top_view(a) == V_LANES && abs(col - a->press.col) >= 2)
+			lanes_drag(a, a->press.line, a->press.col, col);
+		return;
+	}
+	if (!press || code & 32) /* other releases and motion carry no command */
+		return;
 	if (button == 64 || button == 65) {
 		for (int i = 0; i < 3; i++)
 			do_action(a, button == 64 ? ACT_MOVE_UP : ACT_MOVE_DOWN);
@@ -460,6 +470,9 @@ static void mouse(struct app *a, int code, bool press, int line, int col)
 	}
 	if (button != 0)
 		return;
+	a->press.on = true;
+	a->press.line = line;
+	a->press.col = col;
 	if (views[top_view(a)].click)
 		views[top_view(a)].click(a, line, col);
 }
@@ -772,6 +785,13 @@ static bool script_step(struct app *a, char *line)
 			a->lines = LINES;
 			a->cols = COLS;
 		}
+	} else if (!strncmp(line, "drag ", 5)) { /* drag LINE COL COL: press, then release further on */
+		int y, x0, x1;
+		if (sscanf(line + 5, "%d %d %d", &y, &x0, &x1) != 3)
+			return false;
+		char seq[64];
+		snprintf(seq, sizeof seq, "\033[<0;%d;%dM\033[<0;%d;%dm", x0 + 1, y + 1, x1 + 1, y + 1);
+		feed_input(a, seq, strlen(seq));
 	} else if (!strncmp(line, "click ", 6) || !strncmp(line, "wheel ", 6)) {
 		char dir[8] = "";
 		int y = 0, x = 0;

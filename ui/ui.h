@@ -12,7 +12,7 @@
  * TTV_SCRIPT=FILE runs it without a terminal, for tests: the screen is a
  * virtual one (TTV_SIZE=COLSxLINES, default 80x24) and FILE holds one step
  * per line: a key in keymap notation (j, C-o, Enter, Space), `type TEXT`,
- * `paste TEXT`, `click LINE COL`, `wheel up|down LINE COL`, `resize COLSxLINES`,
+ * `paste TEXT`, `click LINE COL`, `drag LINE COL COL`, `wheel up|down LINE COL`, `resize COLSxLINES`,
  * `shell CMD` (run a command, e.g. to append to the trace), `check` (look at
  * the files now, as the loop does when woken), `await` (run the follow loop
  * until new events arrive, at most 5 s),
