@@ -110,8 +110,9 @@ struct lanes_view {
 	uint64_t followed; /* the selection the window last followed */
 	int64_t t0, t1;    /* the time window */
 	bool window_set;
-	/* the selected span as the status line says it, and what it was made for */
-	char span_text[160];
+	/* the selected span as the status line says it (its name; its
+	 * duration, self time and depth), and what it was made for */
+	char span_name[160], span_tail[80];
 	uint64_t span_key[4];
 };
 
@@ -256,8 +257,9 @@ void lanes_draw(struct app *a);
 bool lanes_action(struct app *a, enum action act);
 void lanes_fit(struct app *a); /* window around the whole trace */
 /* The selected span for the status line (name, duration, self time,
- * depth); false when the selection is not a span. */
-bool lanes_status(struct app *a, struct buf *out);
+ * depth) in at most `room` cells, its name cut to fit; false when the
+ * selection is not a span or it does not fit. */
+bool lanes_status(struct app *a, struct buf *out, int room);
 void lanes_click(struct app *a, int line, int col);
 /* A mouse drag across the lanes from column col0 to col1: a time range. */
 void lanes_drag(struct app *a, int line, int col0, int col1);

@@ -103,6 +103,7 @@ static void add_mark(struct bars *bs, struct app *a, struct lane_bars *lb, const
 	if (c < 0 || c >= bs->W)
 		return;
 	uint32_t *cell = &lb->marks[c];
+	lb->has_marks = true;
 	*cell = (*cell & ~MARK_COUNT) | MIN((*cell & MARK_COUNT) + bs->scale, MARK_COUNT);
 	if (search_hits(a, pos))
 		*cell |= MARK_HIT;

@@ -34,6 +34,7 @@ struct lane_bars {
 	uint32_t *narrow; /* (BARS_ROWS + 1) x W: spans narrower than a cell, by row (the last: deeper) */
 	uint8_t *narrow_role; /* the colour of the first of them */
 	uint32_t *marks;  /* W: instants and unpaired ends */
+	bool has_marks;
 };
 
 struct bars {

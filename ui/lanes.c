@@ -382,16 +382,13 @@ static void draw_count(struct app *a, int y, int x, uint32_t cell, enum role rol
 	mvaddstr(y, x, count_glyph(a, cell & MARK_COUNT));
 }
 
-/* Instants and unpaired ends, each in the first free row of its column. */
-static void draw_marks(struct app *a, int y0, int x0, const struct lane_bars *lb, const struct lane_cells *lc)
+/* Instants and unpaired ends on row r of the lane, where nothing else is. */
+static void draw_marks(struct app *a, int y0, int x0, const struct lane_bars *lb, const struct lane_cells *lc, int r)
 {
-	for (int c = 0; c < lc->W; c++) {
+	for (int c = 0; c < lc->W && r < lc->rows; c++) {
 		uint32_t m = lb->marks[c];
-		if (!(m & MARK_COUNT))
+		if (!(m & MARK_COUNT) || lc->busy[r * lc->W + c])
 			continue;
-		int r = 0;
-		while (r < lc->rows - 1 && lc->busy[r * lc->W + c])
-			r++;
 		if (m & MARK_UNOPENED) {
 			draw_role(R_WARNING);
 			mvaddstr(y0 + r, x0 + c, a->unicode ? "⊣" : "]");
@@ -410,13 +407,17 @@ static bool lane_has_bar(const struct lane_bars *lb, uint64_t pos)
 	return false;
 }
 
-/* How many rows a lane takes: one when folded or without spans, else one
- * per depth up to BARS_ROWS, and a "+N deeper" row beyond. */
+/* The rows of a lane's spans: one per depth up to BARS_ROWS, and a
+ * "+N deeper" row beyond. */
+static int span_rows(const struct lane_bars *lb) { return lb->rows <= BARS_ROWS ? lb->rows : BARS_ROWS + 1; }
+
+/* How many rows a lane takes: one when folded; else its span rows, and
+ * below them a row for its instants (the only row when it has no spans). */
 static int lane_height(const struct app *a, const struct lane_bars *lb)
 {
-	if ((a->lane_flags[lb->lane] & LANE_COLLAPSED) || lb->rows <= 1)
+	if (a->lane_flags[lb->lane] & LANE_COLLAPSED)
 		return 1;
-	return lb->rows <= BARS_ROWS ? lb->rows : BARS_ROWS + 1;
+	return MAX(1, span_rows(lb) + (lb->rows && lb->has_marks));
 }
 
 /* A folded lane: one row, each column as tall as the deepest span over
@@ -505,7 +506,7 @@ static void lane_label(struct app *a, int y0, int h, int NW, const struct lane_b
 	for (int r = 1; r < h; r++) {
 		draw_role(R_DIM);
 		draw_fill(y0 + r, 0, NW - 1, " ");
-		if (r == BARS_ROWS) { /* (only a lane that nests deeper has this row) */
+		if (r == BARS_ROWS && lb->rows > BARS_ROWS) {
 			buf_reset(&b);
 			buf_printf(&b, " +%d deeper", lb->rows - BARS_ROWS);
 			draw_text(y0 + r, 0, NW - 1, b.p, b.len);
@@ -587,7 +588,8 @@ void lanes_draw(struct app *a)
 			draw_collapsed(a, y, NW, lb, &lc);
 		else
 			draw_expanded(a, y, NW, h, lb, &lc);
-		draw_marks(a, y, NW, lb, &lc);
+		bool folded = a->lane_flags[lb->lane] & LANE_COLLAPSED;
+		draw_marks(a, y, NW, lb, &lc, folded || !lb->rows ? 0 : span_rows(lb));
 		if (selected && cur >= 0 && cur < W && !lane_has_bar(lb, a->sel)) {
 			draw_role(R_CURSOR);
 			mvaddstr(y, NW + cur, a->unicode ? "│" : "|");
@@ -699,37 +701,47 @@ static void span_action(struct app *a, enum action act)
 	}
 }
 
-bool lanes_status(struct app *a, struct buf *out)
+bool lanes_status(struct app *a, struct buf *out, int room)
 {
 	struct lanes_view *lv = &a->lanes;
 	uint64_t key[4] = {a->sel, model_count(a->m), model_generation(a->m), a->vis.done};
 	if (memcmp(key, lv->span_key, sizeof key)) {
 		memcpy(lv->span_key, key, sizeof key);
-		lv->span_text[0] = 0;
+		lv->span_name[0] = lv->span_tail[0] = 0;
 		struct bar sp;
 		if (span_of(a, a->sel, &sp)) {
 			struct buf b = {0};
 			size_t n;
 			const char *name = model_strget(a->m, bar_name(a, &sp), &n);
 			esc_term(&b, name, n);
-			buf_adds(&b, "  ");
+			snprintf(lv->span_name, sizeof lv->span_name, "%s", buf_str(&b));
+			buf_reset(&b);
 			if (sp.end == INT64_MAX) {
-				buf_adds(&b, "open");
+				buf_printf(&b, "  open, depth %d", span_depth(a, &sp));
 			} else {
+				buf_adds(&b, "  ");
 				fmt_dur(&b, (uint64_t)(sp.end - sp.ts));
 				buf_adds(&b, " (self ");
 				fmt_dur(&b, span_self(a, &sp));
-				buf_addc(&b, ',');
+				buf_printf(&b, ", depth %d)", span_depth(a, &sp));
 			}
-			buf_printf(&b, "%sdepth %d%s", sp.end == INT64_MAX ? ", " : " ", span_depth(a, &sp),
-				   sp.end == INT64_MAX ? "" : ")");
-			snprintf(lv->span_text, sizeof lv->span_text, "%s", buf_str(&b));
+			snprintf(lv->span_tail, sizeof lv->span_tail, "%s", buf_str(&b));
 			buf_free(&b);
 		}
 	}
-	if (!lv->span_text[0])
+	if (!lv->span_name[0])
 		return false;
-	buf_adds(out, lv->span_text);
+	int nw = text_width(lv->span_name, strlen(lv->span_name)), tw = text_width(lv->span_tail, strlen(lv->span_tail));
+	if (nw + tw <= room) {
+		buf_adds(out, lv->span_name);
+	} else if (room - tw >= 6) { /* the name cut, the numbers whole */
+		size_t keep = text_fit(lv->span_name, strlen(lv->span_name), room - tw - 1);
+		buf_add(out, lv->span_name, keep);
+		buf_adds(out, a->unicode ? "…" : "~");
+	} else {
+		return false;
+	}
+	buf_adds(out, lv->span_tail);
 	return true;
 }
 

@@ -584,9 +584,7 @@ void status_draw(struct app *a)
 		trace_progress(a->t, &done, &total);
 		buf_printf(&right, " | reading %llu%%", (unsigned long long)(total ? done * 100 / total : 0));
 	}
-	/* the lanes view: the selected span, else the files */
-	bool span = !a->depth && a->base == V_LANES && lanes_status(a, &left);
-	for (size_t i = 0; !span && i < a->t->nsrc; i++) {
+	for (size_t i = 0; i < a->t->nsrc; i++) {
 		const char *path = a->t->src[i]->path, *slash = strrchr(path, '/');
 		const char *base = slash && slash[1] ? slash + 1 : path;
 		if (i)
@@ -596,15 +594,22 @@ void status_draw(struct app *a)
 		if (i == 2)
 			buf_printf(&left, "%zu more", a->t->nsrc - 2);
 	}
-	/* A message goes before the file names (or the span, which is said
-	 * whole or not at all): they give way first, then it is cut, ending in
-	 * an ellipsis (M lists every message whole). */
+	/* A message goes before the file names (or the span): they give way
+	 * first, then it is cut, ending in an ellipsis (M lists every message
+	 * whole). */
 	int rw = text_width(right.p, right.len), room = MAX(0, a->cols - rw - 1);
 	struct buf m = {0};
 	esc_typed(&m, a->msg, strlen(a->msg));
 	int mw = text_width(m.p, m.len);
-	int lroom = m.len ? room - mw - 2 : room, lwant = text_width(left.p, left.len);
-	int lw = lroom >= (span ? lwant : MIN(lwant, 12)) ? draw_clipped(a, y, 0, lroom, left.p, left.len) : 0;
+	int lroom = m.len ? room - mw - 2 : room;
+	/* the lanes view: the selected span in place of the files */
+	struct buf span = {0};
+	if (!a->depth && a->base == V_LANES && lanes_status(a, &span, lroom)) {
+		buf_free(&left);
+		left = span;
+	}
+	int lwant = text_width(left.p, left.len);
+	int lw = lroom >= MIN(lwant, 12) ? draw_clipped(a, y, 0, lroom, left.p, left.len) : 0;
 	if (m.len) {
 		draw_role(a->msg_error ? R_ERROR : R_STATUS_MSG);
 		draw_clipped(a, y, lw ? lw + 2 : 0, room - (lw ? lw + 2 : 0), m.p, m.len);
