@@ -199,6 +199,10 @@ for size in 80x24 200x50; do
 	tm send-keys -t "$S" C
 	sleep 0.3
 	ok "$([ "$(screen | grep -c '^│')" -gt 3 ]; echo $?)" "$size: C again unfolds them all"
+	tm send-keys -t "$S" L
+	wait_for "legend"; ok $? "$size: L shows the legend"
+	tm send-keys -t "$S" q
+	sleep 0.3
 	tm send-keys -t "$S" q
 	wait_for "exit=0"; ok $? "$size: q quits"
 	tm kill-server 2>/dev/null

@@ -239,8 +239,16 @@ like "$(tail -1 "$TMP/r2.txt")" 'filter range:[0-9]+\.\.[0-9]+ .*\| 1 filter$' "
 like "$(tail -1 "$TMP/r3.txt")" 'time range cleared' "range: Esc clears it"
 like "$(tail -1 "$TMP/r4.txt")" '\| range [0-9.]+[mu]s' "range: a drag across the lanes marks one"
 
+# L: the lanes view's legend, every mark it draws
+printf 'L\ndump %s/legend.txt\n' "$TMP" >"$TMP/legend.script"
+(cd "$TMP" && TTV_SCRIPT=$TMP/legend.script TTV_SIZE=100x24 "$TTV" "$V" >/dev/null 2>&1)
+like "$(head -1 "$TMP/legend.txt")" "^the lanes view's legend" "L opens the legend"
+like "$(cat "$TMP/legend.txt")" '┄┄ \(open\) +a begin no end closed' "the legend: the open style"
+like "$(cat "$TMP/legend.txt")" '⊣ +an end no begin opened' "the legend: the unopened mark"
+like "$(cat "$TMP/legend.txt")" '\[═══\] +the time range' "the legend: the time range"
+
 # help says the keys of the view it was opened from, for every view
-for v in lanes: list:Tab detail:Enter info:= filters:'\' messages:M; do
+for v in lanes: list:Tab detail:Enter info:= filters:'\' messages:M legend:L; do
 	word=${v%%:*} key=${v#*:}
 	{ [ -z "$key" ] || printf '%s\n' "$key"; echo '?'; echo "dump $TMP/help-$word.txt"; } >"$TMP/help-$word.script"
 	(cd "$TMP" && TTV_SCRIPT=$TMP/help-$word.script "$TTV" "$V" >/dev/null 2>&1)

@@ -52,7 +52,8 @@ struct visible {
 	X(HELP, "help", help_open, page_draw, page_action, NULL)                      \
 	X(FILTERS, "filters", filters_open, filters_draw, filters_action, NULL)       \
 	X(RECORD, "record", record_open, page_draw, record_action, NULL)              \
-	X(MESSAGES, "messages", messages_open, page_draw, page_action, NULL)
+	X(MESSAGES, "messages", messages_open, page_draw, page_action, NULL)          \
+	X(LEGEND, "legend", legend_open, page_draw, page_action, NULL)
 enum view_id {
 #define X(id, ...) V_##id,
 	VIEWS(X)
@@ -278,6 +279,7 @@ void help_open(struct app *a);
 void filters_open(struct app *a);
 void record_open(struct app *a);
 void messages_open(struct app *a);
+void legend_open(struct app *a);
 void page_draw(struct app *a);
 void detail_draw(struct app *a);
 void filters_draw(struct app *a);

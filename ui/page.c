@@ -115,6 +115,38 @@ static void record_page(struct app *a)
 	buf_free(&fields);
 }
 
+/* What the lanes view's marks and colours mean (the legend, L; also in help). */
+static void legend_text(struct app *a, struct buf *b)
+{
+	static const struct {
+		const char *u, *ascii, *what;
+	} rows[] = {
+		{"bar", "bar", "a span, its name inside, its colour by its name"},
+		{"▏▎▍▌▋▊▉", "", "a span's edges, to an eighth of a cell"},
+		{"┄┄ (open)", "-- (open)", "a begin no end closed (a crash, the end of the file)"},
+		{"⊣", "]", "an end no begin opened"},
+		{"· ░ ▒ ▓", ". : * #", "instants, more to the right (their own row, below the spans);"},
+		{"", "", "on a span row: spans narrower than a cell"},
+		{"▂▃▄▅▆▇█", "_ = #", "a folded lane (c, C): the deeper the nesting, the taller"},
+		{"+N deeper", "+N deeper", "spans nested deeper than 8 rows, as density"},
+		{"[═══]", "[===]", "the time range ({ and }, or a mouse drag); | keeps only it"},
+		{"~", "~", "(after the lane count) a span begun long before may be missing"},
+	};
+	buf_adds(b, "\nLanes: each lane a flame chart, a row per nesting depth.\n");
+	for (size_t i = 0; i < ARRAY_LEN(rows); i++) {
+		const char *l = a->unicode ? rows[i].u : rows[i].ascii;
+		buf_printf(b, "  %s%*s  %s\n", l, MAX(0, 10 - text_width(l, strlen(l))), "", rows[i].what);
+	}
+	buf_adds(b, "The status line names the selected span, its duration, self time (outside the spans one row\n"
+		    "deeper) and depth.\n");
+}
+
+static void legend_page(struct app *a)
+{
+	buf_adds(&a->page.text, "the lanes view's legend; q or Esc closes this page\n");
+	legend_text(a, &a->page.text);
+}
+
 static void help_page(struct app *a)
 {
 	struct buf *b = &a->page.text;
@@ -150,16 +182,7 @@ static void help_page(struct app *a)
 		}
 		buf_free(&keys);
 	}
-	if (a->unicode)
-		buf_adds(b, "\nLanes: a row per nesting depth (c folds a lane, C every lane); a bar is a span, its name\n"
-			    "inside, its colour by name; ┄ (open): no end closed it; ⊣ an end no begin opened;\n"
-			    "· ░ ▒ ▓ instants, more to the right; a folded lane's ▂▃▄▅▆▇█: deeper nesting; ~ after the\n"
-			    "lane count: a span that began long before the window may be missing.\n");
-	else
-		buf_adds(b, "\nLanes: a row per nesting depth (c folds a lane, C every lane); a bar is a span, its name\n"
-			    "inside, its colour by name; - (open): no end closed it; ] an end no begin opened;\n"
-			    ". : * # instants, more to the right; a folded lane's _ = #: deeper nesting; ~ after the\n"
-			    "lane count: a span that began long before the window may be missing.\n");
+	legend_text(a, b);
 	buf_adds(b, "\nMouse: click selects (lanes and list), the wheel scrolls.\n"
 		    "Prompts (/ & :): Enter accepts, Esc cancels, Up/Down walk the history, C-u clears.\n"
 		    "Filters: RE, !RE, lane:RE, type:RE, FIELD:RE (e.g. target:^/etc), text:RE.\n"
@@ -220,6 +243,8 @@ void info_open(struct app *a) { page_make(a, info_page, false); }
 void help_open(struct app *a) { page_make(a, help_page, false); }
 void filters_open(struct app *a) { page_make(a, filters_page, true); }
 void record_open(struct app *a) { page_make(a, record_page, false); }
+
+void legend_open(struct app *a) { page_make(a, legend_page, false); }
 
 void messages_open(struct app *a)
 {

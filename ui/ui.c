@@ -393,6 +393,7 @@ static bool global_action(struct app *a, enum action act)
 		return true;
 	case ACT_INFO: open_view(a, V_INFO); return true;
 	case ACT_HELP: open_view(a, V_HELP); return true;
+	case ACT_LEGEND: open_view(a, V_LEGEND); return true;
 	case ACT_MESSAGES: open_view(a, V_MESSAGES); return true;
 	case ACT_FILTERS: open_view(a, V_FILTERS); return true;
 	case ACT_JUMP_BACK: jump_history(a, -1); return true;
