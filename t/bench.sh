@@ -73,7 +73,7 @@ keys() {
 	name=$1 file=$2
 	script=$(mktemp) times=$(mktemp) all=$(mktemp)
 	for k in j j j k Tab j j Space Space b G g Tab + + + l l h h z - - Z . . , Tab \
-		Enter j j Escape = q ? q Tab Down Right Right Left Up '{' '}' c C C R R; do echo "$k"; done >"$script"
+		Enter j j Escape = q '?' q Tab Down Right Right Left Up '{' '}' c C C R R; do echo "$k"; done >"$script"
 	i=0
 	while [ $i -lt "$RUNS" ]; do
 		TTV_SCRIPT=$script TTV_SCRIPT_TIMING=$times TTV_SIZE=120x40 "$TTV" "$file" >/dev/null 2>&1 || true
