@@ -160,7 +160,7 @@ int64_t tspec_resolve(const struct tspec *t, const struct model *m)
 	int64_t first = 0, last;
 	if (t->rel)
 		model_span(m, &first, &last);
-	return t->rel ? first + t->v : t->v;
+	return t->rel ? sat_i64((__int128)first + t->v) : t->v;
 }
 
 /* ---- filters -------------------------------------------------------------- */

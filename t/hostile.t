@@ -134,11 +134,13 @@ like "$(cat "$TMP/times.out")" '^\+0\.000000000	pid 1	DNS.*
 \+9223372036\.854775808	pid 2	FSYNC.*
 \+9223372036\.854776803	pid 3	DB_QUERY.*
 \+18446744073\.709551615	pid 2	READ' "extreme times: relative times are exact"
-{ # every event: select it (list), span-zoom it, zoom in to 1 ns a column, out again, pan
+{ # every event: select it (list), span-zoom it, zoom in to 1 ns a column, out again, pan;
+  # move between spans, mark a time range (keys, a drag) and keep it, fold
 	for i in 1 2 3 4 5; do
 		printf 'Tab\nj\nTab\nz\n'
 		for j in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32; do printf '+\n'; done
 		printf 'h\nl\nl\nZ\n-\n-\n-\n-\nh\nh\nl\n'
+		printf 'Left\nRight\nUp\nDown\n{\n}\n|\nEscape\ndrag 3 10 60\n|\nc\nC\nC\nR\n'
 	done
 	printf 'g\nz\nEnd\nz\nEnter\nq\n=\nq\ndump %s\n' "$TMP/times.screen"
 } >"$TMP/times.keys"

@@ -38,7 +38,7 @@ scenario lanes "$V" </dev/null
 like "$SCREEN" "^3 lanes" "lanes: header counts lanes"
 like "$SCREEN" "pid 100 \(server\)" "lanes: lane names"
 like "$SCREEN" 'pid 100 \(server\) +SELECT 1 ' "lanes: a span's name inside its bar"
-like "$(printf '%s\n' "$SCREEN" | sed -n 3p)" '^│ +.?/data/a ' "lanes: a span inside another one row deeper"
+like "$(printf '%s\n' "$SCREEN" | sed -n 3p)" '^│ +.?/data/a[ ░▒]' "lanes: a span inside another one row deeper"
 like "$(printf '%s\n' "$SCREEN" | sed -n 4p)" '^│ +/dat…' "lanes: and one inside that deeper still, its name cut"
 like "$SCREEN" '#1/10 \+0\.000000000' "status: position and time"
 unlike "$SCREEN" "$(printf '\033')" "no raw escape on screen"
@@ -235,7 +235,7 @@ printf 'k\nk\nk\nk\nk\nk\nj\nj\n{\nDown\n}\ndump %s/r1.txt\n|\ndump %s/r2.txt\nE
 like "$(tail -1 "$TMP/r1.txt")" 'time range 582\.48us .* \| range 582\.48us$' \
 	"range: { at the iteration's start, } at the end of the compute inside it (90 ns later + 582.39us)"
 like "$(head -1 "$TMP/r1.txt")" '\[═+\]' "range: marked on the axis"
-like "$(tail -1 "$TMP/r2.txt")" 'filter range:[0-9]+\.\.[0-9]+ .*\| 1 filter$' "range: | keeps only it (a range: filter)"
+like "$(tail -1 "$TMP/r2.txt")" 'filter range:\+[0-9]+ns\.\.\+[0-9]+ns .*\| 1 filter$' "range: | keeps only it (a range: filter)"
 like "$(tail -1 "$TMP/r3.txt")" 'time range cleared' "range: Esc clears it"
 like "$(tail -1 "$TMP/r4.txt")" '\| range [0-9.]+[mu]s' "range: a drag across the lanes marks one"
 

@@ -142,7 +142,7 @@ static void range_said(struct app *a)
 	struct buf b = {0};
 	if (r->has_lo && r->has_hi) {
 		buf_adds(&b, "time range ");
-		fmt_dur(&b, (uint64_t)(r->hi - r->lo));
+		fmt_dur(&b, (uint64_t)r->hi - (uint64_t)r->lo);
 		buf_adds(&b, " (| keeps only it, Esc clears it)");
 	} else {
 		buf_adds(&b, r->has_lo ? "time range from here: } marks its end" : "time range to here: { marks its start");
@@ -179,15 +179,19 @@ void lanes_drag(struct app *a, int line, int col0, int col1)
 	range_said(a);
 }
 
-/* |: the range as a filter, range:LO..HI (times on the model's clock). */
+/* |: the range as a filter, range:+A..+B (from the trace's first event,
+ * in ns: exact, whatever the clock's values). */
 static void range_filter(struct app *a)
 {
 	if (!a->range.has_lo || !a->range.has_hi) {
 		message(a, true, "no time range: { and } mark one (or drag across the lanes)");
 		return;
 	}
+	int64_t first = 0, last;
+	model_span(a->m, &first, &last);
 	struct buf spec = {0};
-	buf_printf(&spec, "range:%lld..%lld", (long long)a->range.lo, (long long)a->range.hi);
+	buf_printf(&spec, "range:%+lldns..%+lldns", (long long)ts_sub(a->range.lo, first),
+		   (long long)ts_sub(a->range.hi, first));
 	char *err = NULL;
 	if (filterset_add(a->fs, spec.p, &err)) {
 		a->undo = (struct filter_undo){UNDO_ADDED, a->fs->n - 1};
@@ -321,6 +325,19 @@ static void bar_attr(enum role role)
 		attron(A_REVERSE);
 }
 
+/* A bar's fill: blank in a theme whose span colours differ; in one where
+ * they look alike (mono), a pattern chosen by name, as the colour would be. */
+static const char *bar_fill(const struct app *a, const struct bar *b, enum role role)
+{
+	static const char *const u[] = {" ", "░", "▒"}, *const asc[] = {" ", ".", ":"};
+	if (role < R_SPAN1 || role > R_SPAN8 || theme_attr(R_SPAN1) != theme_attr(R_SPAN2))
+		return " ";
+	size_t n;
+	const char *s = model_strget(a->m, b->name, &n);
+	size_t i = b->name && n ? hash_bytes(s, n) % 3 : 0;
+	return a->unicode ? u[i] : asc[i];
+}
+
 /* Left blocks, 1/8 to 7/8 of a cell. */
 static const char *const eighths[] = {" ", "▏", "▎", "▍", "▌", "▋", "▊", "▉"};
 
@@ -362,7 +379,7 @@ static void draw_bar(struct app *a, int y, int x0, struct lane_cells *lc, const 
 	if (t1 < t0)
 		return;
 	bar_attr(role);
-	draw_fill(y, x0 + t0, t1 - t0 + 1, b->kind == BAR_OPEN ? (a->unicode ? "┄" : "-") : " ");
+	draw_fill(y, x0 + t0, t1 - t0 + 1, b->kind == BAR_OPEN ? (a->unicode ? "┄" : "-") : bar_fill(a, b, role));
 	if (t1 == t0)
 		return; /* no room for a name */
 	size_t n;
@@ -631,7 +648,7 @@ static uint64_t nearest_on_lane(struct app *a, uint32_t lane, int64_t t)
 	}
 	if (fwd == NO_POS || back == NO_POS)
 		return fwd != NO_POS ? fwd : back;
-	return model_ts(a->m, fwd) - t < t - model_ts(a->m, back) ? fwd : back;
+	return ts_sub(model_ts(a->m, fwd), t) < ts_sub(t, model_ts(a->m, back)) ? fwd : back;
 }
 
 static uint64_t step_on_lane(struct app *a, int dir)
@@ -720,7 +737,7 @@ bool lanes_status(struct app *a, struct buf *out, int room)
 				buf_printf(&b, "  open, depth %d", span_depth(a, &sp));
 			} else {
 				buf_adds(&b, "  ");
-				fmt_dur(&b, (uint64_t)(sp.end - sp.ts));
+				fmt_dur(&b, (uint64_t)sp.end - (uint64_t)sp.ts);
 				buf_adds(&b, " (self ");
 				fmt_dur(&b, span_self(a, &sp));
 				buf_printf(&b, ", depth %d)", span_depth(a, &sp));

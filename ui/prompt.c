@@ -557,7 +557,7 @@ void status_draw(struct app *a)
 	match_count(a, &right);
 	if (a->range.has_lo && a->range.has_hi) {
 		buf_adds(&right, " | range ");
-		fmt_dur(&right, (uint64_t)(a->range.hi - a->range.lo));
+		fmt_dur(&right, (uint64_t)a->range.hi - (uint64_t)a->range.lo);
 	}
 	size_t nf = 0;
 	for (size_t i = 0; i < a->fs->n; i++)

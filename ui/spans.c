@@ -34,7 +34,7 @@ bool span_of(struct app *a, uint64_t pos, struct bar *out)
 /* The spans of one lane in [t0, t1), every one a bar with its row. */
 static struct lane_bars *lay_out(struct app *a, struct bars *bs, uint32_t lane, int64_t t0, int64_t t1)
 {
-	bars_make(bs, a, &lane, 1, t0, MAX(t1, t0 + 1), 0, NAV_BUDGET);
+	bars_make(bs, a, &lane, 1, t0, MAX(t1, ts_add(t0, 1)), 0, NAV_BUDGET);
 	return &bs->lane[0];
 }
 
@@ -49,7 +49,7 @@ static const struct bar *find(const struct lane_bars *lb, uint64_t pos)
 int span_depth(struct app *a, const struct bar *sp)
 {
 	struct bars bs;
-	const struct bar *b = find(lay_out(a, &bs, sp->lane, sp->ts, sp->ts + 1), sp->pos);
+	const struct bar *b = find(lay_out(a, &bs, sp->lane, sp->ts, ts_add(sp->ts, 1)), sp->pos);
 	int depth = b ? b->row : 0;
 	bars_free(&bs);
 	return depth;
@@ -58,7 +58,7 @@ int span_depth(struct app *a, const struct bar *sp)
 uint64_t span_parent(struct app *a, const struct bar *sp)
 {
 	struct bars bs;
-	struct lane_bars *lb = lay_out(a, &bs, sp->lane, sp->ts, sp->ts + 1);
+	struct lane_bars *lb = lay_out(a, &bs, sp->lane, sp->ts, ts_add(sp->ts, 1));
 	const struct bar *b = find(lb, sp->pos);
 	uint64_t found = NO_POS;
 	for (size_t i = 0; b && b->row && i < lb->n; i++)
@@ -118,14 +118,14 @@ uint64_t span_self(struct app *a, const struct bar *sp)
 	struct bars bs;
 	struct lane_bars *lb = lay_out(a, &bs, sp->lane, sp->ts, sp->end);
 	const struct bar *b = find(lb, sp->pos);
-	uint64_t total = (uint64_t)(sp->end - sp->ts), inner = 0;
+	uint64_t total = (uint64_t)sp->end - (uint64_t)sp->ts, inner = 0; /* (unsigned: no overflow) */
 	for (size_t i = 0; b && i < lb->n; i++) {
 		const struct bar *c = &lb->v[i];
 		if (c->row != b->row + 1 || c->ts < sp->ts)
 			continue;
 		int64_t e = MIN(c->end, sp->end);
 		if (e > c->ts)
-			inner += (uint64_t)(e - c->ts);
+			inner += (uint64_t)e - (uint64_t)c->ts;
 	}
 	bars_free(&bs);
 	return inner < total ? total - inner : 0;
