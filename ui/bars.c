@@ -13,8 +13,6 @@
 
 #include "ui/bars.h"
 
-#define LOOKBACK 1000000 /* events looked at before the window for spans still open */
-
 enum role bar_role(struct app *a, const struct bar *b)
 {
 	if (b->pos == a->sel)
@@ -35,7 +33,8 @@ uint32_t bar_name(const struct app *a, const struct bar *b)
 	return a->raw_names ? model_name_raw(a->m, b->name) : b->name;
 }
 
-int bars_col(const struct bars *bs, int64_t t)
+/* The column of time t (-1 before the window, W after it). */
+static int bars_col(const struct bars *bs, int64_t t)
 {
 	if (t < bs->t0)
 		return -1;
@@ -138,7 +137,7 @@ static void early_add(struct bar **v, size_t *n, size_t *cap, struct bar b)
  * lane's longest spans and open begins, and a look-back far enough that any
  * other span covering t0 must start inside it (other spans are no longer
  * than the lanes' `rest` bound).  Given their rows in start order. */
-static void early(struct bars *bs, struct app *a, uint64_t p0)
+static void early(struct bars *bs, struct app *a, uint64_t p0, uint64_t lookback)
 {
 	struct model *m = a->m;
 	struct bar *v = NULL;
@@ -171,8 +170,8 @@ static void early(struct bars *bs, struct app *a, uint64_t p0)
 		}
 	}
 	uint64_t from = model_seek(m, bs->t0 - (int64_t)MIN(back, (uint64_t)INT64_MAX / 2));
-	if (p0 - from > LOOKBACK) {
-		from = p0 - LOOKBACK;
+	if (p0 - from > lookback) {
+		from = p0 - lookback;
 		bs->approximate = true;
 	}
 	for (uint64_t p = from; p < p0; p++) {
@@ -209,7 +208,7 @@ static void place(struct bars *bs, struct app *a, const struct event *e, uint64_
 }
 
 void bars_make(struct bars *bs, struct app *a, const uint32_t *lanes, size_t n, int64_t t0, int64_t t1, int W,
-	       uint64_t budget)
+	       uint64_t budget, uint64_t lookback)
 {
 	*bs = (struct bars){.n = n, .t0 = t0, .t1 = t1, .W = W, .scale = 1};
 	bs->lane = xcalloc(n + 1, sizeof *bs->lane);
@@ -232,7 +231,7 @@ void bars_make(struct bars *bs, struct app *a, const uint32_t *lanes, size_t n, 
 	if (!model_count(a->m))
 		return;
 	uint64_t p0 = model_seek(a->m, t0), p1 = model_seek(a->m, t1);
-	early(bs, a, p0);
+	early(bs, a, p0, lookback);
 	uint64_t step = p1 - p0 > budget ? (p1 - p0) / budget : 1;
 	bs->scale = (uint32_t)MIN(step, UINT32_MAX);
 	bs->sampled = step > 1;

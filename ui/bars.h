@@ -57,26 +57,25 @@ enum role bar_role(struct app *a, const struct bar *b);
 uint32_t bar_name(const struct app *a, const struct bar *b);
 
 /* The bars of `lanes` in [t0, t1) drawn W cells wide, reading at most
- * about `budget` events of the window (beyond, it is sampled).  W = 0:
- * every span is a bar, whatever its width, and nothing else is kept (for
- * moving between spans). */
+ * about `budget` events of the window (beyond, it is sampled) and
+ * `lookback` before it for spans that cover its start.  W = 0: every span
+ * is a bar, whatever its width, and nothing else is kept (for moving
+ * between spans). */
 void bars_make(struct bars *bs, struct app *a, const uint32_t *lanes, size_t n, int64_t t0, int64_t t1, int W,
-	       uint64_t budget);
-/* The column of time t (-1 before the window, W after it). */
-int bars_col(const struct bars *bs, int64_t t);
+	       uint64_t budget, uint64_t lookback);
 void bars_free(struct bars *bs);
 
 /* spans.c: the selection as a span (its lane, start, end, name; false:
  * not a span), and the spans around it, as the lanes view lays them out.
  * NO_POS when there is none. */
 bool span_of(struct app *a, uint64_t pos, struct bar *out);
-int span_depth(struct app *a, const struct bar *sp);
+/* Its depth and self time (ns inside it and not inside a span one row
+ * deeper); approx: too many events inside it to read them all. */
+void span_measure(struct app *a, const struct bar *sp, int *depth, uint64_t *self, bool *approx);
 uint64_t span_parent(struct app *a, const struct bar *sp);
 uint64_t span_child(struct app *a, const struct bar *sp);
 /* The span before (dir < 0) or after at the same depth, looking `width`
  * ns away, then further. */
 uint64_t span_step(struct app *a, const struct bar *sp, int dir, int64_t width);
-/* ns inside it and not inside a span one row deeper. */
-uint64_t span_self(struct app *a, const struct bar *sp);
 
 #endif

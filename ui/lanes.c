@@ -18,7 +18,9 @@
 
 #define SCAN_PER_CELL 8  /* events read per frame: at most this many per cell on screen, */
 #define SCAN_MIN 20000   /* but never fewer than this; beyond, the window is sampled */
-#define LANE_SCAN 4000000 /* events searched for the next one on a lane */
+#define LANE_SCAN 4000000 /* events searched for the next one on a lane (, and .) */
+#define NEAR_SCAN 250000  /* ... each way for one near the cursor (moving to a lane: a keystroke's worth) */
+#define LOOKBACK 1000000 /* events looked at before the window for spans still open */
 
 /* Lanes between the axis and the selected event's line (above the status
  * line); a terminal too short for that line gives it to the lanes. */
@@ -589,7 +591,7 @@ void lanes_draw(struct app *a)
 	size_t first = MIN(a->lanes.top, ns), nb = MIN((size_t)R, ns - first);
 	struct bars bs;
 	uint64_t budget = MAX((uint64_t)SCAN_MIN, (uint64_t)SCAN_PER_CELL * (uint64_t)W * (uint64_t)R);
-	bars_make(&bs, a, lanes + first, nb, a->lanes.t0, a->lanes.t1, W, budget);
+	bars_make(&bs, a, lanes + first, nb, a->lanes.t0, a->lanes.t1, W, budget, LOOKBACK);
 	size_t fit = nb ? lanes_fit_rows(a, &bs, first, R, &a->lanes.top) : 0;
 	lanes_header(a, NW, W, ns, bs.approximate);
 
@@ -632,14 +634,14 @@ static uint64_t nearest_on_lane(struct app *a, uint32_t lane, int64_t t)
 {
 	uint64_t mid = model_seek(a->m, t), n = model_count(a->m), fwd = NO_POS, back = NO_POS;
 	struct event e;
-	for (uint64_t p = mid, k = 0; p < n && k < LANE_SCAN; p++, k++) {
+	for (uint64_t p = mid, k = 0; p < n && k < NEAR_SCAN; p++, k++) {
 		model_get(a->m, p, &e);
 		if (e.lane == lane && vis_is(a, p)) {
 			fwd = p;
 			break;
 		}
 	}
-	for (uint64_t p = mid, k = 0; p > 0 && k < LANE_SCAN; k++) {
+	for (uint64_t p = mid, k = 0; p > 0 && k < NEAR_SCAN; k++) {
 		model_get(a->m, --p, &e);
 		if (e.lane == lane && vis_is(a, p)) {
 			back = p;
@@ -733,14 +735,18 @@ bool lanes_status(struct app *a, struct buf *out, int room)
 			esc_term(&b, name, n);
 			snprintf(lv->span_name, sizeof lv->span_name, "%s", buf_str(&b));
 			buf_reset(&b);
+			int depth;
+			uint64_t self;
+			bool approx;
+			span_measure(a, &sp, &depth, &self, &approx);
 			if (sp.end == INT64_MAX) {
-				buf_printf(&b, "  open, depth %d", span_depth(a, &sp));
+				buf_printf(&b, "  open, depth %d", depth);
 			} else {
 				buf_adds(&b, "  ");
 				fmt_dur(&b, (uint64_t)sp.end - (uint64_t)sp.ts);
-				buf_adds(&b, " (self ");
-				fmt_dur(&b, span_self(a, &sp));
-				buf_printf(&b, ", depth %d)", span_depth(a, &sp));
+				buf_adds(&b, approx ? " (self about " : " (self ");
+				fmt_dur(&b, self);
+				buf_printf(&b, ", depth %d)", depth);
 			}
 			snprintf(lv->span_tail, sizeof lv->span_tail, "%s", buf_str(&b));
 			buf_free(&b);

@@ -5,7 +5,9 @@
 #include "ui/bars.h"
 
 #define NAV_BUDGET 1000000 /* events read per look; beyond, sampled */
-#define NAV_TRIES 8        /* each try looks 4 times further */
+#define MEASURE_BUDGET 100000 /* ... to measure a span's self time (a keystroke's worth) */
+#define NAV_LOOKBACK 65536  /* events looked at before it for spans around it (a keystroke's worth) */
+#define NAV_TRIES 16       /* each try looks 4 times further, from a 64th of the window */
 
 /* The selected event as a span: its lane, start, end (INT64_MAX: open),
  * name and type; false when it is not one. */
@@ -32,9 +34,9 @@ bool span_of(struct app *a, uint64_t pos, struct bar *out)
 }
 
 /* The spans of one lane in [t0, t1), every one a bar with its row. */
-static struct lane_bars *lay_out(struct app *a, struct bars *bs, uint32_t lane, int64_t t0, int64_t t1)
+static struct lane_bars *lay_out(struct app *a, struct bars *bs, uint32_t lane, int64_t t0, int64_t t1, uint64_t budget)
 {
-	bars_make(bs, a, &lane, 1, t0, MAX(t1, ts_add(t0, 1)), 0, NAV_BUDGET);
+	bars_make(bs, a, &lane, 1, t0, MAX(t1, ts_add(t0, 1)), 0, budget, NAV_LOOKBACK);
 	return &bs->lane[0];
 }
 
@@ -46,10 +48,10 @@ static const struct bar *find(const struct lane_bars *lb, uint64_t pos)
 	return NULL;
 }
 
-int span_depth(struct app *a, const struct bar *sp)
+static int depth_of(struct app *a, const struct bar *sp)
 {
 	struct bars bs;
-	const struct bar *b = find(lay_out(a, &bs, sp->lane, sp->ts, ts_add(sp->ts, 1)), sp->pos);
+	const struct bar *b = find(lay_out(a, &bs, sp->lane, sp->ts, ts_add(sp->ts, 1), NAV_BUDGET), sp->pos);
 	int depth = b ? b->row : 0;
 	bars_free(&bs);
 	return depth;
@@ -58,7 +60,7 @@ int span_depth(struct app *a, const struct bar *sp)
 uint64_t span_parent(struct app *a, const struct bar *sp)
 {
 	struct bars bs;
-	struct lane_bars *lb = lay_out(a, &bs, sp->lane, sp->ts, ts_add(sp->ts, 1));
+	struct lane_bars *lb = lay_out(a, &bs, sp->lane, sp->ts, ts_add(sp->ts, 1), NAV_BUDGET);
 	const struct bar *b = find(lb, sp->pos);
 	uint64_t found = NO_POS;
 	for (size_t i = 0; b && b->row && i < lb->n; i++)
@@ -71,7 +73,7 @@ uint64_t span_parent(struct app *a, const struct bar *sp)
 uint64_t span_child(struct app *a, const struct bar *sp)
 {
 	struct bars bs;
-	struct lane_bars *lb = lay_out(a, &bs, sp->lane, sp->ts, sp->end == INT64_MAX ? INT64_MAX : sp->end);
+	struct lane_bars *lb = lay_out(a, &bs, sp->lane, sp->ts, sp->end == INT64_MAX ? INT64_MAX : sp->end, NAV_BUDGET);
 	const struct bar *b = find(lb, sp->pos);
 	uint64_t found = NO_POS;
 	for (size_t i = 0; b && i < lb->n && found == NO_POS; i++)
@@ -85,16 +87,16 @@ uint64_t span_child(struct app *a, const struct bar *sp)
  * further each try (the lanes view's window width, then 4 times more). */
 uint64_t span_step(struct app *a, const struct bar *sp, int dir, int64_t width)
 {
-	int depth = span_depth(a, sp);
+	int depth = depth_of(a, sp);
 	int64_t first, last;
 	if (!model_span(a->m, &first, &last))
 		return NO_POS;
-	int64_t w = MAX(width, 1000);
+	int64_t w = MAX(width / 64, 1000); /* the span next door is near, mostly */
 	for (int t = 0; t < NAV_TRIES; t++, w = (int64_t)MIN((__int128)w * 4, INT64_MAX / 4)) {
 		int64_t from = dir > 0 ? (sp->end == INT64_MAX ? sp->ts : sp->end) : ts_sub(sp->ts, w);
 		int64_t to = dir > 0 ? ts_add(from, (uint64_t)w) : sp->ts;
 		struct bars bs;
-		struct lane_bars *lb = lay_out(a, &bs, sp->lane, from, to);
+		struct lane_bars *lb = lay_out(a, &bs, sp->lane, from, to, NAV_BUDGET);
 		uint64_t found = NO_POS;
 		for (size_t i = 0; i < lb->n; i++) {
 			const struct bar *b = &lb->v[i];
@@ -110,16 +112,15 @@ uint64_t span_step(struct app *a, const struct bar *sp, int dir, int64_t width)
 	return NO_POS;
 }
 
-/* Time inside the span not inside a span one row deeper. */
-uint64_t span_self(struct app *a, const struct bar *sp)
+void span_measure(struct app *a, const struct bar *sp, int *depth, uint64_t *self, bool *approx)
 {
-	if (sp->end == INT64_MAX)
-		return 0;
 	struct bars bs;
-	struct lane_bars *lb = lay_out(a, &bs, sp->lane, sp->ts, sp->end);
+	struct lane_bars *lb = lay_out(a, &bs, sp->lane, sp->ts, sp->end == INT64_MAX ? ts_add(sp->ts, 1) : sp->end,
+				       MEASURE_BUDGET);
+	*approx = bs.sampled;
 	const struct bar *b = find(lb, sp->pos);
 	uint64_t total = (uint64_t)sp->end - (uint64_t)sp->ts, inner = 0; /* (unsigned: no overflow) */
-	for (size_t i = 0; b && i < lb->n; i++) {
+	for (size_t i = 0; b && sp->end != INT64_MAX && i < lb->n; i++) {
 		const struct bar *c = &lb->v[i];
 		if (c->row != b->row + 1 || c->ts < sp->ts)
 			continue;
@@ -127,6 +128,7 @@ uint64_t span_self(struct app *a, const struct bar *sp)
 		if (e > c->ts)
 			inner += (uint64_t)e - (uint64_t)c->ts;
 	}
+	*depth = b ? b->row : 0;
+	*self = sp->end == INT64_MAX ? 0 : inner < total ? total - inner : 0;
 	bars_free(&bs);
-	return inner < total ? total - inner : 0;
 }
