@@ -410,22 +410,18 @@ static void *atf_open(struct input *in)
 	th->alone = !dir || strcmp(base, detail ? "detail.atf" : "index.atf");
 	if (!th->alone)
 		th->dir = xstrdup(dir); /* following: its sibling may come later */
-	void *st;
-	if (detail) {
-		th->dt.in = in;
-		st = &th->dt;
-		char *ip = dir && !strcmp(base, "detail.atf") ? atf_path_join(dir, "index.atf") : NULL;
-		if (ip && atf_is_file(ip))
-			th->ix.in = atf_add_input(ss, ip, &th->ix);
-		free(ip);
-	} else {
-		th->ix.in = in;
-		st = &th->ix;
-		char *dp = dir && !strcmp(base, "index.atf") ? atf_path_join(dir, "detail.atf") : NULL;
-		if (dp && atf_is_file(dp))
-			th->dt.in = atf_add_input(ss, dp, &th->dt);
-		free(dp);
+	void *st = detail ? (void *)&th->dt : (void *)&th->ix;
+	*(detail ? &th->dt.in : &th->ix.in) = in;
+	/* its sibling, when it has its usual name beside it */
+	const char *sibling = detail ? "index.atf" : "detail.atf";
+	char *sp = dir && !strcmp(base, detail ? "detail.atf" : "index.atf") ? atf_path_join(dir, sibling) : NULL;
+	if (sp && atf_is_file(sp)) {
+		if (detail)
+			th->ix.in = atf_add_input(ss, sp, &th->ix);
+		else
+			th->dt.in = atf_add_input(ss, sp, &th->dt);
 	}
+	free(sp);
 	if (!th->ix.in)
 		th->ix.final = true;
 	if (!th->dt.in)
@@ -447,15 +443,20 @@ static size_t atf_feed(void *st, const uint8_t *p, size_t n, uint64_t off, bool 
 
 /* ---- closing -------------------------------------------------------------- */
 
-static void thread_free(struct thread *th)
+/* What an index's time order and pairing hold (not the idx itself). */
+static void idx_free(struct idx *x)
 {
-	struct idx *x = &th->ix;
 	free(x->ch);
 	for (int k = 0; k < PERM_CACHE; k++)
 		free(x->cache[k].p);
 	free(x->stk);
 	free(x->pc);
 	hmap_free(&x->far);
+}
+
+static void thread_free(struct thread *th)
+{
+	idx_free(&th->ix);
 	free(th->dt.offs);
 	free(th->dir);
 	free(th);
@@ -472,12 +473,7 @@ static void atf_restart(void *st)
 		struct thread *th = x->th;
 		struct input *in = x->in;
 		model_lane_uncount(th->ss->m, th->lane, x->n); /* counted again as they are read */
-		free(x->ch);
-		for (int k = 0; k < PERM_CACHE; k++)
-			free(x->cache[k].p);
-		free(x->stk);
-		free(x->pc);
-		hmap_free(&x->far);
+		idx_free(x);
 		*x = (struct idx){.tag = T_INDEX, .th = th, .in = in};
 		th->settled = false;
 		model_seq_changed(th->ss->m);
