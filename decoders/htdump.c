@@ -1195,19 +1195,19 @@ static void ht_fields(void *vst, const struct event *e, struct fsink *out)
 		return;
 	}
 	const char *cname = class_name_at(h, hd.k, e->off);
-	f_put(out, &(struct field){.name = "klass_id", .kind = FK_UINT, .v.u = hd.k, .meaning = cname});
+	f_put(out, &(struct field){.name = "klass_id", .kind = FK_UINT, .v.u = hd.k, .value_name = cname});
 	f_unit(out, "timestamp", hd.ts, "ns");
 	f_uint(out, "id", hd.id);
 	if (hd.k == K_ENDIANNESS) {
 		if (n >= 1)
 			f_put(out, &(struct field){.name = "endianness", .kind = FK_UINT, .v.u = b[0],
-						   .meaning = b[0] == 1 ? "big-endian" : "little-endian"});
+						   .value_name = b[0] == 1 ? "big-endian" : "little-endian"});
 	} else if (hd.k == K_KLASS_INFO || hd.k == K_FIELD_INFO) {
 		if (n < 4)
 			return;
 		uint32_t id = ld32(b, s->be);
 		f_put(out, &(struct field){.name = "info_klass_id", .kind = FK_UINT, .v.u = id,
-					   .meaning = hd.k == K_FIELD_INFO ? class_name_at(h, id, e->off) : NULL});
+					   .value_name = hd.k == K_FIELD_INFO ? class_name_at(h, id, e->off) : NULL});
 		int64_t l1 = cstr(b + 4, n - 4);
 		if (l1 < 0)
 			return;
@@ -1227,7 +1227,7 @@ static void ht_fields(void *vst, const struct event *e, struct fsink *out)
 			return;
 		f_unit(out, "size", ld64(b + at, s->be), "bytes");
 		f_put(out, &(struct field){.name = "data_type", .kind = FK_UINT, .v.u = b[at + 8],
-					   .meaning = dt_name(s, e->off, b[at + 8])});
+					   .value_name = dt_name(s, e->off, b[at + 8])});
 	} else if (hd.k >= K_HARD) {
 		const struct layout *L = layout_at(h, hd.k, e->off);
 		if (!L->kd || L->err[0] || !put_ops(h, L, b, n, s->be, false, out))

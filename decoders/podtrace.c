@@ -1,11 +1,14 @@
 /* podtrace event records: a capture is a stream of [u32 LE length][record]
- * frames, the record version chosen by its length (V1..V4; longer records
- * read as V4).  See specs/podtrace.md and specs/podtrace-notes.md.
+ * frames, the record version chosen by its length (V1..V9, the largest
+ * version that fits; bytes past it are ignored, as podtrace does).  See
+ * specs/podtrace.md and specs/podtrace-notes.md.
  *
  * podtrace's probes stamp an event when it completes (the kretprobe or the
  * switch that ends it) with latency_ns measured back to its start, so an
  * event is placed at timestamp - latency and spans [that, timestamp]; its
- * fields keep the timestamp as written. */
+ * fields keep the timestamp as written.  Samples (a TCP round-trip time, a
+ * connection pool's state) are instants at their timestamp. */
+#include <arpa/inet.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,9 +18,6 @@
 #include "src/hmap.h"
 
 #define V1_SIZE 312
-#define V2_SIZE 320
-#define V3_SIZE 336
-#define V4_SIZE 344
 /* Real records are at most a few hundred bytes; beyond this the framing is lost. */
 #define MAX_FRAME 65536
 
@@ -27,23 +27,25 @@ enum {
 	T_TCP_RETRANS, T_NET_DEV_ERROR, T_DB_QUERY, T_EXEC, T_FORK, T_OPEN, T_CLOSE, T_TLS_HANDSHAKE,
 	T_TLS_ERROR, T_RESOURCE_LIMIT, T_POOL_ACQUIRE, T_POOL_RELEASE, T_POOL_EXHAUSTED, T_UNLINK, T_RENAME,
 	T_REDIS_CMD, T_MEMCACHED_CMD, T_FASTCGI_REQUEST, T_FASTCGI_RESPONSE, T_GRPC_METHOD, T_KAFKA_PRODUCE,
-	T_KAFKA_FETCH, T_DNS_QUERY, T_AF_ALG, T_HTTP3, T_USDT, T_KNOWN
+	T_KAFKA_FETCH, T_DNS_QUERY, T_AF_ALG, T_HTTP3, T_USDT, T_DB_ACQUIRE, T_DB_POOL_STATS, T_TCP_RTT,
+	T_CONNECT_RESULT, T_REQUEST_DONE, T_KNOWN
 };
 
 /* How a record's `error` reads (in its fields and summary). */
-enum err_kind { ERR_ERRNO, ERR_NONE, ERR_DNS, ERR_SSL, ERR_PERCENT, ERR_APPSTATUS };
+enum err_kind { ERR_ERRNO, ERR_NONE, ERR_DNS, ERR_SSL, ERR_PERCENT, ERR_LEVEL, ERR_APPSTATUS };
 /* What `bytes` and `tcp_state` hold, beside their names. */
-enum bytes_kind { B_SIZE, B_FD, B_OOM, B_USAGE, B_UID, B_ANSWERS };
-enum state_kind { S_NONE, S_TCP, S_RESOURCE, S_HTTP, S_QTYPE, S_QTYPE_SET };
+enum bytes_kind { B_SIZE, B_FD, B_OOM, B_USAGE, B_UID, B_ANSWERS, B_CONNS };
+enum state_kind { S_NONE, S_TCP, S_RESOURCE, S_HTTP, S_QTYPE, S_QTYPE_SET, S_MAXOPEN, S_SERVER };
 
 /* What each event type is: its name and category; its one-line summary, a
  * template (summary_put() says what each %X writes); how its error, bytes
  * and tcp_state read; `quiet`: a nonzero error is a value shown in the
- * summary, not a failure. */
+ * summary, not a failure; `sample`: a reading taken at its timestamp (an
+ * instant), not something that took latency_ns. */
 struct ptype {
 	const char *name, *category, *summary;
 	enum err_kind err;
-	bool quiet;
+	bool quiet, sample;
 	enum bytes_kind bytes;
 	enum state_kind state;
 };
@@ -64,8 +66,8 @@ static const struct ptype types[T_KNOWN] = {
 	[T_OOM_KILL] = T("OOM_KILL", "MEM", "OOM kill: %t (%M MB)", .bytes = B_OOM),
 	[T_UDP_SEND] = T("UDP_SEND", "NET", "UDP send %B%T took %L"),
 	[T_UDP_RECV] = T("UDP_RECV", "NET", "UDP recv %B%T took %L"),
-	[T_HTTP_REQ] = T("HTTP_REQ", "HTTP", "request%T took %L", .state = S_HTTP),
-	[T_HTTP_RESP] = T("HTTP_RESP", "HTTP", "response%T %B took %L", .state = S_HTTP),
+	[T_HTTP_REQ] = T("HTTP_REQ", "HTTP", "request%H%T took %L", .state = S_HTTP),
+	[T_HTTP_RESP] = T("HTTP_RESP", "HTTP", "response%H%T %B took %L", .state = S_HTTP),
 	[T_LOCK_CONTENTION] = T("LOCK_CONTENTION", "LOCK", "lock contention on %t: waited %L"),
 	[T_TCP_RETRANS] = T("TCP_RETRANS", "NET", "TCP retransmit%T"),
 	[T_NET_DEV_ERROR] = T("NET_DEV_ERROR", "NET", "device error on %t (error %E)", .quiet = true),
@@ -76,7 +78,7 @@ static const struct ptype types[T_KNOWN] = {
 	[T_CLOSE] = T("CLOSE", "FS", "close()%F", .bytes = B_FD),
 	[T_TLS_HANDSHAKE] = T("TLS_HANDSHAKE", "TLS", "handshake took %L", .err = ERR_SSL),
 	[T_TLS_ERROR] = T("TLS_ERROR", "TLS", "TLS error %E", .quiet = true),
-	[T_RESOURCE_LIMIT] = T("RESOURCE_LIMIT", "RESOURCE", "%R utilization: %E%%", .err = ERR_PERCENT, .quiet = true,
+	[T_RESOURCE_LIMIT] = T("RESOURCE_LIMIT", "RESOURCE", "%R utilization: %E%%", .err = ERR_LEVEL, .quiet = true,
 			      .bytes = B_USAGE, .state = S_RESOURCE),
 	[T_POOL_ACQUIRE] = T("POOL_ACQUIRE", "POOL", "acquire %t took %L"),
 	[T_POOL_RELEASE] = T("POOL_RELEASE", "POOL", "release %t took %L"),
@@ -95,6 +97,12 @@ static const struct ptype types[T_KNOWN] = {
 	[T_AF_ALG] = T("AF_ALG", "CRYPTO", "AF_ALG %t %d", .bytes = B_UID),
 	[T_HTTP3] = T("HTTP3", "HTTP/3", "%t took %L"),
 	[T_USDT] = T("USDT", "USDT", "%t:%d"),
+	[T_DB_ACQUIRE] = T("DB_ACQUIRE", "POOL", "database/sql connection wait %L"),
+	[T_DB_POOL_STATS] = T("DB_POOL_STATS", "POOL", "database/sql pool: %N open%X", .err = ERR_PERCENT, .quiet = true,
+			     .sample = true, .bytes = B_CONNS, .state = S_MAXOPEN),
+	[T_TCP_RTT] = T("TCP_RTT", "NET", "round trip%T %L", .sample = true),
+	[T_CONNECT_RESULT] = T("CONNECT_RESULT", "NET", "connect to %t%C"),
+	[T_REQUEST_DONE] = T("REQUEST_DONE", "REQUEST", "%Krequest took %L", .state = S_SERVER),
 };
 #undef T
 
@@ -113,22 +121,35 @@ static const char *tcp_state_name(uint32_t s)
 	return s < ARRAY_LEN(tcp_states) ? tcp_states[s] : NULL;
 }
 
-/* The layout of one record: where each field sits (0 = absent). */
+/* The layout of one record: its size and where each field sits (0 =
+ * absent).  From V4 on, each version appends fields to the one before:
+ * V5 the DNS server (IPv4) and transport, V6 its IPv6 address, V7 the
+ * connection's peers, V8 a correlation id, V9 the HTTP method and the
+ * kernel-aggregation flag. */
 struct layout {
 	int version;
-	unsigned cgroup, comm, target, details, netns;
+	unsigned size, cgroup, comm, target, details, netns;
 };
 static const struct layout layouts[] = {
-	{1, 0, 0, 56, 184, 0},
-	{2, 56, 0, 64, 192, 0},
-	{3, 56, 64, 80, 208, 0},
-	{4, 56, 64, 80, 208, 336},
+	{1, 312, 0, 0, 56, 184, 0},    {2, 320, 56, 0, 64, 192, 0},   {3, 336, 56, 64, 80, 208, 0},
+	{4, 344, 56, 64, 80, 208, 336}, {5, 352, 56, 64, 80, 208, 336}, {6, 368, 56, 64, 80, 208, 336},
+	{7, 416, 56, 64, 80, 208, 336}, {8, 424, 56, 64, 80, 208, 336}, {9, 432, 56, 64, 80, 208, 336},
+};
+#define VERSIONS ARRAY_LEN(layouts)
+
+/* The offsets of the fields after V4 (each present from its version on). */
+enum {
+	O_DNS_IP = 344, O_DNS_TRANSPORT = 348, O_DNS_IP6 = 352, O_PEER_SADDR = 368, O_PEER_DADDR = 372,
+	O_PEER_SPORT = 376, O_PEER_DPORT = 378, O_PEER_FAMILY = 380, O_PEER_SADDR6 = 384, O_PEER_DADDR6 = 400,
+	O_CORRELATION = 416, O_HTTP_METHOD = 424, O_AGG_RECORDED = 425,
 };
 
 static const struct layout *layout_for(uint32_t len)
 {
-	return len >= V4_SIZE ? &layouts[3] : len >= V3_SIZE ? &layouts[2] : len >= V2_SIZE ? &layouts[1]
-				: len >= V1_SIZE ? &layouts[0] : NULL;
+	for (size_t v = VERSIONS; v-- > 0;)
+		if (len >= layouts[v].size)
+			return &layouts[v];
+	return NULL;
 }
 
 /* A decoded record: the common part plus the strings. */
@@ -140,6 +161,7 @@ struct rec {
 	int32_t error;
 	const uint8_t *comm, *target, *details;
 	size_t ncomm, ntarget, ndetails;
+	const uint8_t *p; /* the whole record (the fields after V4 are read from it when shown) */
 };
 
 struct pt {
@@ -147,7 +169,7 @@ struct pt {
 	uint32_t type_ids[T_KNOWN][4]; /* model type + 1, by code and (HTTP only) transport */
 	struct hmap unknown_types;     /* type code -> model type */
 	struct hmap pids;                 /* pid -> lane << 1 | comm known */
-	uint64_t frames, invalid, by_version[4];
+	uint64_t frames, invalid, by_version[VERSIONS];
 	struct buf tmp;
 };
 
@@ -160,6 +182,7 @@ static size_t cstrlen(const uint8_t *p, size_t max)
 static void parse(const uint8_t *frame, uint32_t len, struct rec *r)
 {
 	const uint8_t *p = frame;
+	r->p = frame;
 	r->lay = layout_for(len);
 	r->len = len;
 	r->ts = ld64le(p);
@@ -197,6 +220,29 @@ static const char *http_transport(uint32_t bits)
 	return bits & 4 ? "HTTP/3" : bits & 2 ? "HTTP/2" : bits & 1 ? "HTTPS" : "HTTP";
 }
 
+/* V9's http_method codes (podtrace's HTTP_METHOD_*); NULL: none. */
+static const char *http_method_name(uint8_t code)
+{
+	static const char *const n[] = {NULL, "GET", "PUT", "POST", "HEAD", "PATCH", "DELETE", "OPTIONS"};
+	return code < ARRAY_LEN(n) ? n[code] : NULL;
+}
+
+static const char *http_method_of(const struct rec *r)
+{
+	return r->lay->version >= 9 ? http_method_name(r->p[O_HTTP_METHOD]) : NULL;
+}
+
+/* REQUEST_DONE's tcp_state: the kind of server (threaded, or Go's when
+ * 0x100 is set); NULL: one podtrace does not name. */
+static const char *server_kind(uint32_t k)
+{
+	static const char *const threaded[] = {"HTTP/1", "HTTP/2", "HTTP/3"};
+	static const char *const go[] = {NULL, "Go net/http", "Go HTTP/2", "Go gRPC", "Go HTTP/3"};
+	if (k < ARRAY_LEN(threaded))
+		return threaded[k];
+	return k >= 0x100 && k - 0x100 < ARRAY_LEN(go) ? go[k - 0x100] : NULL;
+}
+
 static const char *category_of(const struct rec *r)
 {
 	const struct ptype *pt = ptype_of(r->type);
@@ -229,7 +275,7 @@ static uint32_t type_for(struct pt *pt, const struct rec *r)
 	id = model_type(m, &(struct type){.name = model_str(m, name, strlen(name)),
 					  .category = model_str(m, cat, strlen(cat)),
 					  .name_field = model_str(m, "target", 6),
-					  .role = ROLE_COMPLETE,
+					  .role = ptype_of(r->type)->sample ? ROLE_INSTANT : ROLE_COMPLETE,
 					  .owner = &podtrace_decoder});
 	if (slot)
 		*slot = (uint32_t)id + 1;
@@ -361,6 +407,8 @@ static size_t pt_feed(void *st, const uint8_t *p, size_t n, uint64_t off, bool f
 			.flags = ROLE_COMPLETE,
 			.off = off + at,
 		};
+		if (ptype_of(r.type)->sample)
+			e.ts = (int64_t)MIN(r.ts, (uint64_t)INT64_MAX), e.dur = TTV_NODUR, e.flags = ROLE_INSTANT;
 		if (!dec_emit(pt->in, &e))
 			return at;
 		at += 4 + (size_t)len;
@@ -416,23 +464,111 @@ static const char *qtype_name(uint32_t q, char *tmp, size_t n)
 	}
 }
 
-/* What `error` means for this type, written into tmp (or a static name). */
-static const char *error_meaning(const struct rec *r, char *tmp, size_t n)
+/* The name of `error` for this type (errno, getaddrinfo code, DNS rcode,
+ * a resource limit's level), or NULL. */
+static const char *error_name(const struct rec *r)
 {
 	int32_t e = r->error;
 	switch (ptype_of(r->type)->err) {
-	case ERR_NONE: return NULL;
 	case ERR_DNS: return e < 0 ? eai_name(e) : e > 0 ? rcode_name(e) : NULL;
-	case ERR_PERCENT: snprintf(tmp, n, "%d%% utilisation", e); return tmp;
+	case ERR_ERRNO: return e < 0 && e > INT32_MIN ? errno_name(-e) : NULL; /* -INT32_MIN overflows */
+	case ERR_LEVEL: return e >= 95 ? "EMERGENCY" : e >= 90 ? "CRITICAL" : e >= 80 ? "WARNING" : NULL;
+	default: return NULL;
+	}
+}
+
+/* What `error` holds when it is no error code (a percentage, an SSL return
+ * value), written into tmp; or NULL. */
+static const char *error_note(const struct rec *r, char *tmp, size_t n)
+{
+	int32_t e = r->error;
+	switch (ptype_of(r->type)->err) {
+	case ERR_PERCENT:
+	case ERR_LEVEL: snprintf(tmp, n, "%d%% utilisation", e); return tmp;
 	case ERR_SSL:
 		if (!e)
 			return NULL;
 		snprintf(tmp, n, "SSL return value %d", e);
 		return tmp;
 	case ERR_APPSTATUS: snprintf(tmp, n, "appStatus=%d", e); return tmp;
-	case ERR_ERRNO: break;
+	default: return NULL;
 	}
-	return e < 0 && e > INT32_MIN ? errno_name(-e) : NULL; /* -INT32_MIN overflows */
+}
+
+/* An IPv4 or IPv6 address as text into tmp (46 bytes); NULL when all zero. */
+static const char *ip_text(int family, const uint8_t *a, char *tmp)
+{
+	size_t n = family == AF_INET ? 4 : 16;
+	for (size_t i = 0; i < n; i++)
+		if (a[i])
+			return inet_ntop(family, a, tmp, 46);
+	return NULL;
+}
+
+static void put_ip(struct fsink *out, const char *name, int family, const uint8_t *a)
+{
+	char tmp[46];
+	const char *t = ip_text(family, a, tmp);
+	if (t)
+		f_cstr(out, name, t);
+	else
+		f_null(out, name);
+}
+
+/* The peers of V7: IPv4 addresses in host order, IPv6 as written. */
+static void peer_fields(struct fsink *out, const uint8_t *p)
+{
+	uint8_t fam = p[O_PEER_FAMILY];
+	f_put(out, &(struct field){.name = "peer_family", .kind = FK_UINT, .v.u = fam,
+				   .value_name = fam == 2 ? "AF_INET" : fam == 10 ? "AF_INET6" : NULL,
+				   .meaning = fam == 2 || fam == 10 ? NULL : "no peer"});
+	if (fam == 2) {
+		uint8_t s4[4], d4[4];
+		uint32_t sa = ld32le(p + O_PEER_SADDR), da = ld32le(p + O_PEER_DADDR);
+		for (int i = 0; i < 4; i++)
+			s4[i] = (uint8_t)(sa >> (24 - 8 * i)), d4[i] = (uint8_t)(da >> (24 - 8 * i));
+		put_ip(out, "peer_src_ip", AF_INET, s4);
+		put_ip(out, "peer_dst_ip", AF_INET, d4);
+	} else if (fam == 10) {
+		put_ip(out, "peer_src_ip", AF_INET6, p + O_PEER_SADDR6);
+		put_ip(out, "peer_dst_ip", AF_INET6, p + O_PEER_DADDR6);
+	} else {
+		f_null(out, "peer_src_ip");
+		f_null(out, "peer_dst_ip");
+	}
+	f_uint(out, "peer_src_port", ld16le(p + O_PEER_SPORT));
+	f_uint(out, "peer_dst_port", ld16le(p + O_PEER_DPORT));
+}
+
+/* The fields V5..V9 appended, those of the record's version (an older
+ * record has none of them, rather than a column of nulls). */
+static void later_fields(struct fsink *out, const struct rec *r)
+{
+	static const char *const transports[] = {"UDP", "TCP", "encrypted (DoT/DoH)", "libc resolver"};
+	int v = r->lay->version;
+	const uint8_t *p = r->p;
+	if (v >= 5) {
+		put_ip(out, "dns_server_ip", AF_INET, p + O_DNS_IP); /* network order */
+		uint8_t t = p[O_DNS_TRANSPORT];
+		f_put(out, &(struct field){.name = "dns_transport", .kind = FK_UINT, .v.u = t,
+					   .value_name = t < ARRAY_LEN(transports) ? transports[t] : NULL});
+	}
+	if (v >= 6)
+		put_ip(out, "dns_server_ip6", AF_INET6, p + O_DNS_IP6);
+	if (v >= 7)
+		peer_fields(out, p);
+	if (v >= 8) {
+		uint64_t c = ld64le(p + O_CORRELATION);
+		f_put(out, &(struct field){.name = "correlation_id", .kind = FK_UINT, .v.u = c,
+					   .meaning = c ? "the request's start time, ns" : "none"});
+	}
+	if (v >= 9) {
+		uint8_t m = p[O_HTTP_METHOD];
+		f_put(out, &(struct field){.name = "http_method", .kind = FK_UINT, .v.u = m,
+					   .value_name = http_method_name(m), .meaning = http_method_name(m) ? NULL : "none"});
+		f_put(out, &(struct field){.name = "agg_recorded", .kind = FK_BOOL, .v.b = p[O_AGG_RECORDED] != 0,
+					   .meaning = p[O_AGG_RECORDED] ? "already counted in the kernel's aggregates" : NULL});
+	}
 }
 
 static void pt_fields(void *st, const struct event *e, struct fsink *out)
@@ -454,11 +590,12 @@ static void pt_fields(void *st, const struct event *e, struct fsink *out)
 	else
 		f_null(out, "comm");
 	f_put(out, &(struct field){.name = "type", .kind = FK_UINT, .v.u = r.type,
-				   .meaning = r.type < T_KNOWN ? types[r.type].name : "unknown"});
+				   .value_name = r.type < T_KNOWN ? types[r.type].name : NULL,
+				   .meaning = r.type < T_KNOWN ? NULL : "unknown"});
 	f_cstr(out, "category", category_of(&r));
 	f_unit(out, "latency_ns", r.latency, "ns");
-	f_put(out, &(struct field){.name = "error", .kind = FK_INT, .v.i = r.error,
-				   .meaning = error_meaning(&r, tmp, sizeof tmp)});
+	f_put(out, &(struct field){.name = "error", .kind = FK_INT, .v.i = r.error, .value_name = error_name(&r),
+				   .meaning = error_note(&r, tmp, sizeof tmp)});
 	const struct ptype *type = ptype_of(r.type);
 	struct field bytes = {.name = "bytes", .kind = FK_UINT, .v.u = r.bytes};
 	struct buf mb = {0};
@@ -471,6 +608,7 @@ static void pt_fields(void *st, const struct event *e, struct fsink *out)
 	case B_USAGE: bytes.meaning = "usage"; break;
 	case B_UID: bytes.meaning = "uid"; break;
 	case B_ANSWERS: bytes.meaning = "answers"; break;
+	case B_CONNS: bytes.meaning = "open connections"; break;
 	case B_SIZE:
 		if (r.bytes >= 1024) {
 			fmt_bytes(&mb, r.bytes);
@@ -483,16 +621,18 @@ static void pt_fields(void *st, const struct event *e, struct fsink *out)
 	struct field ts = {.name = "tcp_state", .kind = FK_UINT, .v.u = r.tcp_state};
 	char qt[16];
 	switch (type->state) {
-	case S_TCP: ts.meaning = tcp_state_name(r.tcp_state) ? tcp_state_name(r.tcp_state) : "UNKNOWN"; break;
+	case S_TCP: ts.value_name = tcp_state_name(r.tcp_state) ? tcp_state_name(r.tcp_state) : "UNKNOWN"; break;
 	case S_RESOURCE:
-		ts.meaning = r.tcp_state == 0 ? "CPU" : r.tcp_state == 1 ? "MEM" : r.tcp_state == 2 ? "IO" : "UNKNOWN";
+		ts.value_name = r.tcp_state == 0 ? "CPU" : r.tcp_state == 1 ? "MEM" : r.tcp_state == 2 ? "IO" : "UNKNOWN";
 		break;
-	case S_HTTP: ts.meaning = http_transport(r.tcp_state); break;
+	case S_HTTP: ts.value_name = http_transport(r.tcp_state); break;
 	case S_QTYPE_SET:
 		if (!r.tcp_state)
 			break;
 		/* fall through */
-	case S_QTYPE: ts.meaning = qtype_name(r.tcp_state, qt, sizeof qt); break;
+	case S_QTYPE: ts.value_name = qtype_name(r.tcp_state, qt, sizeof qt); break;
+	case S_MAXOPEN: ts.meaning = r.tcp_state ? "the pool's maximum" : "no maximum set"; break;
+	case S_SERVER: ts.value_name = server_kind(r.tcp_state); break;
 	case S_NONE: break;
 	}
 	f_put(out, &ts);
@@ -514,6 +654,7 @@ static void pt_fields(void *st, const struct event *e, struct fsink *out)
 		f_str(out, "target", r.target, r.ntarget);
 	}
 	f_str(out, "details", r.details, r.ndetails);
+	later_fields(out, &r);
 }
 
 static void latency_ms(struct buf *b, uint64_t ns)
@@ -543,10 +684,13 @@ static void opt(struct buf *b, const char *t)
 }
 
 /* Write a type's summary template: %t the target, %T " target" when there
- * is one, %d the details, %B bytes as a size, %L the latency, %E the error
- * as a number, %P the pid, %Y the type code, %S the TCP state, %O " fd=N"
- * of an open that worked, %F " fd=N" of a close, %M the OOM kill's MB, %R
- * the resource limit's level and kind, %Q the DNS query type, %% a %. */
+ * is one, %d the details, %B bytes as a size, %N bytes as a count, %L the
+ * latency, %E the error as a number, %P the pid, %Y the type code, %S the
+ * TCP state, %O " fd=N" of an open that worked, %F " fd=N" of a close, %M
+ * the OOM kill's MB, %R the resource limit's level and kind, %Q the DNS
+ * query type, %H " METHOD" of V9's HTTP records, %X a pool's maximum and
+ * use, %C ": connected" of a connect that worked, %K the server's kind, %%
+ * a %. */
 static void summary_put(struct buf *b, const char *tpl, const struct rec *r, const char *t, const char *d)
 {
 	for (const char *p = tpl; *p; p++) {
@@ -566,6 +710,30 @@ static void summary_put(struct buf *b, const char *tpl, const struct rec *r, con
 		case 'E': buf_i64(b, r->error); break;
 		case 'P': buf_u64(b, r->pid); break;
 		case 'Y': buf_u64(b, r->type); break;
+		case 'N': buf_u64(b, r->bytes); break;
+		case 'H':
+			if (http_method_of(r))
+				cat(b, " ", http_method_of(r), NULL);
+			break;
+		case 'X':
+			if (r->tcp_state) {
+				buf_adds(b, " of ");
+				buf_u64(b, r->tcp_state);
+				buf_adds(b, ", ");
+				buf_i64(b, r->error);
+				buf_adds(b, "% in use");
+			} else {
+				buf_adds(b, ", no maximum set");
+			}
+			break;
+		case 'C':
+			if (!r->error)
+				buf_adds(b, ": connected");
+			break;
+		case 'K':
+			if (server_kind(r->tcp_state))
+				cat(b, server_kind(r->tcp_state), " ", NULL);
+			break;
 		case 'S':
 			if (tcp_state_name(r->tcp_state)) {
 				buf_adds(b, tcp_state_name(r->tcp_state));
@@ -623,17 +791,17 @@ static void pt_summary(void *st, const struct event *e, struct buf *b)
 	summary_put(b, type->summary, &r, buf_str(&target), buf_str(&details));
 	char tmp[64];
 	if (r.error && !type->quiet) {
-		const char *meaning = error_meaning(&r, tmp, sizeof tmp);
+		const char *name = error_name(&r), *note = error_note(&r, tmp, sizeof tmp);
 		buf_adds(b, " failed: error ");
 		buf_i64(b, r.error);
-		if (meaning)
-			cat(b, " (", meaning, ")", NULL);
+		if (name || note)
+			cat(b, " (", name ? name : note, ")", NULL);
 	}
 }
 
 static void pt_info(struct source *src, struct fsink *out)
 {
-	uint64_t frames = 0, invalid = 0, v[4] = {0};
+	uint64_t frames = 0, invalid = 0, v[VERSIONS] = {0};
 	struct input *in;
 	for (size_t i = 0; (in = dec_source_input(src, i)); i++) {
 		struct pt *pt = in->dstate;
@@ -641,16 +809,15 @@ static void pt_info(struct source *src, struct fsink *out)
 			continue;
 		frames += pt->frames;
 		invalid += pt->invalid;
-		for (int k = 0; k < 4; k++)
+		for (size_t k = 0; k < VERSIONS; k++)
 			v[k] += pt->by_version[k];
 	}
 	f_uint(out, "frames", frames);
 	f_uint(out, "invalid_frames", invalid);
 	f_obj(out, "records_by_version");
-	f_uint(out, "V1", v[0]);
-	f_uint(out, "V2", v[1]);
-	f_uint(out, "V3", v[2]);
-	f_uint(out, "V4", v[3]);
+	static const char *const names[VERSIONS] = {"V1", "V2", "V3", "V4", "V5", "V6", "V7", "V8", "V9"};
+	for (size_t k = 0; k < VERSIONS; k++)
+		f_uint(out, names[k], v[k]);
 	f_end(out);
 }
 

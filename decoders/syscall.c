@@ -982,7 +982,7 @@ struct flagname {
 	const char *name;
 };
 
-static const char *flags_meaning(struct buf *b, uint64_t v, const struct flagname *t, size_t n)
+static const char *flags_name(struct buf *b, uint64_t v, const struct flagname *t, size_t n)
 {
 	buf_reset(b);
 	for (size_t i = 0; i < n; i++)
@@ -1038,7 +1038,7 @@ static const char *ioctl_name(int64_t cmd)
 	return NULL;
 }
 
-static const char *mode_meaning(struct buf *b, uint32_t mode)
+static const char *mode_name(struct buf *b, uint32_t mode)
 {
 	static const char *const types[16] = {[1] = "fifo", [2] = "character device", [4] = "directory",
 					      [6] = "block device", [8] = "regular file", [10] = "symbolic link",
@@ -1049,8 +1049,9 @@ static const char *mode_meaning(struct buf *b, uint32_t mode)
 	return buf_str(b);
 }
 
-/* What an int argument means, by call and position (NULL: nothing to add). */
-static const char *int_meaning(struct buf *b, const struct loaded *l, unsigned i, int64_t v)
+/* The name of an int argument's value, by call and position (NULL: none;
+ * b: room for text). */
+static const char *int_name(struct buf *b, const struct loaded *l, unsigned i, int64_t v)
 {
 	if (!l->s->x86)
 		return NULL;
@@ -1059,24 +1060,16 @@ static const char *int_meaning(struct buf *b, const struct loaded *l, unsigned i
 	if (!an)
 		return NULL;
 	if (nr == NR_READV && i >= 3)
-		return "junk: register contents (the writer's argument table overruns for readv)";
-	if (!strcmp(an, "fd")) {
-		if (v == -1 || v == 4294967295)
-			return nr == NR_MMAP ? "-1: no file" : "-1";
+		return NULL;
+	if (!strcmp(an, "fd"))
 		return v == 0 ? "stdin" : v == 1 ? "stdout" : v == 2 ? "stderr" : v == -100 ? "AT_FDCWD" : NULL;
-	}
 	if (nr == 2 && i == 1) {
 		const char *acc = (v & 3) == 0 ? "O_RDONLY" : (v & 3) == 1 ? "O_WRONLY" : (v & 3) == 2 ? "O_RDWR" : "O_ACCMODE";
 		struct buf t = {0};
-		flags_meaning(&t, (uint64_t)v & ~3ull, open_flags, ARRAY_LEN(open_flags));
+		flags_name(&t, (uint64_t)v & ~3ull, open_flags, ARRAY_LEN(open_flags));
 		buf_reset(b);
 		buf_printf(b, "%s%s%s", acc, t.len ? "|" : "", buf_str(&t));
 		buf_free(&t);
-		return buf_str(b);
-	}
-	if (nr == 2 && i == 2) {
-		buf_reset(b);
-		buf_printf(b, "0%llo", (unsigned long long)v);
 		return buf_str(b);
 	}
 	if (nr == 8 && i == 2) {
@@ -1084,15 +1077,33 @@ static const char *int_meaning(struct buf *b, const struct loaded *l, unsigned i
 		return v >= 0 && v < 5 ? w[v] : NULL;
 	}
 	if ((nr == 9 || nr == 10) && i == 2)
-		return v ? flags_meaning(b, (uint64_t)v, prot_flags, ARRAY_LEN(prot_flags)) : "PROT_NONE";
+		return v ? flags_name(b, (uint64_t)v, prot_flags, ARRAY_LEN(prot_flags)) : "PROT_NONE";
 	if (nr == 9 && i == 3)
-		return flags_meaning(b, (uint64_t)v, map_flags, ARRAY_LEN(map_flags));
+		return flags_name(b, (uint64_t)v, map_flags, ARRAY_LEN(map_flags));
 	if (nr == 13 && i == 0)
 		return v > 0 && v < (int64_t)ARRAY_LEN(signames) ? signames[v] : NULL;
 	if (nr == 14 && i == 0)
 		return v == 0 ? "SIG_BLOCK" : v == 1 ? "SIG_UNBLOCK" : v == 2 ? "SIG_SETMASK" : NULL;
 	if (nr == 16 && i == 1)
 		return ioctl_name(v);
+	return NULL;
+}
+
+/* A note on an int argument (NULL: none; b: room for text). */
+static const char *int_note(struct buf *b, const struct loaded *l, unsigned i, int64_t v)
+{
+	uint16_t nr = l->r.nr;
+	if (!l->s->x86 || nr >= 20 || i >= 6 || !arg_names[nr][i])
+		return NULL;
+	if (nr == NR_READV && i >= 3)
+		return "junk: register contents (the writer's argument table overruns for readv)";
+	if (!strcmp(arg_names[nr][i], "fd") && (v == -1 || v == 4294967295))
+		return nr == NR_MMAP ? "-1: no file" : "-1";
+	if (nr == 2 && i == 2) {
+		buf_reset(b);
+		buf_printf(b, "0%llo", (unsigned long long)v);
+		return buf_str(b);
+	}
 	if (nr == 7 && i == 2)
 		return v < 0 ? "infinite" : "ms";
 	return NULL;
@@ -1127,7 +1138,7 @@ static void stat_fields(struct fsink *out, const struct ie *ie, bool be, bool st
 		fl.v.i = f[i].size == 4 ? (int64_t)ld32(p, be) : (int64_t)ld64(p, be);
 		if (!strcmp(f[i].name, "st_mode")) {
 			fl.kind = FK_UINT;
-			fl.meaning = mode_meaning(&m, (uint32_t)fl.v.i);
+			fl.value_name = mode_name(&m, (uint32_t)fl.v.i);
 		}
 		if (!strcmp(f[i].name, "st_size"))
 			fl.unit = "bytes";
@@ -1148,9 +1159,9 @@ static void poll_fields(struct fsink *out, const struct ie *ie, bool be)
 		f_int(out, "fd", (int32_t)ld32(ie->v + k, be));
 		uint16_t ev = ld16(ie->v + k + 4, be), rev = ld16(ie->v + k + 6, be);
 		f_put(out, &(struct field){.name = "events", .kind = FK_HEX, .v.u = ev,
-					   .meaning = flags_meaning(&m, ev, poll_flags, ARRAY_LEN(poll_flags))});
+					   .value_name = flags_name(&m, ev, poll_flags, ARRAY_LEN(poll_flags))});
 		f_put(out, &(struct field){.name = "revents", .kind = FK_HEX, .v.u = rev,
-					   .meaning = rev ? flags_meaning(&m2, rev, poll_flags, ARRAY_LEN(poll_flags)) : NULL});
+					   .value_name = rev ? flags_name(&m2, rev, poll_flags, ARRAY_LEN(poll_flags)) : NULL});
 		f_end(out);
 		buf_free(&m2);
 	}
@@ -1176,7 +1187,7 @@ static void sigaction_fields(struct fsink *out, const struct ie *ie, bool be)
 	uint64_t saf = ld64(ie->v + 16, be);
 	struct buf m = {0};
 	f_put(out, &(struct field){.name = "sa_flags", .kind = FK_HEX, .v.u = saf,
-				   .meaning = flags_meaning(&m, saf, sa_flags, ARRAY_LEN(sa_flags))});
+				   .value_name = flags_name(&m, saf, sa_flags, ARRAY_LEN(sa_flags))});
 	buf_free(&m);
 	if (ie->n > 24)
 		f_put(out, &(struct field){.name = "beyond_kernel_struct", .kind = FK_BYTES, .v.s = {ie->v + 24, ie->n - 24},
@@ -1212,7 +1223,7 @@ static void arg_fields(struct fsink *out, const struct loaded *l, const struct i
 		if (ie_int(ie, be, &v)) {
 			bool ptr = v > (int64_t)UINT32_MAX || v < INT32_MIN;
 			f_put(out, &(struct field){.name = "value", .kind = ptr ? FK_HEX : FK_INT, .v.i = v,
-						   .meaning = int_meaning(&m, l, i, v)});
+						   .value_name = int_name(&m, l, i, v), .meaning = int_note(&m, l, i, v)});
 			f_uint(out, "size", ie->n);
 		} else {
 			f_bytes(out, "bytes", ie->v, ie->n);
@@ -1280,7 +1291,7 @@ static void sc_fields(void *st, const struct event *e, struct fsink *out)
 	struct buf m = {0};
 	struct field ret = {.name = "return", .kind = FK_INT, .v.i = r->ret};
 	if (is_error(r->ret)) {
-		ret.meaning = errno_name((int)-r->ret);
+		ret.value_name = errno_name((int)-r->ret);
 	} else if (addr_result(s, r->nr)) {
 		buf_printf(&m, "0x%llx", (unsigned long long)r->ret);
 		ret.meaning = m.p;
@@ -1326,7 +1337,8 @@ static void sc_fields(void *st, const struct event *e, struct fsink *out)
 	}
 	if (r->has_err)
 		f_put(out, &(struct field){.name = "errno", .kind = FK_INT, .v.i = r->err,
-					   .meaning = r->err ? errno_name(r->err) : "libc's errno, not set by raw syscalls"});
+					   .value_name = r->err ? errno_name(r->err) : NULL,
+					   .meaning = r->err ? NULL : "libc's errno, not set by raw syscalls"});
 	if (r->cut)
 		f_bool(out, "record_truncated", true);
 	const uint8_t *path;

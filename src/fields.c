@@ -52,7 +52,32 @@ void field_value_text(struct buf *b, const struct field *f, bool quote_strings)
 	}
 }
 
+void field_readings_text(struct buf *b, const struct field *f)
+{
+	if (!f->value_name && !f->meaning)
+		return;
+	buf_adds(b, " (");
+	if (f->value_name)
+		esc_term(b, f->value_name, strlen(f->value_name));
+	if (f->value_name && f->meaning)
+		buf_adds(b, ", ");
+	if (f->meaning)
+		esc_term(b, f->meaning, strlen(f->meaning));
+	buf_addc(b, ')');
+}
+
 /* ---- JSON ----------------------------------------------------------------- */
+
+/* `"<name><suffix>":` */
+static void json_name_suffixed(struct buf *b, const char *name, const char *suffix)
+{
+	struct buf n = {0};
+	buf_adds(&n, name);
+	buf_adds(&n, suffix);
+	esc_json(b, n.p, n.len);
+	buf_addc(b, ':');
+	buf_free(&n);
+}
 
 static void json_put(struct fsink *s, const struct field *f)
 {
@@ -107,6 +132,11 @@ static void json_put(struct fsink *s, const struct field *f)
 		break;
 	case FK_END: break;
 	}
+	if (f->value_name && !in_array && f->kind != FK_OBJ && f->kind != FK_ARR) {
+		buf_addc(b, ',');
+		json_name_suffixed(b, f->name ? f->name : "", "_name");
+		esc_json(b, f->value_name, strlen(f->value_name));
+	}
 }
 
 void json_sink_begin(struct json_sink *j, struct buf *b)
@@ -138,11 +168,7 @@ static void value_with_unit(struct buf *b, const struct field *f, bool quote)
 			esc_term(b, f->unit, strlen(f->unit));
 		}
 	}
-	if (f->meaning) {
-		buf_adds(b, " (");
-		esc_term(b, f->meaning, strlen(f->meaning));
-		buf_addc(b, ')');
-	}
+	field_readings_text(b, f);
 }
 
 static void line_put(struct fsink *s, const struct field *f)
@@ -264,11 +290,7 @@ static void tree_put(struct fsink *s, const struct field *f)
 			fmt_dur(b, f->v.u * per);
 		}
 	}
-	if (f->meaning) {
-		buf_adds(b, " (");
-		esc_term(b, f->meaning, strlen(f->meaning));
-		buf_addc(b, ')');
-	}
+	field_readings_text(b, f);
 	buf_addc(b, '\n');
 }
 

@@ -39,7 +39,13 @@ struct field {
 		} s;
 	} v;
 	const char *unit;    /* "ns", "us", "ms", "s", "bytes", "%" ... or NULL */
-	const char *meaning; /* the decoder's reading: "ENETUNREACH", "ESTABLISHED" ... or NULL */
+	/* The value's name where the format gives it one ("ENETUNREACH",
+	 * "ESTABLISHED", "SIGSEGV", "O_RDONLY|O_CLOEXEC"): shown after the
+	 * value, and in JSON as "<name>_name" beside it.  NULL: none. */
+	const char *value_name;
+	/* A note on the value ("slot", "the stream header's thread"): shown
+	 * after it in text, not in JSON.  NULL: none. */
+	const char *meaning;
 };
 
 struct fsink {
@@ -95,6 +101,8 @@ static inline void f_end(struct fsink *s) { f_put(s, &(struct field){.kind = FK_
 
 /* Append the value of f as text (escaped, without name or unit). */
 void field_value_text(struct buf *b, const struct field *f, bool quote_strings);
+/* Append ` (value name, note)`, or nothing when f has neither. */
+void field_readings_text(struct buf *b, const struct field *f);
 /* True when unit is a time unit; sets ns per unit. */
 bool unit_is_time(const char *unit, uint64_t *ns_per);
 
@@ -119,7 +127,7 @@ struct line_sink {
 };
 void line_sink_init(struct line_sink *l, struct buf *b);
 
-/* One field per line, `name: value unit (meaning)`, indented by nesting
+/* One field per line, `name: value unit (value name, note)`, indented by nesting
  * (detail view).  With a width, an object of four or more short plain
  * values (registers) is laid out in columns that fit it. */
 struct tree_sink {

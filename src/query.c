@@ -356,6 +356,10 @@ struct field_pick {
 static void pick_value(struct field_pick *p, const struct field *f)
 {
 	field_value_text(p->out, f, false);
+	if (f->value_name) {
+		buf_addc(p->out, ' ');
+		esc_term(p->out, f->value_name, strlen(f->value_name));
+	}
 	if (f->meaning) {
 		buf_addc(p->out, ' ');
 		esc_term(p->out, f->meaning, strlen(f->meaning));

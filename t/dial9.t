@@ -93,7 +93,7 @@ like "$(at "$JJ" 504)" '"type":"QueueSampleEvent".*"global_queue":0' "june @504:
 like "$(at "$JJ" 766)" '"ts":145359935273,.*"user_cpu_ns":93213000,"system_cpu_ns":37487000,"max_rss_bytes":105512960,"minor_faults":22653,"major_faults":0,"block_input_ops":0,"block_output_ops":16,"voluntary_context_switches":42,"involuntary_context_switches":2' \
 	"june @766: ProcessResourceUsageEvent"
 e1119=$(at "$JJ" 1119)
-like "$e1119" '"type":"CpuSampleEvent".*"worker_id":255,"tid":35,"source":1,"thread_name":null,"callchain":\["0xffff8000812a21e0 schedule",' \
+like "$e1119" '"type":"CpuSampleEvent".*"worker_id":255,"worker_id_name":"not a worker","tid":35,"source":1,"source_name":"scheduler context switch","thread_name":null,"callchain":\["0xffff8000812a21e0 schedule",' \
 	"june @1119: CpuSampleEvent, thread_name absent, stack from the pool at 792, symbolised"
 chain=$(printf '%s' "$e1119" | sed 's/.*"callchain":\[\(.*\)\],"cpu".*/\1/' | sed 's/","/"\n"/g')
 is "$(printf '%s\n' "$chain" | grep -vc ' \[inlined\]"$')" 28 "june @1119: 28 frames"
@@ -163,7 +163,7 @@ sample march "$D/$S" 1 "10 138543 9 0 3737 0" \
 	"138543 1018406949534926 1018406949246916 1018411684858735 3588 11966469158448957172" \
 	"CpuSampleEvent=15125 PollEndEvent=30154 PollStartEvent=30154 QueueSampleEvent=464 SymbolTableEntry=908
 	 TaskSpawnEvent=189 TaskTerminateEvent=246 WakeEventEvent=25899 WorkerParkEvent=17703 WorkerUnparkEvent=17701"
-like "$(at "$TMP/march.json" 118)" '"type":"CpuSampleEvent".*"worker_id":0,"tid":65079,"source":1,"thread_name":"<no thread name>","callchain":\["0x' \
+like "$(at "$TMP/march.json" 118)" '"type":"CpuSampleEvent".*"worker_id":0,"tid":65079,"source":1,"source_name":"scheduler context switch","thread_name":"<no thread name>","callchain":\["0x' \
 	"march @118: CpuSampleEvent with an inline stack"
 
 run --dump "$D/upstream_legacy_TOKIOTRC_2026-03-06.bin"

@@ -47,7 +47,7 @@ like "$f8" '"version":"V3".*"comm":"redis-server".*"tcp_state":1,.*"net_ns_id":n
 f30=$(printf '%s\n' "$OUT" | grep '"offset":10008,')
 like "$f30" '"type":"RENAME".*"error":-18,.*"target":"settings.yaml>settings.yaml.1"' "frame 30: RENAME halves joined"
 f25=$(printf '%s\n' "$OUT" | grep '"offset":8364,')
-like "$f25" '"pid":0,.*"error":93,"bytes":1206969803,"tcp_state":0,.*"details":"CPU:93%"' "frame 25: RESOURCE_LIMIT"
+like "$f25" '"pid":0,.*"error":93,"error_name":"CRITICAL","bytes":1206969803,"tcp_state":0,"tcp_state_name":"CPU",.*"details":"CPU:93%"' "frame 25: RESOURCE_LIMIT"
 
 run --dump "$S"
 like "$OUT" "CONNECT	\[NET\] connect to 2001:db8:fa9:000:000:000:000:006:443 took 0.11ms failed: error -101 \(ENETUNREACH\)" "text: errno name for CONNECT"
@@ -100,7 +100,7 @@ like "$OUT" "close\(\)$" "CLOSE: a negative fd is not shown"
 like "$OUT" "rename\(\) a.txt>b.txt" "RENAME: both halves"
 like "$OUT" "rename\(\) >only-new" "RENAME: empty old name gives >new"
 like "$OUT" "rename\(\) only-old took" "RENAME: empty new name gives the old name"
-like "$OUT" "HTTP_REQ	\[HTTP/2\] request example.org" "HTTP transport from tcp_state bits; 424-byte record read as V4"
+like "$OUT" "HTTP_REQ	\[HTTP/2\] request example.org" "HTTP transport from tcp_state bits (a 424-byte V8 record)"
 like "$OUT" "lookup nx.example took 0.00ms failed: error -3 \(EAI_AGAIN\)" "DNS: getaddrinfo names"
 like "$OUT" "EMERGENCY memory utilization: 97%" "RESOURCE_LIMIT: kind from tcp_state"
 like "$OUT" "handshake took 0.00ms failed: error -1 \(SSL return value -1\)" "TLS: SSL return value"
@@ -109,8 +109,62 @@ like "$OUT" 'pid 9 \(ev\\x07il\)' "hostile comm escaped in the lane name"
 ok "$(printf '%s' "$OUT" | LC_ALL=C grep -c "$(printf '[\001-\010\013-\037\177]')" | grep -qx 0; echo $?)" "no raw control bytes in --dump"
 run --dump --json "$TMP/fields.pt"
 like "$OUT" '"target":"esc\\u001b\[2Jape\\u202e\\\\xff"' "hostile target JSON-escaped"
-like "$OUT" '"version":"V4","record_length":424' "record length kept"
+like "$OUT" '"version":"V8","record_length":424' "a 424-byte record is V8, its length kept"
 like "$OUT" '"cgroup_id":77,"net_ns_id":null' "V2 has cgroup but no netns"
+like "$OUT" '"error":-111,"error_name":"ECONNREFUSED"' "JSON: the errno's name beside the number"
+like "$OUT" '"tcp_state":2,"tcp_state_name":"HTTP/2"' "JSON: the HTTP transport's name"
+like "$OUT" '"error":-3,"error_name":"EAI_AGAIN"' "JSON: the getaddrinfo code's name"
+run --export chrome "$TMP/fields.pt"
+like "$OUT" '"error":-111,"error_name":"ECONNREFUSED"' "chrome export: the errno's name too"
+
+# ---- V5..V9 (podtrace after V4) and the types after USDT ----
+cat >"$TMP/later.spec" <<'EOF'
+V5 ts=1000 pid=5 type=0 dns_ip=\x08\x08\x04\x04 dns_transport=1 target=five.example
+V6 ts=2000 pid=6 type=38 tcp_state=28 dns_transport=3 dns_ip6=\x20\x01\x48\x60\0\0\0\0\0\0\0\0\0\0\x88\x88 target=six.example
+V7 ts=3000 pid=7 type=1 peer_family=2 peer_saddr=167772161 peer_daddr=3232248066 peer_sport=40000 peer_dport=443 target=10.0.0.1:443
+V7 ts=3500 pid=7 type=1 peer_family=10 peer_saddr6=\x20\x01\x0d\xb8\0\0\0\0\0\0\0\0\0\0\0\x01 peer_daddr6=\x20\x01\x0d\xb8\0\0\0\0\0\0\0\0\0\0\0\x02 peer_sport=1 peer_dport=2
+V8 ts=4000 pid=8 type=13 latency=500 correlation=3500 target=/api
+V9 ts=5000 pid=9 type=13 latency=500 http_method=3 agg=1 target=/orders
+V9 ts=5100 pid=9 type=14 latency=600 http_method=6 bytes=2048 target=/orders/7
+V9 ts=6000 pid=9 type=42 latency=2000000
+V9 ts=7000 pid=9 type=43 error=95 bytes=19 tcp_state=20
+V9 ts=7100 pid=9 type=43 error=0 bytes=41 tcp_state=0
+V9 ts=8000 pid=0 type=44 latency=1250000 target=10.1.2.3:5432
+V9 ts=9000 pid=9 type=45 target=10.1.2.3:5432
+V9 ts=9100 pid=9 type=45 error=-111 target=10.1.2.4:5432
+V9 ts=10000 pid=9 type=46 latency=3000000 tcp_state=257
+V9 ts=11000 pid=9 type=47
+V9 len=440 ts=12000 pid=9 type=3 http_method=1
+EOF
+"$TBIN/ptwrite" "$TMP/later.pt" <"$TMP/later.spec"
+run --info "$TMP/later.pt"
+is "$RC" 0 "V5..V9: exit 0"
+like "$(printf '%s' "$OUT" | tr '\n' ' ')" 'V5: 1 *V6: 1 *V7: 2 *V8: 1 *V9: 11' "V5..V9 told apart by length (a 440-byte record is V9)"
+run --dump "$TMP/later.pt"
+like "$OUT" 'HTTP_REQ	\[HTTP\] request POST /orders took' "V9: the HTTP method in the summary"
+like "$OUT" 'HTTP_RESP	\[HTTP\] response DELETE /orders/7 2.00 KB took' "V9: a response's method"
+like "$OUT" 'DB_ACQUIRE	\[POOL\] database/sql connection wait 2.00ms' "type 42: DB_ACQUIRE"
+like "$OUT" 'DB_POOL_STATS	\[POOL\] database/sql pool: 19 open of 20, 95% in use$' "type 43: DB_POOL_STATS"
+like "$OUT" 'DB_POOL_STATS	\[POOL\] database/sql pool: 41 open, no maximum set$' "type 43: an unlimited pool is no 0%"
+like "$OUT" 'pid 0	TCP_RTT	\[NET\] round trip 10.1.2.3:5432 1.25ms' "type 44: TCP_RTT (pid 0)"
+like "$OUT" 'CONNECT_RESULT	\[NET\] connect to 10.1.2.3:5432: connected$' "type 45: a connect that worked"
+like "$OUT" 'connect to 10.1.2.4:5432 failed: error -111 \(ECONNREFUSED\)' "type 45: a connect refused"
+like "$OUT" 'REQUEST_DONE	\[REQUEST\] Go net/http request took 3.00ms' "type 46: REQUEST_DONE, the server's kind"
+like "$OUT" 'type 47	\[UNKNOWN\] event type 47' "type 47: unknown"
+run --dump --json "$TMP/later.pt"
+like "$OUT" '"version":"V5",.*"dns_server_ip":"8.8.4.4","dns_transport":1,"dns_transport_name":"TCP"' "V5: DNS server and transport"
+like "$OUT" '"version":"V6",.*"dns_server_ip":null,"dns_transport":3,"dns_transport_name":"libc resolver","dns_server_ip6":"2001:4860::8888"' "V6: the server's IPv6 address"
+like "$OUT" '"peer_family":2,"peer_family_name":"AF_INET","peer_src_ip":"10.0.0.1","peer_dst_ip":"192.168.49.2","peer_src_port":40000,"peer_dst_port":443' "V7: IPv4 peers in host order"
+like "$OUT" '"peer_src_ip":"2001:db8::1","peer_dst_ip":"2001:db8::2"' "V7: IPv6 peers"
+like "$OUT" '"version":"V8",.*"correlation_id":3500}' "V8: correlation id"
+like "$OUT" '"http_method":3,"http_method_name":"POST","agg_recorded":true}' "V9: method and kernel-aggregation flag"
+like "$OUT" '"type":"TCP_RTT","category":"NET","role":"instant"' "TCP_RTT: a sample, an instant"
+like "$OUT" '"ts":8000,"lane":"pid 0","type":"TCP_RTT"' "TCP_RTT: at its timestamp"
+like "$OUT" '"type":43,"type_name":"DB_POOL_STATS",.*"error":95,"bytes":19,"tcp_state":20' "DB_POOL_STATS: utilisation, open, maximum"
+unlike "$OUT" '"error":95,"error_name"' "DB_POOL_STATS: a percentage is no errno"
+like "$OUT" '"tcp_state":257,"tcp_state_name":"Go net/http"' "REQUEST_DONE: server kind named"
+run -e 'type:TCP_RTT' --stats "$TMP/later.pt"
+like "$OUT" 'TCP_RTT' "the new types filter by name"
 
 # ---- damage: stop there, say where, keep everything before ----
 "$TBIN/ptwrite" "$TMP/good.pt" <<'EOF'

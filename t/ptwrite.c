@@ -6,27 +6,35 @@
  *                                 mostly in time order (like a ring buffer)
  *
  * Spec lines (see t/writer.h for value escapes):
- *   V1|V2|V3|V4 [len=L] ts= pid= type= latency= error= bytes= tcp_state=
+ *   V1..V9 [len=L] ts= pid= type= latency= error= bytes= tcp_state=
  *          stack_key= cgroup= netns= comm= target= details=
  *          old= new=          (RENAME halves: target bytes 0..62 and 64..127)
+ *          dns_ip= (4 bytes, network order) dns_transport=     (V5 on)
+ *          dns_ip6= (16 bytes)                                  (V6 on)
+ *          peer_family= peer_saddr= peer_daddr= (u32, host order)
+ *          peer_sport= peer_dport= peer_saddr6= peer_daddr6=  (V7 on)
+ *          correlation=                                         (V8 on)
+ *          http_method= agg=                                    (V9 on)
  *   frame len=L [fill=B]       a frame of L bytes that is not a record
  *   prefix VALUE               a bare u32 length prefix (for damaged files)
  *   raw HEX...                 raw bytes
  */
 #include "t/writer.h"
 
-static const unsigned sizes[] = {312, 320, 336, 344};
-static const unsigned target_off[] = {56, 64, 80, 80};
-static const unsigned details_off[] = {184, 192, 208, 208};
+static const unsigned sizes[] = {312, 320, 336, 344, 352, 368, 416, 424, 432};
+static const unsigned target_off[] = {56, 64, 80, 80, 80, 80, 80, 80, 80};
+static const unsigned details_off[] = {184, 192, 208, 208, 208, 208, 208, 208, 208};
 
 struct rec {
-	int version; /* 1..4 */
+	int version; /* 1..9 */
 	unsigned len;
-	uint64_t ts, latency, bytes, stack_key, cgroup;
-	uint32_t pid, type, tcp_state, netns;
+	uint64_t ts, latency, bytes, stack_key, cgroup, correlation;
+	uint32_t pid, type, tcp_state, netns, peer_saddr, peer_daddr;
+	uint16_t peer_sport, peer_dport;
+	uint8_t dns_transport, peer_family, http_method, agg;
 	int32_t error;
-	const char *comm, *target, *details, *old, *new_;
-	size_t ncomm, ntarget, ndetails, nold, nnew;
+	const char *comm, *target, *details, *old, *new_, *dns_ip, *dns_ip6, *peer_saddr6, *peer_daddr6;
+	size_t ncomm, ntarget, ndetails, nold, nnew, ndns_ip, ndns_ip6, npeer_saddr6, npeer_daddr6;
 };
 
 static void put_str(uint8_t *p, size_t cap, const char *s, size_t n)
@@ -68,6 +76,30 @@ static void write_rec(struct wbuf *w, const struct rec *r)
 		put_str(p + details_off[v - 1], 128, r->details, r->ndetails);
 	if (v >= 4)
 		wb_put(w, at + 336, r->netns, 4, false);
+	if (v >= 5) {
+		if (r->dns_ip)
+			put_str(p + 344, 4, r->dns_ip, r->ndns_ip);
+		p[348] = r->dns_transport;
+	}
+	if (v >= 6 && r->dns_ip6)
+		put_str(p + 352, 16, r->dns_ip6, r->ndns_ip6);
+	if (v >= 7) {
+		wb_put(w, at + 368, r->peer_saddr, 4, false);
+		wb_put(w, at + 372, r->peer_daddr, 4, false);
+		wb_put(w, at + 376, r->peer_sport, 2, false);
+		wb_put(w, at + 378, r->peer_dport, 2, false);
+		p[380] = r->peer_family;
+		if (r->peer_saddr6)
+			put_str(p + 384, 16, r->peer_saddr6, r->npeer_saddr6);
+		if (r->peer_daddr6)
+			put_str(p + 400, 16, r->peer_daddr6, r->npeer_daddr6);
+	}
+	if (v >= 8)
+		wb_put(w, at + 416, r->correlation, 8, false);
+	if (v >= 9) {
+		p[424] = r->http_method;
+		p[425] = r->agg;
+	}
 }
 
 static void from_spec(struct wbuf *w)
@@ -75,7 +107,7 @@ static void from_spec(struct wbuf *w)
 	static char line[1 << 16];
 	struct spec s = {0};
 	while (spec_next(stdin, &s, line, sizeof line)) {
-		if (s.kind[0] == 'V' && s.kind[1] >= '1' && s.kind[1] <= '4' && !s.kind[2]) {
+		if (s.kind[0] == 'V' && s.kind[1] >= '1' && s.kind[1] <= '9' && !s.kind[2]) {
 			struct rec r = {.version = s.kind[1] - '0'};
 			r.len = (unsigned)spec_num(&s, "len", 0);
 			r.ts = spec_num(&s, "ts", 0);
@@ -93,6 +125,19 @@ static void from_spec(struct wbuf *w)
 			r.details = spec_str(&s, "details", &r.ndetails);
 			r.old = spec_str(&s, "old", &r.nold);
 			r.new_ = spec_str(&s, "new", &r.nnew);
+			r.dns_ip = spec_str(&s, "dns_ip", &r.ndns_ip);
+			r.dns_transport = (uint8_t)spec_num(&s, "dns_transport", 0);
+			r.dns_ip6 = spec_str(&s, "dns_ip6", &r.ndns_ip6);
+			r.peer_family = (uint8_t)spec_num(&s, "peer_family", 0);
+			r.peer_saddr = (uint32_t)spec_num(&s, "peer_saddr", 0);
+			r.peer_daddr = (uint32_t)spec_num(&s, "peer_daddr", 0);
+			r.peer_sport = (uint16_t)spec_num(&s, "peer_sport", 0);
+			r.peer_dport = (uint16_t)spec_num(&s, "peer_dport", 0);
+			r.peer_saddr6 = spec_str(&s, "peer_saddr6", &r.npeer_saddr6);
+			r.peer_daddr6 = spec_str(&s, "peer_daddr6", &r.npeer_daddr6);
+			r.correlation = spec_num(&s, "correlation", 0);
+			r.http_method = (uint8_t)spec_num(&s, "http_method", 0);
+			r.agg = (uint8_t)spec_num(&s, "agg", 0);
 			write_rec(w, &r);
 		} else if (!strcmp(s.kind, "frame")) {
 			uint32_t len = (uint32_t)spec_num(&s, "len", 0);
@@ -129,14 +174,13 @@ static void generate(struct wbuf *w, uint64_t n, struct gen *g)
 		uint64_t x = rng_next(&g->rng), i = g->i++;
 		uint64_t ts = (g->ts += 50 + x % 2000);
 		struct rec r = {.version = 1 + (int)(x % 4)};
-		if (x % 97 == 0) {
-			r.version = 4;
-			r.len = 424; /* a V8 record, read as V4 */
-		}
+		if (x % 97 == 0) /* now and then a newer record: V5..V9 */
+			r.version = 5 + (int)((x >> 8) % 5);
 		/* a ring buffer shared by CPUs: now and then a record a little out of order */
 		r.ts = (x >> 8) % 16 == 0 ? ts - (x >> 12) % 40000 : ts;
 		r.pid = 1000 + (uint32_t)((x >> 16) % 64);
-		r.type = (uint32_t)(i % 43 == 42 ? 42 + (x >> 20) % 5 : i % 42);
+		/* every known type (0..46) and now and then one no writer uses */
+		r.type = (uint32_t)(i % 48 == 47 ? 47 + (x >> 20) % 5 : i % 47);
 		r.latency = (x >> 24) % 50000000;
 		r.error = (x >> 28) % 5 == 0 ? -(int32_t)((x >> 32) % 120) : 0;
 		r.bytes = (x >> 36) % 100000;
@@ -154,6 +198,17 @@ static void generate(struct wbuf *w, uint64_t n, struct gen *g)
 			r.target = targets[(x >> 48) % 10];
 		}
 		r.ntarget = strlen(r.target);
+		r.dns_transport = (uint8_t)((x >> 4) % 4);
+		r.peer_family = (x >> 6) % 2 ? 2 : 10;
+		r.peer_saddr = 0x0a000001u + (uint32_t)(x % 250);
+		r.peer_daddr = 0xc0a83102u;
+		r.peer_sport = (uint16_t)(30000 + x % 30000);
+		r.peer_dport = 443;
+		r.peer_saddr6 = r.peer_daddr6 = "\x20\x01\x0d\xb8\0\0\0\0\0\0\0\0\0\0\0\x01";
+		r.npeer_saddr6 = r.npeer_daddr6 = 16;
+		r.correlation = r.ts - r.latency;
+		r.http_method = (uint8_t)((x >> 12) % 9);
+		r.agg = (x >> 14) % 2;
 		write_rec(w, &r);
 	}
 }

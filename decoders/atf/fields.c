@@ -23,7 +23,7 @@ static void put_function(struct fsink *out, struct session *ss, uint64_t fid)
 static void put_kind(struct fsink *out, const char *name, uint32_t kind)
 {
 	f_put(out, &(struct field){.name = name, .kind = FK_UINT, .v.u = kind,
-				   .meaning = atf_kind_name(kind) ? atf_kind_name(kind) : "unknown"});
+				   .value_name = atf_kind_name(kind), .meaning = atf_kind_name(kind) ? NULL : "unknown"});
 }
 
 static void put_regs(struct fsink *out, uint8_t arch, bool ret, const uint8_t *x, uint64_t lr, uint64_t fp, uint64_t sp)
@@ -63,7 +63,8 @@ static void det_fields(struct det *d, uint64_t k, struct fsink *out)
 	f_unit(out, "offset", off, "bytes");
 	f_unit(out, "total_length", len, "bytes");
 	f_put(out, &(struct field){.name = "event_type", .kind = FK_UINT, .v.u = type,
-				   .meaning = type == 3 ? "CALL" : type == 4 ? "RETURN" : "unknown"});
+				   .value_name = type == 3 ? "CALL" : type == 4 ? "RETURN" : NULL,
+				   .meaning = type == 3 || type == 4 ? NULL : "unknown"});
 	f_hex(out, "flags", ld16le(q + 6));
 	const char *back = NULL;
 	if (atf_unchecked(th))

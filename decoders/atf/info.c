@@ -9,9 +9,10 @@ static void put_opt(struct fsink *out, const char *name, const char *v)
 		f_null(out, name);
 }
 
-static void put_enum(struct fsink *out, const char *name, uint64_t v, const char *meaning)
+static void put_enum(struct fsink *out, const char *name, uint64_t v, const char *value_name)
 {
-	f_put(out, &(struct field){.name = name, .kind = FK_UINT, .v.u = v, .meaning = meaning ? meaning : "unknown"});
+	f_put(out, &(struct field){.name = name, .kind = FK_UINT, .v.u = v, .value_name = value_name,
+				   .meaning = value_name ? NULL : "unknown"});
 }
 
 static const char *crc_text(int crc, uint32_t stored, bool have)

@@ -173,11 +173,9 @@ static bool utc_text(uint64_t epoch_ns, char *out, size_t n)
 	return true;
 }
 
-/* What a number means, for the fields a tokio user reads (tmp: room for text). */
-static const char *int_meaning(const struct schema *s, const char *name, uint64_t v, char *tmp, size_t n)
+/* The name of a number, for the fields a tokio user reads. */
+static const char *int_name(const struct schema *s, const char *name, uint64_t v)
 {
-	if (!strcmp(name, "realtime_ns") && utc_text(v, tmp, n))
-		return tmp;
 	if (!strcmp(name, "worker_id") || (s->kind == K_WAKE && !strcmp(name, "target_worker")))
 		return v == WORKER_NONE ? (s->kind == K_WAKE ? "unknown" : "not a worker")
 		       : v == WORKER_BLOCKING ? "blocking pool" : NULL;
@@ -262,7 +260,8 @@ static bool walk_uint(struct walk *w, const struct schema *s, const char *name, 
 	}
 	char tmp[48];
 	f_put(w->out, &(struct field){.name = name, .kind = name && is_addr_name(name) ? FK_HEX : FK_UINT, .v.u = v,
-				      .unit = unit, .meaning = name && s ? int_meaning(s, name, v, tmp, sizeof tmp) : NULL});
+				      .unit = unit, .value_name = name && s ? int_name(s, name, v) : NULL,
+				      .meaning = name && !strcmp(name, "realtime_ns") && utc_text(v, tmp, sizeof tmp) ? tmp : NULL});
 	*pp = p;
 	return true;
 }
