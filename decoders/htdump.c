@@ -762,9 +762,11 @@ static int ht_probe(const uint8_t *p, size_t n, bool final)
 	if (p[HDR] > 1)
 		return PROBE_NO;
 	bool be = p[HDR];
-	/* A klass-info event follows: klass id 2 first (real files), or last (the spec's header order). */
+	/* Cut after the endianness event, or inside the event after it: an
+	 * empty trace, or a damaged one (the decoder says where). */
 	if (n < HDR + 5)
-		return final ? PROBE_NO : PROBE_MORE;
+		return final ? PROBE_GOOD : PROBE_MORE;
+	/* A klass-info event follows: klass id 2 first (real files), or last (the spec's header order). */
 	if (ld32(p + HDR + 1, be) == K_KLASS_INFO)
 		return PROBE_MAGIC;
 	if (n < HDR + 1 + HDR)

@@ -320,10 +320,17 @@ damaged stackcount 46 "truncated frame: the data ends inside this stack pool fra
 damaged mapcount 59 "truncated frame: the data ends inside this event frame" "schema id=2 name=M fields=m:map" \
 	"event id=2 ts=300 m=@ffffff7f"
 damaged cut 46 "truncated frame: the data ends inside this header frame" "raw 54 52 43"
-{ printf '%s\n' "$GOOD"; printf 'reset ts=0x7ffffffffffffffe\nevent id=1 delta=5 v=3 s=c\n'; } | "$W" "$TMP/overflow.bin"
+{ printf '%s\n' "$GOOD"; printf 'reset ts=0x7ffffffffffffffe\nevent id=1 delta=5 v=3 s=c\nevent id=1 delta=7 v=4 s=d\n'; } |
+	"$W" "$TMP/overflow.bin"
 run --dump "$TMP/overflow.bin"
-like "$ERR" "overflow.bin: offset 55: timestamp overflow" "timestamp overflow: named at its event"
-is "$(printf '%s\n' "$OUT" | wc -l | tr -d ' ')" 2 "timestamp overflow: the events before are kept"
+is "$RC" 3 "timestamp past 2^63 ns: exit 3 (damaged)"
+like "$ERR" "overflow.bin: offset 55: timestamp 9223372036854775811 ns is beyond 2\^63-1 ns: the event is kept" \
+	"timestamp past 2^63 ns: named with its offset and value"
+is "$(printf '%s\n' "$OUT" | wc -l | tr -d ' ')" 4 "timestamp past 2^63 ns: those events are kept, and the ones before"
+run --dump --json "$TMP/overflow.bin"
+is "$(printf '%s\n' "$OUT" | grep -c '"ts":9223372036854775807,.*"damaged":true')" 2 "... at 2^63-1 ns, flagged damaged"
+run --info "$TMP/overflow.bin"
+like "$OUT" "events_beyond_2\^63_ns: 2 \(kept at 2\^63-1 ns, flagged damaged\)" "--info counts them"
 # annotations that annotate nothing are skipped; a presence byte of 2 means present
 printf '%s\nannot id=77 0.unit=ns\nannot id=1 9.unit=ns 0.unit=us\nschema id=2 name=O fields=o:opt-u8\nevent id=2 ts=300 o=@0207\n' "$GOOD" |
 	"$W" "$TMP/odd.bin"

@@ -297,6 +297,21 @@ is "$(printf '%s\n' "$OUT" | grep -c printf)" 100 "no endianness event: decoded 
 run --dump --format htdump "$TMP/empty.ht"
 is "$RC" 0 "empty file with --format: exit 0"
 
+# cut right after the endianness event: an empty trace; a few bytes more: a damaged one
+head -c 21 "$S" >"$TMP/endian.ht"
+run --info "$TMP/endian.ht"
+is "$RC" 0 "cut after the endianness event (21 bytes): exit 0"
+like "$OUT" "format:  htdump" "cut after the endianness event: an HTDUMP trace"
+for n in 22 23 24; do
+	head -c $n "$S" >"$TMP/endian$n.ht"
+	run --dump "$TMP/endian$n.ht"
+	is "$RC" 3 "cut $n bytes in: exit 3, a damaged HTDUMP trace"
+	like "$ERR" "endian$n.ht: offset 21: truncated: partial event at offset 21" "cut $n bytes in: the damage named"
+done
+head -c 20 "$S" >"$TMP/zeros.ht"
+run --info "$TMP/zeros.ht"
+is "$RC" 1 "20 zero bytes are no HTDUMP trace"
+
 # a file still being written: bytes arrive in pieces, cut anywhere
 "$TTV" --dump --json "$S" >"$TMP/full.json"
 for cut in 21 3712 3850 8150; do

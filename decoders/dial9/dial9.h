@@ -187,6 +187,7 @@ struct d9 {
 	/* findings for info */
 	uint64_t frames[FR_KINDS], no_ts, back_steps, unres_str, unres_stk, schema_repeats,
 		annot_skipped, nested_opt, mapped_samples;
+	uint64_t ts_beyond; /* events stamped past 2^63-1 ns: kept at 2^63-1, flagged damaged */
 	int64_t min_ts; /* the earliest timeline event (for the wall-clock start) */
 	bool have_min;
 	struct buf tmp;

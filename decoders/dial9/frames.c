@@ -283,18 +283,18 @@ static size_t event_frame(struct d9 *d, const uint8_t *f, const uint8_t *e, uint
 	}
 	const uint8_t *q = f + 3;
 	int64_t ts;
+	uint64_t stamp = 0; /* the time as written (u64 ns) */
 	uint32_t flags = s->flags;
 	if (LIKELY(s->has_ts)) {
 		if (left(q, e) < 3)
 			return FRAME_TORN;
 		uint64_t delta = ld24le(q);
 		q += 3;
-		if (UNLIKELY(d->base > (uint64_t)INT64_MAX - delta)) {
-			bad(d, fo, "timestamp overflow: base %llu + delta %llu is beyond 2^63-1 ns",
-			    (unsigned long long)d->base, (unsigned long long)delta);
-			return FRAME_BAD;
-		}
-		ts = (int64_t)(d->base + delta);
+		stamp = d->base > UINT64_MAX - delta ? UINT64_MAX : d->base + delta;
+		ts = (int64_t)MIN(stamp, (uint64_t)INT64_MAX);
+		/* the timeline is signed: a later time is kept at its end, flagged */
+		if (UNLIKELY(stamp > (uint64_t)INT64_MAX))
+			flags |= EVF_DAMAGED;
 	} else {
 		ts = d->last_ts;
 		flags |= EVF_NO_TS;
@@ -317,7 +317,11 @@ static size_t event_frame(struct d9 *d, const uint8_t *f, const uint8_t *e, uint
 
 	/* the whole frame is here: commit */
 	if (s->has_ts) {
-		d->base = (uint64_t)ts;
+		d->base = stamp;
+		if (UNLIKELY(stamp > (uint64_t)INT64_MAX) && !d->ts_beyond++)
+			dec_damage(d->in, fo, "timestamp %llu ns is beyond 2^63-1 ns: the event is kept at 2^63-1 ns, "
+					      "flagged damaged (so are any later ones; --info counts them)",
+				   (unsigned long long)stamp);
 		if (ts < d->prev_ts)
 			d->back_steps++;
 		d->prev_ts = ts;
