@@ -34,9 +34,9 @@ static void bytes_hex(struct buf *b, const uint8_t *p, size_t n)
 void field_value_text(struct buf *b, const struct field *f, bool quote_strings)
 {
 	switch (f->kind) {
-	case FK_INT: buf_printf(b, "%lld", (long long)f->v.i); break;
-	case FK_UINT: buf_printf(b, "%llu", (unsigned long long)f->v.u); break;
-	case FK_HEX: buf_printf(b, "0x%llx", (unsigned long long)f->v.u); break;
+	case FK_INT: buf_i64(b, f->v.i); break; /* not printf: full-text filters write every field */
+	case FK_UINT: buf_u64(b, f->v.u); break;
+	case FK_HEX: buf_hex64(b, f->v.u); break;
 	case FK_DOUBLE: fmt_double(b, f->v.d); break;
 	case FK_FLOAT: fmt_float(b, (float)f->v.d); break;
 	case FK_STR:

@@ -260,13 +260,20 @@ bool filterset_active(const struct filterset *fs)
 
 /* ---- event text ----------------------------------------------------------- */
 
-void event_summary(struct trace *t, const struct event *e, struct buf *b)
+/* Every decoded field on one line, `name=value ...` (sanitized). */
+static void fields_line(struct trace *t, const struct event *e, struct buf *b)
 {
-	if (!trace_event_summary(t, e, b)) {
-		struct line_sink ls;
-		line_sink_init(&ls, b);
-		trace_event_fields(t, e, &ls.s);
-	}
+	struct line_sink ls;
+	line_sink_init(&ls, b);
+	trace_event_fields(t, e, &ls.s);
+}
+
+bool event_summary(struct trace *t, const struct event *e, struct buf *b)
+{
+	if (trace_event_summary(t, e, b))
+		return true;
+	fields_line(t, e, b);
+	return false;
 }
 
 /* Lane and type names, escaped once: every event a full-text filter looks
@@ -291,19 +298,20 @@ static void add_name(struct buf *b, struct model *m, uint32_t sid)
 	buf_add(b, buf_str(&c->text), c->text.len);
 }
 
-void event_text(struct trace *t, const struct event *e, struct buf *b)
+bool event_text(struct trace *t, const struct event *e, struct buf *b)
 {
 	const struct lane *l = model_lane_get(t->m, e->lane);
 	add_name(b, t->m, l ? l->name : 0);
 	buf_addc(b, ' ');
 	add_name(b, t->m, model_type_get(t->m, e->type)->name);
 	buf_addc(b, ' ');
-	event_summary(t, e, b);
+	bool summarised = event_summary(t, e, b);
 	uint32_t raw = model_name_raw(t->m, e->name);
 	if (raw != e->name) { /* a demangled name: found as written too */
 		buf_addc(b, ' ');
 		add_name(b, t->m, raw);
 	}
+	return summarised;
 }
 
 /* Filters may run on two threads (filterset_prepare): flags and cached
@@ -433,9 +441,17 @@ bool filter_hit(struct filter *f, struct trace *t, const struct event *e, bool *
 	case SC_RANGE: return e->ts >= tspec_resolve(&f->lo, m) && e->ts <= tspec_resolve(&f->hi, m);
 	case SC_TEXT:
 	default: {
+		/* Full text is the line (lane, type, summary) or, where the summary
+		 * leaves fields out, every field: the fields are decoded only for
+		 * an event the line does not match. */
 		struct buf *b = scratch();
-		event_text(t, e, b);
+		bool summarised = event_text(t, e, b);
 		int r = pattern_match(f->re, buf_str(b), b->len, NULL, NULL);
+		if (r == 0 && summarised) {
+			buf_reset(b);
+			fields_line(t, e, b);
+			r = pattern_match(f->re, buf_str(b), b->len, NULL, NULL);
+		}
 		if (r < 0)
 			note_expensive(expensive);
 		return r > 0;

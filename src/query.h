@@ -109,9 +109,12 @@ bool filterset_match(struct filterset *fs, struct trace *t, const struct event *
 /* Does one pattern-bearing filter match the event (ignoring include/exclude)? */
 bool filter_hit(struct filter *f, struct trace *t, const struct event *e, bool *too_expensive);
 
-/* The text an event is matched and shown as (lane, type, summary), sanitized. */
-void event_text(struct trace *t, const struct event *e, struct buf *b);
-/* Just the summary (sanitized): the decoder's own, or its fields on one line. */
-void event_summary(struct trace *t, const struct event *e, struct buf *b);
+/* The line an event is shown as (lane, type, summary), sanitized.  True
+ * when the summary is the decoder's own, false when it is the fields on one
+ * line (a format without summaries). */
+bool event_text(struct trace *t, const struct event *e, struct buf *b);
+/* Just the summary (sanitized): the decoder's own (true), or its fields on
+ * one line (false). */
+bool event_summary(struct trace *t, const struct event *e, struct buf *b);
 
 #endif

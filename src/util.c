@@ -147,6 +147,18 @@ void buf_i64(struct buf *b, int64_t v)
 	buf_u64(b, v < 0 ? -(uint64_t)v : (uint64_t)v);
 }
 
+void buf_hex64(struct buf *b, uint64_t v)
+{
+	char t[18];
+	size_t i = sizeof t;
+	do
+		t[--i] = "0123456789abcdef"[v & 15];
+	while (v >>= 4);
+	t[--i] = 'x';
+	t[--i] = '0';
+	buf_add(b, t + i, sizeof t - i);
+}
+
 /* v / 10^scale shown with `decimals` (<= scale) decimals, rounded half up. */
 void buf_fixed(struct buf *b, uint64_t v, unsigned scale, unsigned decimals)
 {
