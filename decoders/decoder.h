@@ -121,6 +121,14 @@ const char *dec_source_path(const struct source *src);
 struct input *dec_source_input(const struct source *src, size_t i);
 void *dec_source_state(const struct source *src);
 void dec_set_source_state(struct source *src, void *st);
+/* A directory that holds several traces (a synced tree of services,
+ * instances and boots): a source of its own for each, beside src, with the
+ * same decoder and no state (the first source's decoder adds their inputs
+ * and rescans for all).  `path` names it (a directory, or the directory
+ * and a label after it).  A source's name can change once its decoder
+ * knows what it holds. */
+struct source *dec_add_source(struct source *src, const char *path);
+void dec_rename_source(struct source *src, const char *path);
 /* Add an input (a file of a directory source).  NULL on failure (reported
  * as damage of the source). */
 struct input *dec_add_input(struct source *src, const char *path);

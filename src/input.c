@@ -443,6 +443,31 @@ size_t dir_list(const char *dir, struct dir_entry **out)
 	return n;
 }
 
+size_t file_head(const char *path, void *buf, size_t n)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return 0;
+	uint8_t raw[4096];
+	struct stat st;
+	ssize_t got = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? pread(fd, raw, sizeof raw, 0) : -1;
+	close(fd);
+	if (got <= 0)
+		return 0;
+	if (got < 2 || raw[0] != 0x1f || raw[1] != 0x8b) {
+		size_t k = MIN((size_t)got, n);
+		memcpy(buf, raw, k);
+		return k;
+	}
+	z_stream z = {.next_in = raw, .avail_in = (uInt)got, .next_out = buf, .avail_out = (uInt)n};
+	if (inflateInit2(&z, 15 + 16) != Z_OK)
+		return 0;
+	inflate(&z, Z_SYNC_FLUSH); /* as far as these bytes go */
+	size_t k = n - z.avail_out;
+	inflateEnd(&z);
+	return k;
+}
+
 void dir_free(struct dir_entry *d, size_t n)
 {
 	for (size_t i = 0; i < n; i++)

@@ -107,5 +107,9 @@ struct dir_entry {
 };
 size_t dir_list(const char *dir, struct dir_entry **out);
 void dir_free(struct dir_entry *d, size_t n);
+/* The first bytes of a regular file (decompressed when it is gzip), for a
+ * directory decoder telling its files by content: how many were read
+ * into buf (at most n; 0 when none could be). */
+size_t file_head(const char *path, void *buf, size_t n);
 
 #endif

@@ -130,7 +130,7 @@ static const struct decoder *probe_dir(const char *path)
 	return best;
 }
 
-struct source *trace_open(struct trace *t, const char *path)
+static struct source *new_source(struct trace *t, const char *path)
 {
 	struct source *src = xcalloc(1, sizeof *src);
 	src->id = (uint32_t)t->nsrc;
@@ -139,6 +139,25 @@ struct source *trace_open(struct trace *t, const char *path)
 	src->align = t->align ? ALIGN_WAIT : ALIGN_NONE;
 	xgrow(&t->src, &t->capsrc, t->nsrc + 1, sizeof *t->src);
 	t->src[t->nsrc++] = src;
+	return src;
+}
+
+struct source *dec_add_source(struct source *src, const char *path)
+{
+	struct source *s = new_source(src->trace, path);
+	s->dec = src->dec;
+	return s;
+}
+
+void dec_rename_source(struct source *src, const char *path)
+{
+	free(src->path);
+	src->path = xstrdup(path);
+}
+
+struct source *trace_open(struct trace *t, const char *path)
+{
+	struct source *src = new_source(t, path);
 
 	const struct decoder *forced = NULL;
 	if (t->format && !(forced = decoder_find(t->format))) {

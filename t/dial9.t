@@ -392,6 +392,58 @@ run --dump "$TMP/mixed"
 is "$RC" 3 "a legacy segment in a directory: exit 3, the rest decoded"
 like "$ERR" "trace.1.bin: offset 0: legacy TOKIOTRC" "a legacy segment: named"
 
+# ---- trees as the writer and its uploader lay them out ----
+# the writer: {dir}/{boot_id}/ beside an empty .lock; its temporary copies (.partial) are no segments
+mkdir -p "$TMP/wr/qmxz-481"
+: >"$TMP/wr/qmxz-481/.lock"
+seg 0 0 >"$TMP/wr/qmxz-481/trace.0.bin"
+seg 1 1 >"$TMP/wr/qmxz-481/trace.1.bin.active"
+printf 'half a copy' >"$TMP/wr/qmxz-481/trace.0.bin.01J9ZKQX8Y3M4N5P6Q7R8S9T0V.partial"
+run --info "$TMP/wr"
+is "$RC" 0 "writer's tree: exit 0 (.lock and .partial left alone)"
+like "$OUT" "files:   2," "writer's tree: its two segments"
+like "$OUT" "lane:    worker 0: 1 events" "writer's tree: one trace, lanes as they are"
+# the uploader: date/HHMM/service/instance/boot/epoch-index.bin.gz, and Hive-style version=1 keys
+up=$TMP/s3/traces
+mkdir -p "$up/2026-04-09/1930/svc-a/host-1/abcd-11" "$up/2026-04-09/1931/svc-a/host-1/abcd-11" \
+	"$up/2026-04-09/1930/svc-b/host-2/efgh-22" \
+	"$TMP/s3/version=1/date=2026-04-09/service=pay%2Fapi/time=1930/instance=i-1/boot=wxyz-7"
+seg 0 0 | gzip -c >"$up/2026-04-09/1930/svc-a/host-1/abcd-11/1775763000-0.bin.gz"
+seg 1 0 | gzip -c >"$up/2026-04-09/1931/svc-a/host-1/abcd-11/1775763060-1.bin.gz"
+seg 2 1 | gzip -c >"$up/2026-04-09/1930/svc-b/host-2/efgh-22/1775763000-0.bin.gz"
+seg 3 0 | gzip -c >"$TMP/s3/version=1/date=2026-04-09/service=pay%2Fapi/time=1930/instance=i-1/boot=wxyz-7/1775763000-0.bin.gz"
+run --info "$TMP/s3"
+is "$RC" 0 "uploader's tree: exit 0"
+is "$(printf '%s\n' "$OUT" | grep -c "^$TMP/s3: ")" 3 "uploader's tree: a trace per service, instance and boot"
+like "$OUT" "^$TMP/s3: svc-a/host-1 \\(boot abcd-11\\)" "positional keys: service/instance, boot"
+like "$OUT" "^$TMP/s3: pay/api/i-1 \\(boot wxyz-7\\)" "Hive keys: unescaped"
+like "$OUT" "lane:    svc-a/host-1: worker 0: 2 events" "lanes named by service/instance; a boot's segments of two minutes in one trace"
+like "$OUT" "svc-b/host-2: worker 1: 1 events" "the other service's lane"
+run --dump "$TMP/s3"
+is "$(printf '%s\n' "$OUT" | wc -l | tr -d ' ')" 4 "uploader's tree: every segment's event"
+# files told by content, ordered as people count (window-2 before window-10)
+mkdir -p "$TMP/win"
+for n in 10 2 1; do seg $n 0 | gzip -c >"$TMP/win/window-$n.gz"; done
+seg 5 0 >"$TMP/win/blob"
+echo 'not a trace' >"$TMP/win/README"
+run --info --json "$TMP/win"
+is "$RC" 0 "files by content: exit 0"
+is "$(printf '%s\n' "$OUT" | grep -o '"file":"[^"]*"' | sed 's#.*/##' | tr '\n' ' ')" \
+	'blob" window-1.gz" window-2.gz" window-10.gz" ' "files by content, in natural order"
+# following a tree: a new boot's segments become a trace of their own
+mkdir -p "$TMP/live3/2026-04-09/1930/svc-a/host-1/abcd-11"
+seg 0 0 | gzip -c >"$TMP/live3/2026-04-09/1930/svc-a/host-1/abcd-11/1775763000-0.bin.gz"
+"$TTV" --dump -f "$TMP/live3" >"$TMP/live3.out" 2>&1 &
+pid=$!
+sleep 0.5
+mkdir -p "$TMP/live3/2026-04-09/1931/svc-a/host-1/ijkl-33"
+seg 4 2 >"$TMP/live3/2026-04-09/1931/svc-a/host-1/ijkl-33/1775763060-0.bin"
+i=0
+while [ $i -lt 50 ] && ! grep -q 'worker 2' "$TMP/live3.out"; do sleep 0.1; i=$((i + 1)); done
+kill $pid 2>/dev/null
+wait $pid 2>/dev/null
+like "$(cat "$TMP/live3.out")" "svc-a/host-1: worker 2" "following a tree: a new boot's segment read, its lanes named"
+
 # ---- a segment that grows while it is read; a directory rescanned ----
 mkdir -p "$TMP/live"
 tap_run "$TBIN/d9follow_test" "$TMP/block.bin" "$TMP/live"

@@ -171,6 +171,7 @@ struct d9 {
 	bool started;
 
 	/* lanes */
+	const char *lane_prefix; /* a tree's trace: "svc/instance: " before each lane's name */
 	uint32_t wlane[256]; /* worker id -> lane + 1 */
 	struct hmap tlane;   /* tid -> lane << 1 | named */
 	struct hmap tid_worker;
@@ -194,12 +195,25 @@ struct d9 {
 };
 
 /* A directory source: which segments it holds. */
+
+/* A segment file of a directory tree. */
 struct seg {
-	char *sub, *stem; /* boot-id subdirectory ("" when none) and file stem ("trace") */
-	uint64_t n;
-	int rank; /* .bin 0, .bin.gz 1, .bin.active 2: the one to read when several exist */
+	char *group; /* the trace it belongs to (struct group's key) */
+	char *key;   /* its name less the kind suffix ("trace.3", "1775763000-0", "window-07") */
+	int rank;    /* .bin 0, .bin.gz 1, .bin.active 2, by content 3: the one to read when several exist */
 	char *path;
 	struct input *in; /* the input reading it (NULL: it could not be opened) */
+};
+
+/* One trace of a tree: the segments of one service, instance and boot (as
+ * the uploader's paths say), or of one directory. */
+struct group {
+	char *key;
+	char *label;     /* "svc/instance" or the directory below the top; "" for the top itself */
+	char *boot;      /* the boot id, when the path gives one */
+	char *lane_prefix; /* "label: " when the tree holds several traces, else "" */
+	bool prefix_used;  /* an input names its lanes with it: it stays */
+	struct source *src;
 };
 
 struct d9dir {
@@ -207,6 +221,8 @@ struct d9dir {
 	char *path;
 	struct seg *segs; /* the segments added so far */
 	size_t nsegs, capsegs;
+	struct group *groups;
+	size_t ngroups, capgroups;
 };
 
 enum { V_OK = 0, V_TORN, V_BAD, V_BADTAG, V_DEEP }; /* V_BAD: a varint over 10 bytes or 2^64 */

@@ -126,10 +126,21 @@ uint32_t d9_pool_add(struct d9 *d, int k, uint32_t id, uint32_t val, uint64_t of
 
 /* ---- lanes ---------------------------------------------------------------- */
 
+/* A lane's name: the tree's trace it is in (when the tree holds several),
+ * then its own, in d->tmp. */
+static const char *lane_name(struct d9 *d, const char *own)
+{
+	buf_reset(&d->tmp);
+	if (d->lane_prefix)
+		buf_adds(&d->tmp, d->lane_prefix);
+	buf_adds(&d->tmp, own);
+	return buf_str(&d->tmp);
+}
+
 uint32_t d9_fixed_lane(struct d9 *d, uint32_t *slot, uint64_t key, const char *name)
 {
 	if (!*slot)
-		*slot = dec_lane(d->in, key, name) + 1;
+		*slot = dec_lane(d->in, key, lane_name(d, name)) + 1;
 	return *slot - 1;
 }
 
@@ -144,7 +155,7 @@ uint32_t d9_worker_lane(struct d9 *d, uint64_t w)
 		snprintf(name, sizeof name, "blocking");
 	else
 		snprintf(name, sizeof name, "worker %llu", (unsigned long long)w);
-	uint32_t lane = dec_lane(d->in, w, name);
+	uint32_t lane = dec_lane(d->in, w, lane_name(d, name));
 	if (w < 256)
 		d->wlane[w] = lane + 1;
 	return lane;
@@ -158,6 +169,8 @@ static uint32_t thread_lane(struct d9 *d, uint64_t tid, uint32_t name)
 	if (have && ((v & 1) || !name))
 		return (uint32_t)(v >> 1);
 	d->tmp.len = 0;
+	if (d->lane_prefix)
+		buf_adds(&d->tmp, d->lane_prefix);
 	buf_printf(&d->tmp, "thread %llu", (unsigned long long)tid);
 	if (name) {
 		size_t n;
