@@ -392,6 +392,48 @@ run --dump "$TMP/mixed"
 is "$RC" 3 "a legacy segment in a directory: exit 3, the rest decoded"
 like "$ERR" "trace.1.bin: offset 0: legacy TOKIOTRC" "a legacy segment: named"
 
+# ---- spans as upstream writes them: dial9.role annotations, SpanEnter__{T} ----
+cat >"$TMP/spans.spec" <<'EOF'
+header
+schema id=1 name=metrique:Request fields=dial9.thread_id:varint,dial9.span.duration_ns:varint,op:string
+annot id=1 0.dial9.role=thread_id 1.dial9.role=span.duration 1.unit=us 1.dial9.span.type=metrique 2.dial9.role=span.name
+schema id=2 name=Job fields=worker:u8,begin:i64,label:pstr
+annot id=2 0.dial9.role=tokio.worker_id 1.dial9.role=span.start 1.unit=ms 2.dial9.role=span.name
+strpool 0=nightly
+schema id=3 name=SpanEnter__Db fields=worker_id:varint,span_instance_id:varint,tid:varint,span_name:pstr
+schema id=4 name=SpanExit__Db fields=worker_id:varint,span_instance_id:varint,tid:varint,span_name:pstr
+strpool 1=query
+schema id=5 name=SpanClose__Db fields=span_instance_id:varint,start_timestamp_ns:varint,active_ns:varint,span_name:string,target:string
+event id=1 ts=5000000 dial9.thread_id=7 dial9.span.duration_ns=1500 op=checkout
+event id=2 ts=9000000 worker=1 begin=4 label=0
+event id=3 ts=10000000 worker_id=0 span_instance_id=5 tid=9 span_name=1
+event id=4 ts=10400000 worker_id=0 span_instance_id=5 tid=9 span_name=1
+event id=5 ts=10500000 span_instance_id=5 start_timestamp_ns=10000000 active_ns=400000 span_name=query target=app::db
+EOF
+"$W" "$TMP/spans.bin" <"$TMP/spans.spec"
+run --dump --json "$TMP/spans.bin"
+is "$RC" 0 "annotated spans: exit 0"
+like "$OUT" '"ts":3500000,"lane":"thread 7","type":"metrique:Request","category":"span","dur":1500000,"role":"complete"' \
+	"span.duration (unit us): a complete span ending at its timestamp, on its thread_id's lane"
+like "$OUT" '"ts":4000000,"lane":"worker 1","type":"Job","category":"span","dur":5000000,"role":"complete"' \
+	"span.start (unit ms): from its start to its timestamp, on its tokio.worker_id's lane"
+like "$OUT" '"type":"SpanEnter__Db","category":"span","dur":400000,"role":"begin".*"span_type":"Db"' "SpanEnter__{T}: a span's begin"
+like "$OUT" '"type":"SpanExit__Db","category":"span","dur":400000,"role":"end"' "SpanExit__{T}: paired with it"
+like "$OUT" '"type":"SpanClose__Db","category":"span".*"active_ns":400000,"span_name":"query","target":"app::db"' \
+	"SpanClose__{T}: its fields shown"
+run -e 'op:^checkout$' --stats "$TMP/spans.bin"
+like "$OUT" "^1 events" "span.name: the span's name (a filter on it finds it)"
+printf 'dump %s\n' "$TMP/spans.txt" >"$TMP/spans.script"
+TTV_SCRIPT=$TMP/spans.script TTV_SIZE=100x20 "$TTV" "$TMP/spans.bin" >/dev/null 2>&1
+like "$(sed '1d;$d' "$TMP/spans.txt" | sed '$d' | grep '^thread 7')" 'checkout' "lanes: the span named by its span.name field"
+like "$(sed '1d;$d' "$TMP/spans.txt" | sed '$d' | grep '^worker 1')" 'nightly' "lanes: a pooled span.name too"
+# a start after the end: kept, as an instant, flagged and said
+{ cat "$TMP/spans.spec"; echo 'event id=2 ts=9500000 worker=1 begin=99 label=0'; } | "$W" "$TMP/badspan.bin"
+run --dump --json "$TMP/badspan.bin"
+is "$RC" 3 "a span that starts after it ends: exit 3"
+like "$ERR" "badspan.bin: offset [0-9]+: span Job: it starts after it ends" "... said, with its offset"
+like "$OUT" '"ts":9500000,"lane":"worker 1","type":"Job","category":"span","role":"instant","damaged":true' "... kept as an instant, flagged"
+
 # ---- trees as the writer and its uploader lay them out ----
 # the writer: {dir}/{boot_id}/ beside an empty .lock; its temporary copies (.partial) are no segments
 mkdir -p "$TMP/wr/qmxz-481"

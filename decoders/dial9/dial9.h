@@ -54,18 +54,25 @@ enum {
 
 /* What ttv knows about an event name (notes §5.2). */
 enum kind {
-	K_OTHER, K_POLL_START, K_POLL_END, K_WAKE, K_CPU, K_SPAN_ENTER, K_SPAN_EXIT,
+	K_OTHER, K_POLL_START, K_POLL_END, K_WAKE, K_CPU, K_SPAN_ENTER, K_SPAN_EXIT, K_SPAN_COMPLETE,
 	K_SYMBOL, K_CALLFRAME, K_METADATA, K_CLOCK, /* read at feed time (from K_SYMBOL on) */
 };
 
+/* Span enter and exit events by their names' prefixes: the tracing layer's
+ * "SpanEnter:{target}::{name}:..." and struct-derived "SpanEnter__{T}". */
 #define SPAN_ENTER "SpanEnter:"
 #define SPAN_EXIT "SpanExit:"
+#define SPAN_ENTER_T "SpanEnter__"
+#define SPAN_EXIT_T "SpanExit__"
 
 /* The event loop walks a schema as a list of ops: runs of fixed-size fields
  * merged into one skip, the fields the model needs (worker, thread, name)
  * and the variable-size ones kept apart. */
-enum opcode { OP_FIXED, OP_VARINT, OP_U8, OP_U16, OP_U32, OP_STR, OP_PSTR, OP_PSTACK, OP_STACK, OP_MAP, OP_DYN };
-enum { R_NONE, R_WORKER, R_TID, R_NAME };
+enum opcode {
+	OP_FIXED, OP_VARINT, OP_U8, OP_U16, OP_U32, OP_I64, OP_STR, OP_PSTR, OP_PSTACK, OP_STACK, OP_MAP, OP_DYN
+};
+/* R_SPAN: a complete span's start or duration (schema.span_*) */
+enum { R_NONE, R_WORKER, R_TID, R_NAME, R_SPAN };
 
 struct op {
 	uint8_t code, opt, role, tag; /* tag: the field type (for OP_DYN) */
@@ -92,6 +99,17 @@ struct schema {
 	enum kind kind;
 	uint32_t type;  /* model type */
 	uint32_t flags; /* role and EVF_META */
+	/* A complete span (K_SPAN_COMPLETE: a field annotated dial9.role
+	 * span.start or span.duration): the packed timestamp is its end, the
+	 * field (times span_scale ns) its start or its length. */
+	bool span_is_start;
+	uint64_t span_scale;
+};
+
+/* The fields a schema's dial9.role annotations name (-1: none); span: the
+ * one that makes it a complete span. */
+struct roles {
+	int start, duration, name, tid, worker, span;
 };
 
 struct tent { /* type id -> schema, in one sub-stream */
@@ -189,6 +207,7 @@ struct d9 {
 	uint64_t frames[FR_KINDS], no_ts, back_steps, unres_str, unres_stk, schema_repeats,
 		annot_skipped, nested_opt, mapped_samples;
 	uint64_t ts_beyond; /* events stamped past 2^63-1 ns: kept at 2^63-1, flagged damaged */
+	uint64_t bad_spans; /* complete spans whose start or length did not fit: kept as instants */
 	int64_t min_ts; /* the earliest timeline event (for the wall-clock start) */
 	bool have_min;
 	struct buf tmp;

@@ -6,8 +6,8 @@
 
 /* What the event loop extracts: the model's lane and name. */
 struct evvals {
-	uint64_t worker, tid;
-	bool have_worker, have_tid;
+	uint64_t worker, tid, span;
+	bool have_worker, have_tid, have_span;
 	uint8_t name_kind; /* 0 none, 1 pool id, 2 inline string */
 	uint32_t name_id, name_len;
 	const uint8_t *name_p;
@@ -171,6 +171,14 @@ static inline int run_ops(struct d9 *d, const struct schema *s, const uint8_t **
 			x = ld32le(q);
 			q += 4;
 			break;
+		case OP_I64:
+			if (left(q, e) < 8)
+				return V_TORN;
+			x = ld64le(q);
+			q += 8;
+			if ((int64_t)x < 0) /* a negative start or length: no span */
+				continue;
+			break;
 		case OP_PSTR:
 		case OP_PSTACK: {
 			if (left(q, e) < 4)
@@ -219,9 +227,33 @@ static inline int run_ops(struct d9 *d, const struct schema *s, const uint8_t **
 			v->worker = x, v->have_worker = true;
 		else if (o->role == R_TID)
 			v->tid = x, v->have_tid = true;
+		else if (o->role == R_SPAN)
+			v->span = x, v->have_span = true;
 	}
 	*qp = q;
 	return V_OK;
+}
+
+/* A complete span ends at its event's time; its field gives the start or
+ * the length.  Without the field (absent, negative, too large), or with a
+ * start after the end, the event stays an instant, flagged damaged. */
+static void complete_span(struct d9 *d, const struct schema *s, const struct evvals *v, struct event *ev)
+{
+	if (v->have_span && s->has_ts && v->span <= INT64_MAX / s->span_scale) {
+		int64_t ns = (int64_t)(v->span * s->span_scale); /* ts >= 0: ts - ns cannot overflow */
+		int64_t start = s->span_is_start ? ns : ev->ts - ns;
+		if (start <= ev->ts) {
+			ev->dur = (uint64_t)(ev->ts - start);
+			ev->ts = start;
+			return;
+		}
+	}
+	ev->flags = (ev->flags & ~(uint32_t)EVF_ROLE) | ROLE_INSTANT | EVF_DAMAGED;
+	if (!d->bad_spans++)
+		dec_damage(d->in, ev->off,
+			   "span %s: %s (kept as an instant at its end, flagged damaged; --info counts such spans)",
+			   s->name, !v->have_span ? "its start or duration is absent or negative"
+				    : s->span_is_start ? "it starts after it ends" : "its duration is too long");
 }
 
 /* Symbols and clock syncs: read their fields now, with the current pools. */
@@ -352,6 +384,8 @@ static size_t event_frame(struct d9 *d, const uint8_t *f, const uint8_t *e, uint
 			note_rare(d, s, f, q, ts);
 
 	struct event ev = {.ts = ts, .dur = TTV_NODUR, .type = s->type, .name = name, .flags = flags, .off = fo};
+	if (s->kind == K_SPAN_COMPLETE)
+		complete_span(d, s, &v, &ev);
 	if (v.have_worker && v.worker < WORKER_NONE) {
 		ev.lane = d9_worker_lane(d, v.worker);
 		if (v.have_tid)

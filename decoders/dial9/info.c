@@ -46,7 +46,7 @@ static void info_annotations(struct source *src, struct fsink *out)
 
 void d9_info(struct source *src, struct fsink *out)
 {
-	uint64_t fr[FR_KINDS] = {0}, no_ts = 0, beyond = 0, back = 0, ustr = 0, ustk = 0, reps = 0, askip = 0, nopt = 0,
+	uint64_t fr[FR_KINDS] = {0}, no_ts = 0, beyond = 0, bad_spans = 0, back = 0, ustr = 0, ustk = 0, reps = 0, askip = 0, nopt = 0,
 		 syms = 0, clocks = 0, mapped = 0, nschemas = 0;
 	struct d9 *first_clock = NULL;
 	struct hmap names = {0}; /* distinct schema names */
@@ -57,7 +57,7 @@ void d9_info(struct source *src, struct fsink *out)
 			continue;
 		for (int k = 0; k < FR_KINDS; k++)
 			fr[k] += d->frames[k];
-		no_ts += d->no_ts, beyond += d->ts_beyond, back += d->back_steps, ustr += d->unres_str, ustk += d->unres_stk;
+		no_ts += d->no_ts, beyond += d->ts_beyond, bad_spans += d->bad_spans, back += d->back_steps, ustr += d->unres_str, ustk += d->unres_stk;
 		reps += d->schema_repeats, askip += d->annot_skipped, nopt += d->nested_opt;
 		syms += d->nsyms, clocks += d->nclocks, mapped += d->mapped_samples;
 		nschemas += d->nsch;
@@ -102,6 +102,9 @@ void d9_info(struct source *src, struct fsink *out)
 	f_uint(out, "thread_events_on_workers", mapped);
 	f_uint(out, "events_without_timestamp", no_ts);
 	f_uint(out, "back_steps", back);
+	if (bad_spans)
+		f_put(out, &(struct field){.name = "spans_not_placed", .kind = FK_UINT, .v.u = bad_spans,
+					   .meaning = "start or duration absent or out of range: kept as instants"});
 	if (beyond)
 		f_put(out, &(struct field){.name = "events_beyond_2^63_ns", .kind = FK_UINT, .v.u = beyond,
 					   .meaning = "kept at 2^63-1 ns, flagged damaged"});

@@ -97,16 +97,35 @@ static uint32_t mtype(struct d9 *d, const char *name, const char *cat, const cha
 					   .owner = &dial9_decoder});
 }
 
-/* The model type, role and lanes of a schema, from its name and fields. */
-static void schema_classify(struct d9 *d, struct schema *s, int *name_idx)
+static bool starts(const char *s, const char *prefix) { return !strncmp(s, prefix, strlen(prefix)); }
+
+/* The exit event's name for an enter event's: SpanExit:X for SpanEnter:X,
+ * SpanExit__T for SpanEnter__T (in d->tmp). */
+static const char *exit_name(struct d9 *d, const char *enter)
+{
+	bool t = starts(enter, SPAN_ENTER_T);
+	d->tmp.len = 0;
+	buf_printf(&d->tmp, "%s%s", t ? SPAN_EXIT_T : SPAN_EXIT, enter + strlen(t ? SPAN_ENTER_T : SPAN_ENTER));
+	return d->tmp.p;
+}
+
+/* The model type, role and lanes of a schema, from its name, fields and
+ * role annotations (roles: the fields that annotations name). */
+static void schema_classify(struct d9 *d, struct schema *s, const struct roles *roles, int *name_idx)
 {
 	const struct known *k = known_of(s->name);
 	const char *cat = k ? k->category : "user", *nf = k ? k->name_field : NULL;
 	s->kind = k ? k->kind : K_OTHER;
-	if (!strncmp(s->name, SPAN_ENTER, strlen(SPAN_ENTER)))
+	if (starts(s->name, SPAN_ENTER) || starts(s->name, SPAN_ENTER_T))
 		s->kind = K_SPAN_ENTER, cat = "span", nf = "span_name";
-	else if (!strncmp(s->name, SPAN_EXIT, strlen(SPAN_EXIT)))
+	else if (starts(s->name, SPAN_EXIT) || starts(s->name, SPAN_EXIT_T))
 		s->kind = K_SPAN_EXIT, cat = "span", nf = "span_name";
+	else if (starts(s->name, "SpanClose__"))
+		cat = "span";
+	else if (roles->span >= 0)
+		s->kind = K_SPAN_COMPLETE, cat = "span";
+	if (roles->name >= 0)
+		nf = s->f[roles->name].name;
 	*name_idx = -1;
 	if (nf) {
 		*name_idx = field_index(s, nf);
@@ -130,11 +149,11 @@ static void schema_classify(struct d9 *d, struct schema *s, int *name_idx)
 		*name_idx = -1;
 	} else if (s->kind == K_SPAN_ENTER) {
 		role = ROLE_BEGIN;
-		d->tmp.len = 0;
-		buf_printf(&d->tmp, "%s%s", SPAN_EXIT, s->name + strlen(SPAN_ENTER));
-		pair = mtype(d, d->tmp.p, "span", nf, ROLE_END, 0);
+		pair = mtype(d, exit_name(d, s->name), "span", nf, ROLE_END, 0);
 	} else if (s->kind == K_SPAN_EXIT) {
 		role = ROLE_END;
+	} else if (s->kind == K_SPAN_COMPLETE) {
+		role = ROLE_COMPLETE;
 	}
 	s->type = mtype(d, s->name, cat, nf, role, pair);
 	s->flags = (uint32_t)role;
@@ -142,7 +161,7 @@ static void schema_classify(struct d9 *d, struct schema *s, int *name_idx)
 		s->flags |= EVF_META;
 }
 
-static void schema_compile(struct schema *s, int name_idx)
+static void schema_compile(struct schema *s, const struct roles *roles, int name_idx)
 {
 	const char *wname = s->kind == K_WAKE ? "target_worker" : "worker_id";
 	s->ops = xcalloc(s->nfields + 1u, sizeof *s->ops);
@@ -152,9 +171,11 @@ static void schema_compile(struct schema *s, int name_idx)
 		uint8_t role = R_NONE;
 		if (i == name_idx)
 			role = R_NAME;
-		else if (is_uint_type(f->tag) && !strcmp(f->name, wname))
+		else if (s->kind == K_SPAN_COMPLETE && i == roles->span)
+			role = R_SPAN;
+		else if (is_uint_type(f->tag) && (i == roles->worker || (roles->worker < 0 && !strcmp(f->name, wname))))
 			role = R_WORKER;
-		else if (is_uint_type(f->tag) && !strcmp(f->name, "tid"))
+		else if (is_uint_type(f->tag) && (i == roles->tid || (roles->tid < 0 && !strcmp(f->name, "tid"))))
 			role = R_TID;
 		static const uint8_t fixed[] = {[FT_I64] = 8, [FT_F64] = 8, [FT_BOOL] = 1, [FT_U8] = 1,
 						[FT_U16] = 2, [FT_U32] = 4};
@@ -173,6 +194,12 @@ static void schema_compile(struct schema *s, int name_idx)
 		case FT_U8: o.code = OP_U8; break;
 		case FT_U16: o.code = OP_U16; break;
 		case FT_U32: o.code = OP_U32; break;
+		case FT_I64:
+			if (role == R_SPAN)
+				o.code = OP_I64;
+			else
+				o.code = OP_FIXED, o.n = size, o.role = R_NONE;
+			break;
 		case FT_STRING:
 		case FT_BYTES: o.code = OP_STR; break;
 		case FT_PSTR: o.code = OP_PSTR; break;
@@ -185,6 +212,41 @@ static void schema_compile(struct schema *s, int name_idx)
 		}
 		s->ops[s->nops++] = o;
 	}
+}
+
+static bool is_key(const uint8_t *k, size_t n, const char *want) { return strlen(want) == n && !memcmp(k, want, n); }
+
+/* A field's dial9.role annotation (the schema-extension roles). */
+static void note_role(struct roles *r, int fi, const uint8_t *v, size_t n)
+{
+	if (is_key(v, n, "span.start"))
+		r->start = fi;
+	else if (is_key(v, n, "span.duration"))
+		r->duration = fi;
+	else if (is_key(v, n, "span.name"))
+		r->name = fi;
+	else if (is_key(v, n, "thread_id"))
+		r->tid = fi;
+	else if (is_key(v, n, "tokio.worker_id"))
+		r->worker = fi;
+}
+
+/* A complete span: a start or duration field of an integer type in a time
+ * unit (none: ns); with both, the start (as upstream's decoder).  A name
+ * role that is no string is ignored. */
+static void span_roles(struct schema *s, struct roles *r)
+{
+	int at = r->start >= 0 ? r->start : r->duration;
+	if (r->name >= 0 && s->f[r->name].tag != FT_STRING && s->f[r->name].tag != FT_PSTR)
+		r->name = -1;
+	if (at < 0 || !(is_uint_type(s->f[at].tag) || s->f[at].tag == FT_I64) || !s->has_ts)
+		return;
+	uint64_t scale = 1;
+	if (s->f[at].unit && !unit_is_time(s->f[at].unit, &scale))
+		return;
+	r->span = at;
+	s->span_is_start = at == r->start;
+	s->span_scale = scale;
 }
 
 /* Build a schema from its identity: the validated schema frame body (from
@@ -220,6 +282,7 @@ static struct schema *schema_build(struct d9 *d, const uint8_t *key, uint32_t nk
 			s->f[i].unit = "bytes";
 	}
 	/* annotations, in order: later ones win */
+	struct roles roles = {-1, -1, -1, -1, -1, -1};
 	const uint8_t *e = s->key + nkey;
 	while (p < e) {
 		uint16_t fi = ld16le(p), kl = ld16le(p + 2);
@@ -227,14 +290,17 @@ static struct schema *schema_build(struct d9 *d, const uint8_t *key, uint32_t nk
 		uint32_t vl = ld32le(k + kl);
 		const uint8_t *v = k + kl + 4;
 		p = v + vl;
-		bool unit_key = (kl == 4 && !memcmp(k, "unit", 4)) || (kl == 13 && !memcmp(k, "metrique.unit", 13));
-		const char *u = unit_key ? unit_static(v, vl) : NULL;
-		if (u && fi < s->nfields)
-			s->f[fi].unit = u; /* other keys are only listed by info() */
+		if (fi >= s->nfields)
+			continue; /* other keys are only listed by info() */
+		if (is_key(k, kl, "unit") || is_key(k, kl, "metrique.unit"))
+			s->f[fi].unit = unit_static(v, vl);
+		else if (is_key(k, kl, "dial9.role"))
+			note_role(&roles, fi, v, vl);
 	}
+	span_roles(s, &roles);
 	int name_idx;
-	schema_classify(d, s, &name_idx);
-	schema_compile(s, name_idx);
+	schema_classify(d, s, &roles, &name_idx);
+	schema_compile(s, &roles, name_idx);
 	return s;
 }
 

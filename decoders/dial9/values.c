@@ -548,8 +548,11 @@ void d9_fields(void *st, const struct event *e, struct fsink *out)
 		f_put(out, &(struct field){.name = "wall_clock", .kind = FK_STR, .v.s = {w.val.p, w.val.len},
 					   .meaning = "UTC, from ClockSyncEvent"});
 	if (s->kind == K_SPAN_ENTER || s->kind == K_SPAN_EXIT) {
-		const char *site = strchr(s->name, ':') + 1;
-		f_cstr(out, "call_site", site);
+		const char *under = strstr(s->name, "__"), *colon = strchr(s->name, ':');
+		if (under && (!colon || under < colon))
+			f_cstr(out, "span_type", under + 2); /* SpanEnter__{T} */
+		else if (colon)
+			f_cstr(out, "call_site", colon + 1); /* SpanEnter:{target}::{name}:{file}:{line} */
 	}
 	if (!d9_walk_event(&w, s, p, end))
 		f_cstr(out, "error", "event not readable");
