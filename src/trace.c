@@ -310,8 +310,12 @@ bool trace_step(struct trace *t, uint64_t budget_ns, bool wait)
 			if (model_pending(t->m) > (256u << 10))
 				model_commit(t->m);
 		}
-		if (now_ns() >= deadline)
+		if (now_ns() >= deadline) {
+			/* out of time: the inputs after this one were not stepped */
+			for (size_t j = i + 1; j < t->nin && !more; j++)
+				more = !t->in[j]->done && !t->in[j]->quiet;
 			break;
+		}
 	}
 	model_commit(t->m);
 	return more;

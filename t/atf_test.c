@@ -589,10 +589,30 @@ static void test_fuzz(void)
 		perror("rm");
 }
 
+/* A step out of time leaves the inputs after it for the next step: loading
+ * with no time at all (each step stops after one input) reads every file. */
+static void test_budget(void)
+{
+	char path[4096];
+	snprintf(path, sizeof path, "%s/atf/small_finalized", samples);
+	struct trace *all = open_path(path, 0), t;
+	trace_init(&t);
+	trace_open(&t, path);
+	uint64_t steps = 0;
+	while (trace_step(&t, 0, true))
+		steps++;
+	ok(model_count(t.m) == model_count(all->m) && model_count(t.m) > 0,
+	   "steps out of time read every file (%llu events in %llu steps, %llu in one load)",
+	   (unsigned long long)model_count(t.m), (unsigned long long)steps, (unsigned long long)model_count(all->m));
+	trace_free(&t);
+	close_trace(all);
+}
+
 int main(int argc, char **argv)
 {
 	samples = argc > 1 ? argv[1] : "t/samples";
 	test_links();
+	test_budget();
 	test_order_and_pairs();
 	memcpy(tmpdir + strlen(tmpdir) - 6, "XXXXXX", 6);
 	test_growth();
