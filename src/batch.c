@@ -586,6 +586,12 @@ struct lane_stack {
 
 #define SLOT_CACHE 1024
 
+/* A counter track's samples. */
+struct counterstat {
+	uint64_t n;
+	double min, max, sum, last;
+};
+
 struct stats {
 	struct trace *t;
 	uint64_t *dense;         /* counts by lane * ntypes + type, when the table is small */
@@ -600,6 +606,7 @@ struct stats {
 	struct spanstat *spans;
 	size_t nspans, capspans;
 	struct lane_stack *stacks;
+	struct counterstat *counters; /* per lane: its samples, when it is a counter track */
 	uint64_t events, unclosed, unopened;
 };
 
@@ -654,10 +661,25 @@ static void push(struct stats *st, struct lane_stack *ls, const struct event *e,
 	push_at(st, ls, ls->n, e, end);
 }
 
+static void counter_sample(struct stats *st, const struct event *e)
+{
+	struct counterstat *c = &st->counters[e->lane];
+	double v;
+	if (!event_value(st->t, e, &v))
+		return;
+	c->min = c->n ? MIN(c->min, v) : v;
+	c->max = c->n ? MAX(c->max, v) : v;
+	c->sum += v;
+	c->last = v;
+	c->n++;
+}
+
 static void stats_event(struct stats *st, const struct event *e)
 {
 	struct model *m = st->t->m;
 	st->events++;
+	if (UNLIKELY(model_lane_get(m, e->lane)->counter))
+		counter_sample(st, e);
 	if (st->dense)
 		st->dense[(size_t)e->lane * st->ntypes + e->type]++;
 	else
@@ -824,6 +846,50 @@ static void stats_cells(const struct stats *st, bool json, struct stats_cells *c
 	c->nspans_shown = MIN(st->nspans, json ? (size_t)STATS_JSON_SPANS : (size_t)STATS_TEXT_SPANS);
 }
 
+/* Counter tracks: samples, least, greatest, mean and last value. */
+static void counters_text(const struct stats *st, struct buf *b)
+{
+	struct model *m = st->t->m;
+	bool head = false;
+	for (uint32_t l = 0; l < model_nlanes(m); l++) {
+		const struct counterstat *c = &st->counters[l];
+		if (!c->n)
+			continue;
+		if (!head)
+			buf_adds(b, "\ncounters\n       samples          min          max         mean         last  lane\n");
+		head = true;
+		buf_printf(b, "  %12llu %12.6g %12.6g %12.6g %12.6g  ", (unsigned long long)c->n, c->min, c->max,
+			   c->sum / (double)c->n, c->last);
+		add_str(b, m, lane_name(m, l));
+		buf_addc(b, '\n');
+	}
+}
+
+static void counters_json(const struct stats *st, struct buf *b)
+{
+	struct model *m = st->t->m;
+	bool first = true;
+	buf_adds(b, ",\"counters\":[");
+	for (uint32_t l = 0; l < model_nlanes(m); l++) {
+		const struct counterstat *c = &st->counters[l];
+		if (!c->n)
+			continue;
+		buf_adds(b, first ? "{\"lane\":" : ",{\"lane\":");
+		first = false;
+		json_sid(b, m, lane_name(m, l));
+		buf_printf(b, ",\"samples\":%llu,\"min\":", (unsigned long long)c->n);
+		fmt_double(b, c->min);
+		buf_adds(b, ",\"max\":");
+		fmt_double(b, c->max);
+		buf_adds(b, ",\"mean\":");
+		fmt_double(b, c->sum / (double)c->n);
+		buf_adds(b, ",\"last\":");
+		fmt_double(b, c->last);
+		buf_addc(b, '}');
+	}
+	buf_addc(b, ']');
+}
+
 static void stats_json(const struct stats *st, const struct stats_cells *c, struct buf *b, FILE *out)
 {
 	struct model *m = st->t->m;
@@ -876,8 +942,10 @@ static void stats_json(const struct stats *st, const struct stats_cells *c, stru
 			   (unsigned long long)sp->d.max);
 		flush_big(b, out);
 	}
-	buf_printf(b, "],\"spans_not_listed\":%zu,\"unclosed\":%llu,\"unopened\":%llu}\n",
+	buf_printf(b, "],\"spans_not_listed\":%zu,\"unclosed\":%llu,\"unopened\":%llu",
 		   st->nspans - c->nspans_shown, (unsigned long long)st->unclosed, (unsigned long long)st->unopened);
+	counters_json(st, b);
+	buf_adds(b, "}\n");
 }
 
 static void stats_text(const struct stats *st, const struct stats_cells *c, struct buf *b, FILE *out)
@@ -942,6 +1010,7 @@ static void stats_text(const struct stats *st, const struct stats_cells *c, stru
 	if (st->unclosed || st->unopened)
 		buf_printf(b, "\nunpaired: %llu begins never closed, %llu ends never opened\n",
 			   (unsigned long long)st->unclosed, (unsigned long long)st->unopened);
+	counters_text(st, b);
 }
 
 void batch_stats(struct trace *t, struct filterset *fs, bool json, FILE *out)
@@ -953,6 +1022,7 @@ void batch_stats(struct trace *t, struct filterset *fs, bool json, FILE *out)
 	if ((uint64_t)(model_nlanes(m) + 1) * st.ntypes <= (1u << 20))
 		st.dense = xcalloc((size_t)(model_nlanes(m) + 1) * st.ntypes, sizeof *st.dense);
 	st.stacks = xcalloc(model_nlanes(m) + 1, sizeof *st.stacks);
+	st.counters = xcalloc(model_nlanes(m) + 1, sizeof *st.counters);
 	stats_scan(&st, fs);
 	stats_close(&st);
 	struct stats_cells c;
@@ -972,4 +1042,5 @@ void batch_stats(struct trace *t, struct filterset *fs, bool json, FILE *out)
 	free(st.by_type);
 	free(st.spans);
 	free(st.stacks);
+	free(st.counters);
 }

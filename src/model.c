@@ -188,6 +188,12 @@ uint32_t model_lane(struct model *m, uint32_t source, uint64_t key, uint32_t nam
 	return (uint32_t)m->nlanes - 1;
 }
 
+void model_lane_set_counter(struct model *m, uint32_t lane)
+{
+	if (lane < m->nlanes)
+		m->lanes[lane].counter = true;
+}
+
 void model_lane_rename(struct model *m, uint32_t lane, uint32_t name)
 {
 	if (lane < m->nlanes && m->lanes[lane].name != name) {

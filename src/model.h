@@ -72,6 +72,9 @@ struct lane {
 	uint64_t *stk;
 	size_t cap;
 	uint32_t depth;
+	/* a counter track: its events are samples of one number (the field
+	 * its type's value_field names), drawn as a value row */
+	bool counter;
 };
 
 struct type {
@@ -82,6 +85,7 @@ struct type {
 	uint32_t source;
 	uint8_t role;        /* default role of its events */
 	const void *owner;   /* decoder that made it (types are per decoder) */
+	uint32_t value_field; /* samples of a counter track: the interned name of the field with the value, or 0 */
 };
 
 /* The longest spans of a lane, so a view can draw spans that began long
@@ -118,6 +122,8 @@ const char *model_strget(const struct model *m, uint32_t id, size_t *len);
 /* Lanes: found or created by (source, key). */
 uint32_t model_lane(struct model *m, uint32_t source, uint64_t key, uint32_t name);
 void model_lane_rename(struct model *m, uint32_t lane, uint32_t name);
+/* Make a lane a counter track (struct lane.counter). */
+void model_lane_set_counter(struct model *m, uint32_t lane);
 /* How many renames so far (a view that measured lane names looks again). */
 uint64_t model_lane_renames(const struct model *m);
 uint32_t model_nlanes(const struct model *m);

@@ -398,6 +398,51 @@ static void pick_put(struct fsink *s, const struct field *f)
 	}
 }
 
+/* The number of one top-level field. */
+struct number_pick {
+	struct fsink s;
+	const char *want;
+	unsigned depth;
+	bool found;
+	double v;
+};
+
+static void number_put(struct fsink *s, const struct field *f)
+{
+	struct number_pick *p = (struct number_pick *)s;
+	if (f->kind == FK_OBJ || f->kind == FK_ARR) {
+		p->depth++;
+		return;
+	}
+	if (f->kind == FK_END) {
+		p->depth -= p->depth > 0;
+		return;
+	}
+	if (p->depth || p->found || !f->name || strcmp(f->name, p->want))
+		return;
+	p->found = true;
+	switch (f->kind) {
+	case FK_INT: p->v = (double)f->v.i; break;
+	case FK_UINT:
+	case FK_HEX: p->v = (double)f->v.u; break;
+	case FK_DOUBLE:
+	case FK_FLOAT: p->v = f->v.d; break;
+	default: p->found = false; break;
+	}
+}
+
+bool event_value(struct trace *t, const struct event *e, double *v)
+{
+	uint32_t vf = model_type_get(t->m, e->type)->value_field;
+	if (!vf)
+		return false;
+	struct number_pick p = {.s.put = number_put, .want = model_strget(t->m, vf, NULL)};
+	if (!trace_event_fields(t, e, &p.s) || !p.found || p.v != p.v)
+		return false;
+	*v = p.v;
+	return true;
+}
+
 static bool field_text(struct trace *t, const struct event *e, const char *name, struct buf *out)
 {
 	struct field_pick p = {.s.put = pick_put, .want = name, .out = out};
@@ -441,17 +486,15 @@ bool filter_hit(struct filter *f, struct trace *t, const struct event *e, bool *
 	case SC_RANGE: return e->ts >= tspec_resolve(&f->lo, m) && e->ts <= tspec_resolve(&f->hi, m);
 	case SC_TEXT:
 	default: {
-		/* Full text is the line (lane, type, summary) or, where the summary
-		 * leaves fields out, every field: the fields are decoded only for
-		 * an event the line does not match. */
+		/* Full text is the line (lane, type, summary) and, where the
+		 * summary leaves fields out, every field after it: one match, so
+		 * a costly pattern costs one match limit per event. */
 		struct buf *b = scratch();
-		bool summarised = event_text(t, e, b);
-		int r = pattern_match(f->re, buf_str(b), b->len, NULL, NULL);
-		if (r == 0 && summarised) {
-			buf_reset(b);
+		if (event_text(t, e, b)) {
+			buf_addc(b, ' ');
 			fields_line(t, e, b);
-			r = pattern_match(f->re, buf_str(b), b->len, NULL, NULL);
 		}
+		int r = pattern_match(f->re, buf_str(b), b->len, NULL, NULL);
 		if (r < 0)
 			note_expensive(expensive);
 		return r > 0;

@@ -109,6 +109,10 @@ bool filterset_match(struct filterset *fs, struct trace *t, const struct event *
 /* Does one pattern-bearing filter match the event (ignoring include/exclude)? */
 bool filter_hit(struct filter *f, struct trace *t, const struct event *e, bool *too_expensive);
 
+/* A counter track's sample: the number its type's value_field names
+ * (false: not a sample, or the field is no number). */
+bool event_value(struct trace *t, const struct event *e, double *v);
+
 /* The line an event is shown as (lane, type, summary), sanitized.  True
  * when the summary is the decoder's own, false when it is the fields on one
  * line (a format without summaries). */

@@ -434,6 +434,51 @@ is "$RC" 3 "a span that starts after it ends: exit 3"
 like "$ERR" "badspan.bin: offset [0-9]+: span Job: it starts after it ends" "... said, with its offset"
 like "$OUT" '"ts":9500000,"lane":"worker 1","type":"Job","category":"span","role":"instant","damaged":true' "... kept as an instant, flagged"
 
+# ---- counter tracks: fields annotated with a metric kind ----
+{
+	printf 'header\nschema id=1 name=Queue fields=worker_id:varint,depth:varint,drops:varint,load:f64,note:string\n'
+	printf 'annot id=1 1.kind=gauge 2.kind=counter 3.kind=updown-counter 4.kind=gauge\n'
+	i=0
+	while [ $i -lt 41 ]; do
+		printf 'event id=1 ts=%d worker_id=0 depth=%d drops=%d load=-%d.5 note=n%d\n' \
+			$((1000000 + i * 100000)) $(((i * 7) % 23)) $((i * 3)) $((i % 5)) $i
+		i=$((i + 1))
+	done
+} | "$W" "$TMP/metrics.bin"
+run --info "$TMP/metrics.bin"
+like "$OUT" "Queue.depth \\(gauge\\): 41 events" "a gauge: a counter track of its own"
+like "$OUT" "Queue.drops \\(counter\\): 41 events" "a counter: its track"
+like "$OUT" "Queue.load \\(updown-counter\\): 41 events" "an updown-counter (f64): its track"
+unlike "$OUT" "Queue.note \\(gauge\\)" "a string field with a metric kind is no track"
+run --dump "$TMP/metrics.bin"
+like "$OUT" "Queue.depth \\(gauge\\)	Queue.depth	depth=7$" "a sample's line: its value alone"
+# --stats against the values --dump --json gives
+expect=$("$TTV" --dump --json "$TMP/metrics.bin" | perl -MJSON::PP -ne '
+	my $e = decode_json($_); next unless $e->{type} eq "Queue";
+	for my $f (qw(depth drops load)) { my $v = $e->{fields}{$f}; push @{$v{$f}}, $v }
+	END { for my $f (qw(depth drops load)) { my @a = @{$v{$f}}; my ($lo, $hi, $s) = ($a[0], $a[0], 0);
+		for (@a) { $lo = $_ if $_ < $lo; $hi = $_ if $_ > $hi; $s += $_ }
+		printf "%s %d %.6g %.6g %.6g %.6g\n", $f, scalar @a, $lo, $hi, $s / @a, $a[-1] } }')
+got=$("$TTV" --stats "$TMP/metrics.bin" | sed -n '/^counters/,$p' | awk 'NR > 2 { sub(/^Queue\./, "", $6); print $6, $1, $2, $3, $4, $5 }')
+is "$got" "$expect" "--stats: samples, least, greatest, mean and last of each track, as --dump --json says"
+run --stats --json "$TMP/metrics.bin"
+like "$OUT" '"counters":\[\{"lane":"Queue.depth \(gauge\)","samples":41,"min":0,"max":22,' "--stats --json: the counters"
+printf 'dump %s\n' "$TMP/metrics.txt" >"$TMP/metrics.script"
+TTV_SCRIPT=$TMP/metrics.script TTV_SIZE=100x14 "$TTV" "$TMP/metrics.bin" >/dev/null 2>&1
+row=$(grep '^Queue.depth (gauge)' "$TMP/metrics.txt")
+like "$row" '[▁▂▃▄▅▆▇█]{40}' "lanes: a counter track is a row of its values"
+like "$row" ' 0\.\.22$' "lanes: the range at its end"
+like "$(grep '^Queue.load' "$TMP/metrics.txt")" ' -4\.5\.\.-0\.5$' "lanes: negative values scale too"
+if command -v tmux >/dev/null 2>&1; then
+	export TMUX_TMPDIR=$TMP
+	S=ttv-test-$$-counters
+	tmux -L "$S" new-session -d -s "$S" -x 80 -y 24 "TERM=xterm-256color '$TTV' '$TMP/metrics.bin'; sleep 30"
+	i=0
+	while [ $i -lt 50 ] && ! tmux -L "$S" capture-pane -p -t "$S" | grep -q '0\.\.22'; do sleep 0.1; i=$((i + 1)); done
+	like "$(tmux -L "$S" capture-pane -p -t "$S" | grep '^Queue.depth')" '[▁▂▃▄▅▆▇█]+ 0\.\.22$' "tmux 80x24: the counter track drawn"
+	tmux -L "$S" kill-server 2>/dev/null
+fi
+
 # ---- trees as the writer and its uploader lay them out ----
 # the writer: {dir}/{boot_id}/ beside an empty .lock; its temporary copies (.partial) are no segments
 mkdir -p "$TMP/wr/qmxz-481"

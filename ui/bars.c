@@ -105,6 +105,8 @@ static void add_mark(struct bars *bs, struct app *a, struct lane_bars *lb, const
 		return;
 	uint32_t *cell = &lb->marks[c];
 	lb->has_marks = true;
+	if (lb->sample)
+		lb->sample[c] = pos; /* (read in time order: the column's last) */
 	*cell = (*cell & ~MARK_COUNT) | MIN((*cell & MARK_COUNT) + bs->scale, MARK_COUNT);
 	if (search_hits(a, pos))
 		*cell |= MARK_HIT;
@@ -226,6 +228,11 @@ void bars_make(struct bars *bs, struct app *a, const uint32_t *lanes, size_t n, 
 			lb->narrow = xcalloc((size_t)(BARS_ROWS + 1) * (size_t)W, sizeof *lb->narrow);
 			lb->narrow_role = xcalloc((size_t)(BARS_ROWS + 1) * (size_t)W, 1);
 			lb->marks = xcalloc((size_t)W, sizeof *lb->marks);
+			if (lanes[i] < nl && model_lane_get(a->m, lanes[i])->counter) {
+				lb->sample = xmalloc((size_t)W * sizeof *lb->sample);
+				for (int c = 0; c < W; c++)
+					lb->sample[c] = NO_POS;
+			}
 		}
 		if (lanes[i] < nl)
 			bs->index[lanes[i]] = (int)i;
@@ -257,6 +264,7 @@ void bars_free(struct bars *bs)
 		free(bs->lane[i].narrow);
 		free(bs->lane[i].narrow_role);
 		free(bs->lane[i].marks);
+		free(bs->lane[i].sample);
 	}
 	free(bs->lane);
 	free(bs->index);

@@ -35,6 +35,7 @@ struct lane_bars {
 	uint8_t *narrow_role; /* the colour of the first of them */
 	uint32_t *marks;  /* W: instants and unpaired ends */
 	bool has_marks;
+	uint64_t *sample; /* W, counter tracks only: each column's last sample (NO_POS: none) */
 };
 
 struct bars {
@@ -64,6 +65,11 @@ uint32_t bar_name(const struct app *a, const struct bar *b);
 void bars_make(struct bars *bs, struct app *a, const uint32_t *lanes, size_t n, int64_t t0, int64_t t1, int W,
 	       uint64_t budget, uint64_t lookback);
 void bars_free(struct bars *bs);
+
+/* counters.c: a counter track's row (lb->sample): each column's value as a
+ * bar of eighths between the least and greatest value in the window, held
+ * until the next sample; the range at the row's end. */
+void counter_draw(struct app *a, int y, int x0, int W, const struct lane_bars *lb);
 
 /* spans.c: the selection as a span (its lane, start, end, name; false:
  * not a span), and the spans around it, as the lanes view lays them out.

@@ -603,12 +603,15 @@ void lanes_draw(struct app *a)
 		bool selected = first + k == a->lanes.cur;
 		lane_label(a, y, h, NW, lb, selected);
 		struct lane_cells lc = {.W = W, .rows = h, .busy = xcalloc((size_t)W * (size_t)h, sizeof *lc.busy)};
-		if (a->lane_flags[lb->lane] & LANE_COLLAPSED)
+		bool folded = a->lane_flags[lb->lane] & LANE_COLLAPSED;
+		if (lb->sample)
+			counter_draw(a, y, NW, W, lb);
+		else if (folded)
 			draw_collapsed(a, y, NW, lb, &lc);
 		else
 			draw_expanded(a, y, NW, h, lb, &lc);
-		bool folded = a->lane_flags[lb->lane] & LANE_COLLAPSED;
-		draw_marks(a, y, NW, lb, &lc, folded || !lb->rows ? 0 : span_rows(lb));
+		if (!lb->sample)
+			draw_marks(a, y, NW, lb, &lc, folded || !lb->rows ? 0 : span_rows(lb));
 		if (selected && cur >= 0 && cur < W && !lane_has_bar(lb, a->sel)) {
 			draw_role(R_CURSOR);
 			mvaddstr(y, NW + cur, a->unicode ? "│" : "|");

@@ -84,7 +84,12 @@ struct dfield {
 	uint8_t tag;      /* field type without the optional bit */
 	bool opt;
 	const char *unit; /* annotation or name suffix; NULL when none */
+	uint8_t metric;   /* its `kind` annotation: METRIC_* (a counter track), or 0 */
 };
+
+/* A field's metric kind (annotation `kind`): each sample is also an event
+ * on a counter track of its own. */
+enum { METRIC_GAUGE = 1, METRIC_COUNTER, METRIC_UPDOWN };
 
 struct schema {
 	uint8_t *key;      /* identity: the schema frame after its type id, then its annotations */
@@ -104,6 +109,10 @@ struct schema {
 	 * field (times span_scale ns) its start or its length. */
 	bool span_is_start;
 	uint64_t span_scale;
+	/* its metric fields and their samples' model types */
+	uint16_t nmetrics;
+	uint16_t *metric_field;
+	uint32_t *metric_type;
 };
 
 /* The fields a schema's dial9.role annotations name (-1: none); span: the
@@ -192,6 +201,7 @@ struct d9 {
 	const char *lane_prefix; /* a tree's trace: "svc/instance: " before each lane's name */
 	uint32_t wlane[256]; /* worker id -> lane + 1 */
 	struct hmap tlane;   /* tid -> lane << 1 | named */
+	struct hmap metric_lanes; /* a metric's model type -> its counter track */
 	struct hmap tid_worker;
 	struct hmap pend_head; /* tid -> index + 1 of its last waiting event */
 	uint32_t runtime_lane, meta_lane, other_lane; /* + 1 */
@@ -247,7 +257,7 @@ struct d9dir {
 enum { V_OK = 0, V_TORN, V_BAD, V_BADTAG, V_DEEP }; /* V_BAD: a varint over 10 bytes or 2^64 */
 
 /* Lane keys: the kind of lane above a thread id or worker number. */
-enum { LK_THREAD = 1, LK_RUNTIME, LK_META, LK_OTHER };
+enum { LK_THREAD = 1, LK_RUNTIME, LK_META, LK_OTHER, LK_METRIC };
 #define LKEY(kind, v) ((uint64_t)(kind) << 32 | (uint64_t)(v))
 
 struct walk {

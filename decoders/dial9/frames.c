@@ -234,6 +234,29 @@ static inline int run_ops(struct d9 *d, const struct schema *s, const uint8_t **
 	return V_OK;
 }
 
+/* An event with metric fields is also a sample on each one's counter track
+ * (a lane "Schema.field (gauge)"), at the event's time. */
+static void metric_samples(struct d9 *d, const struct schema *s, int64_t ts, uint32_t flags, uint64_t fo)
+{
+	static const char *const kinds[] = {NULL, "gauge", "counter", "updown-counter"};
+	for (uint16_t j = 0; j < s->nmetrics; j++) {
+		uint64_t lane;
+		if (!hmap_get(&d->metric_lanes, s->metric_type[j], &lane)) {
+			const struct dfield *f = &s->f[s->metric_field[j]];
+			struct buf name = {0};
+			buf_printf(&name, "%s%s.%s (%s)", d->lane_prefix ? d->lane_prefix : "", s->name, f->name,
+				   kinds[f->metric]);
+			lane = dec_lane(d->in, LKEY(LK_METRIC, (uint32_t)hash_bytes(name.p, name.len)), name.p);
+			model_lane_set_counter(d->m, (uint32_t)lane);
+			hmap_put(&d->metric_lanes, s->metric_type[j], lane);
+			buf_free(&name);
+		}
+		struct event me = {.ts = ts, .dur = TTV_NODUR, .lane = (uint32_t)lane, .type = s->metric_type[j],
+				   .flags = ROLE_INSTANT | (flags & EVF_DAMAGED), .off = fo};
+		emit(d, &me);
+	}
+}
+
 /* A complete span ends at its event's time; its field gives the start or
  * the length.  Without the field (absent, negative, too large), or with a
  * start after the end, the event stays an instant, flagged damaged. */
@@ -383,6 +406,8 @@ static size_t event_frame(struct d9 *d, const uint8_t *f, const uint8_t *e, uint
 		if (s->kind != K_METADATA)
 			note_rare(d, s, f, q, ts);
 
+	if (UNLIKELY(s->nmetrics))
+		metric_samples(d, s, ts, flags, fo);
 	struct event ev = {.ts = ts, .dur = TTV_NODUR, .type = s->type, .name = name, .flags = flags, .off = fo};
 	if (s->kind == K_SPAN_COMPLETE)
 		complete_span(d, s, &v, &ev);

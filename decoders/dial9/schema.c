@@ -249,6 +249,30 @@ static void span_roles(struct schema *s, struct roles *r)
 	s->span_scale = scale;
 }
 
+/* The numeric fields annotated with a metric kind: a model type each for
+ * its samples ("Schema.field"), whose value_field names the field. */
+static void metric_tracks(struct d9 *d, struct schema *s)
+{
+	for (uint16_t i = 0; i < s->nfields; i++) {
+		const struct dfield *f = &s->f[i];
+		if (!f->metric || !(is_uint_type(f->tag) || f->tag == FT_I64 || f->tag == FT_F64) || !s->has_ts)
+			continue;
+		s->metric_field = xrealloc(s->metric_field, (s->nmetrics + 1u) * sizeof *s->metric_field);
+		s->metric_type = xrealloc(s->metric_type, (s->nmetrics + 1u) * sizeof *s->metric_type);
+		d->tmp.len = 0;
+		buf_printf(&d->tmp, "%s.%s", s->name, f->name);
+		struct model *m = d->m;
+		s->metric_field[s->nmetrics] = i;
+		s->metric_type[s->nmetrics] = model_type(
+			m, &(struct type){.name = model_str(m, d->tmp.p, d->tmp.len),
+					  .category = model_str(m, "counter", 7),
+					  .value_field = model_str(m, f->name, strlen(f->name)),
+					  .role = ROLE_INSTANT,
+					  .owner = &dial9_decoder});
+		s->nmetrics++;
+	}
+}
+
 /* Build a schema from its identity: the validated schema frame body (from
  * name_len on), then annotation entries (u16 field, u16 klen, key, u32 vlen, value). */
 static struct schema *schema_build(struct d9 *d, const uint8_t *key, uint32_t nkey, uint32_t nraw, uint64_t hash)
@@ -296,16 +320,24 @@ static struct schema *schema_build(struct d9 *d, const uint8_t *key, uint32_t nk
 			s->f[fi].unit = unit_static(v, vl);
 		else if (is_key(k, kl, "dial9.role"))
 			note_role(&roles, fi, v, vl);
+		else if (is_key(k, kl, "kind"))
+			s->f[fi].metric = is_key(v, vl, "gauge")		 ? METRIC_GAUGE
+					  : is_key(v, vl, "counter")	 ? METRIC_COUNTER
+					  : is_key(v, vl, "updown-counter") ? METRIC_UPDOWN
+									 : 0;
 	}
 	span_roles(s, &roles);
 	int name_idx;
 	schema_classify(d, s, &roles, &name_idx);
 	schema_compile(s, &roles, name_idx);
+	metric_tracks(d, s);
 	return s;
 }
 
 void d9_schema_free(struct schema *s)
 {
+	free(s->metric_field);
+	free(s->metric_type);
 	for (unsigned i = 0; i < s->nfields; i++)
 		free(s->f[i].name);
 	free(s->f);

@@ -61,6 +61,7 @@ static void d9_close(void *st)
 	for (unsigned i = 0; i < 256; i++)
 		free(d->page[i]);
 	hmap_free(&d->tlane);
+	hmap_free(&d->metric_lanes);
 	hmap_free(&d->tid_worker);
 	hmap_free(&d->pend_head);
 	free(d->pend);

@@ -574,6 +574,25 @@ void d9_settle(void *st)
 	sort_clocks(d);
 }
 
+/* A sink passing on one top-level field. */
+struct only_sink {
+	struct fsink s;
+	struct fsink *to;
+	const char *name;
+	unsigned depth;
+};
+
+static void only_put(struct fsink *s, const struct field *f)
+{
+	struct only_sink *o = (struct only_sink *)s;
+	if (!o->depth && f->kind != FK_END && f->name && !strcmp(f->name, o->name))
+		f_put(o->to, f);
+	if (f->kind == FK_OBJ || f->kind == FK_ARR)
+		o->depth++;
+	else if (f->kind == FK_END && o->depth)
+		o->depth--;
+}
+
 void d9_summary(void *st, const struct event *e, struct buf *b)
 {
 	struct d9 *d = st;
@@ -586,7 +605,10 @@ void d9_summary(void *st, const struct event *e, struct buf *b)
 	}
 	struct line_sink ls;
 	line_sink_init(&ls, b);
-	struct walk w = {.d = d, .sub = sub, .at = e->off, .out = &ls.s, .compact = true};
+	/* a counter track's sample: its value alone */
+	uint32_t vf = model_type_get(d->m, e->type)->value_field;
+	struct only_sink only = {.s.put = only_put, .to = &ls.s, .name = vf ? model_strget(d->m, vf, NULL) : NULL};
+	struct walk w = {.d = d, .sub = sub, .at = e->off, .out = vf ? &only.s : &ls.s, .compact = true};
 	if (!d9_walk_event(&w, s, p, end))
 		buf_adds(b, " (event not readable)");
 	buf_free(&w.key);
