@@ -346,19 +346,48 @@ void input_prefetch(struct input *in, uint64_t off, uint64_t len)
 }
 
 #define SCAN_WINDOW (16u << 20)
+#define SCAN_WINDOWS 8 /* per thread: regions read at once (a trace in time order reads
+			* several parts of a file in turn: concatenated captures, merged streams) */
+
+/* A thread's scan windows: each a region of one input mapped ahead of the
+ * reads in it and let go behind them.  Each thread has its own, so two
+ * filter threads never release what the other reads, and a scan that
+ * moves between regions in turn keeps a window in each. */
+static __thread struct scan_window {
+	const struct input *in; /* NULL: free */
+	uint64_t lo, hi, used;
+} windows[SCAN_WINDOWS];
+static __thread uint64_t scan_tick;
+
+static struct scan_window *window_for(const struct input *in, uint64_t off)
+{
+	struct scan_window *lru = &windows[0];
+	for (int i = 0; i < SCAN_WINDOWS; i++) {
+		struct scan_window *w = &windows[i];
+		if (w->in == in && off >= w->lo && off <= w->hi + SCAN_WINDOW)
+			return w;
+		if (w->used < lru->used)
+			lru = w;
+	}
+	/* the least used region gives way (its pages stay until trace_release:
+	 * its input may be gone, and is only ever compared) */
+	*lru = (struct scan_window){.in = in, .lo = off, .hi = off};
+	return lru;
+}
 
 void input_scan(struct input *in, uint64_t off)
 {
-	if (off >= in->scan_lo && (off + SCAN_WINDOW / 2 < in->scan_hi || in->scan_hi == in->size))
+	struct scan_window *w = window_for(in, off);
+	w->used = ++scan_tick;
+	if (off + SCAN_WINDOW / 2 < w->hi || (w->hi == in->size && w->hi > w->lo))
 		return; /* well inside the window, or it already reaches the end */
-	if (in->scan_hi > in->scan_lo && (off < in->scan_lo || off > in->scan_hi + SCAN_WINDOW))
-		input_release(in, in->scan_lo, in->scan_hi - in->scan_lo); /* jumped away */
-	else if (in->scan_lo < off && off - in->scan_lo > SCAN_WINDOW)
-		input_release(in, in->scan_lo, off - SCAN_WINDOW - in->scan_lo);
-	in->scan_lo = off > SCAN_WINDOW ? off - SCAN_WINDOW : 0;
-	in->scan_hi = MIN(off + 2 * (uint64_t)SCAN_WINDOW, in->size);
-	input_prefetch(in, off, in->scan_hi - off);
+	if (off - w->lo > SCAN_WINDOW)
+		input_release(in, w->lo, off - SCAN_WINDOW - w->lo);
+	w->lo = off > SCAN_WINDOW ? off - SCAN_WINDOW : 0;
+	w->hi = MIN(off + 2 * (uint64_t)SCAN_WINDOW, in->size);
+	input_prefetch(in, off, w->hi - off);
 }
+
 
 enum input_change input_check(struct input *in)
 {
@@ -384,7 +413,6 @@ void input_restart(struct input *in)
 	in->maplen = 0;
 	in->size = in->consumed = in->raw = 0;
 	in->has_last_ts = false;
-	in->scan_lo = in->scan_hi = 0;
 	in->eof = false;
 	if (in->z) {
 		inflateEnd(in->z);

@@ -50,7 +50,6 @@ struct input {
 	int64_t last_ts;   /* the last timed event it gave (where damage after it goes on the timeline) */
 	bool has_last_ts;
 	uint64_t feed;     /* bytes to hand it next: small at first, so the first screen comes soon */
-	uint64_t scan_lo, scan_hi; /* window mapped ahead for a scan (input_scan) */
 	bool quiet;        /* following: read to the end, nothing new since */
 	bool gone;         /* following: its path no longer names it */
 	bool replaced;     /* following: another input reads the file now at its path */
