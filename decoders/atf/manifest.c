@@ -69,6 +69,7 @@ static void read_session_manifest(struct session *ss, struct pidinfo *pi, const 
 bool atf_load_json(struct session *ss, const char *path, struct json *j, struct input **inp)
 {
 	*inp = NULL;
+	*j = (struct json){0}; /* (json_parse is not reached for a file not read whole) */
 	if (!atf_is_file(path))
 		return false;
 	struct input *in = atf_add_input(ss, path, &ss->meta_tag);
