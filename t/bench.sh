@@ -239,6 +239,7 @@ keys "keystroke to screen, podtrace 30M" "$PT"
 first_screen "dial9 100M" "$D9H"
 keys "keystroke to screen, dial9 100M" "$D9H"
 filter_time "filter, type, dial9 100M" "$D9H" 'type:PollStart'
+filter_time "filter, decoded field, dial9 30M" "$D9" 'local_queue:^57$'
 PT10=$DIR/podtrace-10M.ptrace
 [ -s "$PT10" ] || "$TBIN/ptwrite" --generate 10000000 --seed 1 "$PT10"
 cat_all "$PT10"
