@@ -476,7 +476,7 @@ size_t file_head(const char *path, void *buf, size_t n)
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return 0;
-	uint8_t raw[4096];
+	uint8_t raw[16384];
 	struct stat st;
 	ssize_t got = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? pread(fd, raw, sizeof raw, 0) : -1;
 	close(fd);

@@ -517,6 +517,25 @@ run --info --json "$TMP/win"
 is "$RC" 0 "files by content: exit 0"
 is "$(printf '%s\n' "$OUT" | grep -o '"file":"[^"]*"' | sed 's#.*/##' | tr '\n' ' ')" \
 	'blob" window-1.gz" window-2.gz" window-10.gz" ' "files by content, in natural order"
+# files told apart by their own metadata (SegmentMetadataEvent service and
+# host), and ordered by their first wall clock when their names hold no number
+mkseg() { # TS REALTIME SERVICE HOST WORKER
+	printf 'header\nschema id=1 name=ClockSyncEvent fields=realtime_ns:varint\nreset ts=%s\nevent id=1 delta=0 realtime_ns=%s\n' "$1" "$2"
+	printf 'header\nschema id=2 name=SegmentMetadataEvent fields=entries:map\nreset ts=%s\nevent id=2 delta=0 entries=service:%s;host:%s\n' "$1" "$3" "$4"
+	printf 'header\nschema id=1 name=PollStartEvent fields=worker_id:varint,local_queue:u8,task_id:varint,spawn_loc:pstr\nstrpool 0=x\nevent id=1 ts=%s worker_id=%s task_id=1 spawn_loc=0\n' $(($1 + 10)) "$5"
+}
+mkdir -p "$TMP/meta"
+mkseg 2000 1775763060000000000 svc-fix window 1 | "$W" - | gzip -c >"$TMP/meta/alpha.gz"
+mkseg 1000 1775763000000000000 svc-fix window 1 | "$W" - | gzip -c >"$TMP/meta/beta.gz"
+mkseg 1500 1775763030000000000 svc-alt host-z 1 | "$W" - | gzip -c >"$TMP/meta/multi-runtime.gz"
+run --info "$TMP/meta"
+is "$RC" 0 "metadata: exit 0"
+is "$(printf '%s\n' "$OUT" | grep "^$TMP/meta: " | sed "s#^$TMP/meta: ##" | xargs)" "svc-fix/window svc-alt/host-z" \
+	"files in one directory told apart by their SegmentMetadataEvent's service and host"
+like "$OUT" "svc-fix/window: worker 1: 2 events" "... each trace's lanes its own"
+run --info --json "$TMP/meta"
+is "$(printf '%s\n' "$OUT" | grep -o '"file":"[^"]*"' | sed 's#.*/##' | tr '\n' ' ')" \
+	'beta.gz" alpha.gz" multi-runtime.gz" ' "names without numbers: segments by their first wall clock (each trace's listed)"
 # following a tree: a new boot's segments become a trace of their own
 mkdir -p "$TMP/live3/2026-04-09/1930/svc-a/host-1/abcd-11"
 seg 0 0 | gzip -c >"$TMP/live3/2026-04-09/1930/svc-a/host-1/abcd-11/1775763000-0.bin.gz"

@@ -228,7 +228,9 @@ struct d9 {
 /* A segment file of a directory tree. */
 struct seg {
 	char *group; /* the trace it belongs to (struct group's key) */
+	char *rel;   /* its directory below the top ("" for the top) */
 	char *key;   /* its name less the kind suffix ("trace.3", "1775763000-0", "window-07") */
+	uint64_t wall; /* its first wall clock (ns), when read from its first frames; else 0 */
 	int rank;    /* .bin 0, .bin.gz 1, .bin.active 2, by content 3: the one to read when several exist */
 	char *path;
 	struct input *in; /* the input reading it (NULL: it could not be opened) */

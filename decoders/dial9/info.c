@@ -67,7 +67,8 @@ void d9_info(struct source *src, struct fsink *out)
 			first_clock = d;
 	}
 	f_uint(out, "version", 1);
-	if (dec_source_state(src)) {
+	struct input *first = dec_source_input(src, 0);
+	if (dec_source_state(src) || (first && strcmp(first->path, dec_source_path(src)))) { /* a directory's trace */
 		f_arr(out, "segments");
 		for (size_t i = 0; (in = dec_source_input(src, i)); i++) {
 			struct d9 *d = in->dstate;

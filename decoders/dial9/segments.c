@@ -85,6 +85,7 @@ static void d9_close(void *st)
 
 #define TREE_DEPTH 8      /* directories below the top */
 #define TREE_FILES 100000 /* files looked at, at most */
+#define HEAD_BYTES 65536  /* of a new segment, read for what its first frames say */
 
 /* The kind suffix of a segment's name and its rank (the file to read when
  * one segment has several); -1 when the name has none. */
@@ -141,12 +142,29 @@ static int natural_cmp(const char *a, const char *b)
 	return *a ? 1 : *b ? -1 : 0;
 }
 
+static bool has_digit(const char *s)
+{
+	for (; *s; s++)
+		if (isdigit((unsigned char)*s))
+			return true;
+	return false;
+}
+
+/* A trace's segments: by the numbers in their names (trace.9 before
+ * trace.10), or, when names have none, by their first wall clock; the
+ * files of one segment together, the one to read first. */
 static int by_seg(const void *a, const void *b)
 {
 	const struct seg *x = a, *y = b;
 	int c = strcmp(x->group, y->group);
+	if (!c && !(has_digit(x->key) && has_digit(y->key)) && x->wall != y->wall)
+		c = x->wall < y->wall ? -1 : 1;
 	if (!c)
 		c = natural_cmp(x->key, y->key);
+	if (!c)
+		c = strcmp(x->rel, y->rel);
+	if (!c)
+		c = strcmp(x->key, y->key);
 	if (!c)
 		c = x->rank - y->rank;
 	return c;
@@ -231,12 +249,169 @@ static void identify(const char *rel, struct ident *id)
 	free(copy);
 }
 
-/* The group a segment in directory rel belongs to: its key, and the group
- * made when new. */
-static struct group *group_for(struct d9dir *dd, const char *rel)
+/* ---- what a segment's first frames say ---- */
+
+/* The first bytes of a segment, read as frames until an event other than a
+ * ClockSyncEvent or SegmentMetadataEvent (the writer opens each segment
+ * with them): every length checked against the bytes read. */
+struct head {
+	const uint8_t *p, *e;
+	struct {
+		uint16_t id;
+		uint8_t kind; /* 1 ClockSyncEvent, 2 SegmentMetadataEvent */
+		bool has_ts;
+		uint16_t nf;
+		uint8_t tag[4];
+	} sch[8];
+	int nsch;
+};
+
+static bool head_take(struct head *h, size_t n, const uint8_t **at)
+{
+	if ((size_t)(h->e - h->p) < n)
+		return false;
+	*at = h->p;
+	h->p += n;
+	return true;
+}
+
+static bool head_varint(struct head *h, uint64_t *v)
+{
+	*v = 0;
+	for (int s = 0; s < 64 && h->p < h->e; s += 7) {
+		uint8_t b = *h->p++;
+		*v |= (uint64_t)(b & 0x7f) << s;
+		if (!(b & 0x80))
+			return true;
+	}
+	return false;
+}
+
+/* A u32-length string; into out (NUL-terminated, cut at 255 bytes) when given. */
+static bool head_str(struct head *h, char *out)
+{
+	const uint8_t *q;
+	if (!head_take(h, 4, &q))
+		return false;
+	uint32_t n = ld32le(q);
+	if (!head_take(h, n, &q))
+		return false;
+	if (out) {
+		size_t k = MIN(n, 255u);
+		memcpy(out, q, k);
+		out[k] = 0;
+	}
+	return true;
+}
+
+static bool head_schema(struct head *h)
+{
+	const uint8_t *q;
+	if (!head_take(h, 4, &q))
+		return false;
+	uint16_t id = ld16le(q), nl = ld16le(q + 2);
+	const uint8_t *name;
+	if (!head_take(h, nl, &name) || !head_take(h, 3, &q))
+		return false;
+	int k = h->nsch < 8 ? h->nsch++ : 7;
+	h->sch[k].id = id;
+	h->sch[k].kind = nl == 14 && !memcmp(name, "ClockSyncEvent", 14)	     ? 1
+			 : nl == 20 && !memcmp(name, "SegmentMetadataEvent", 20) ? 2
+										  : 0;
+	h->sch[k].has_ts = q[0] != 0;
+	h->sch[k].nf = ld16le(q + 1);
+	for (unsigned i = 0; i < h->sch[k].nf; i++) {
+		if (!head_take(h, 2, &q) || !head_take(h, ld16le(q), &q) || !head_take(h, 1, &q))
+			return false;
+		if (i < 4)
+			h->sch[k].tag[i] = q[0];
+	}
+	return true;
+}
+
+/* One event of a known opening schema: the wall clock or the metadata
+ * entries wanted.  False: stop reading. */
+static bool head_event(struct head *h, struct ident *id, uint64_t *wall)
+{
+	const uint8_t *q;
+	if (!head_take(h, 2, &q))
+		return false;
+	uint16_t tid = ld16le(q);
+	int k = -1;
+	for (int i = 0; i < h->nsch; i++)
+		if (h->sch[i].id == tid)
+			k = i;
+	if (k < 0 || !h->sch[k].kind || h->sch[k].nf > 4 || (h->sch[k].has_ts && !head_take(h, 3, &q)))
+		return false;
+	for (unsigned i = 0; i < h->sch[k].nf; i++) {
+		uint8_t tag = h->sch[k].tag[i];
+		uint64_t v;
+		if (tag == 9) { /* Varint: ClockSyncEvent's realtime_ns */
+			if (!head_varint(h, &v))
+				return false;
+			if (h->sch[k].kind == 1 && !*wall)
+				*wall = v;
+		} else if (tag == 10) { /* StringMap: the metadata */
+			if (!head_take(h, 4, &q))
+				return false;
+			for (uint32_t n = ld32le(q); n; n--) {
+				char key[256], val[256];
+				if (!head_str(h, key) || !head_str(h, val))
+					return false;
+				char **to = !strcmp(key, "service") || !strcmp(key, "service_name") ? &id->service
+					    : !strcmp(key, "host") || !strcmp(key, "instance_path") ? &id->instance
+					    : !strcmp(key, "boot_id")				 ? &id->boot
+												 : NULL;
+				if (to && *val && !*to)
+					*to = xstrdup(val);
+			}
+		} else {
+			return false;
+		}
+	}
+	return true;
+}
+
+static void head_identity(const char *path, struct ident *id, uint64_t *wall)
+{
+	uint8_t *buf = xmalloc(HEAD_BYTES);
+	struct head h = {.p = buf, .e = buf + file_head(path, buf, HEAD_BYTES)};
+	const uint8_t *q;
+	for (bool go = true; go && h.p < h.e;) {
+		switch (*h.p++) {
+		case 'T': go = head_take(&h, 4, &q); break; /* "RC\0" and the version */
+		case 0x01: go = head_schema(&h); break;
+		case 0x02: go = head_event(&h, id, wall); break;
+		case 0x03: /* a string pool: count, then (id, string) */
+			go = head_take(&h, 4, &q);
+			for (uint32_t n = go ? ld32le(q) : 0; go && n; n--)
+				go = head_take(&h, 4, &q) && head_str(&h, NULL);
+			break;
+		case 0x05: go = head_take(&h, 8, &q); break; /* a timestamp reset */
+		case 0x06: { /* annotations: type id, count, (field, key, value) */
+			uint64_t v;
+			go = head_varint(&h, &v) && head_take(&h, 2, &q);
+			for (uint16_t n = go ? ld16le(q) : 0; go && n; n--)
+				go = head_take(&h, 4, &q) && head_take(&h, ld16le(q + 2), &q) && head_str(&h, NULL);
+			break;
+		}
+		default: go = false; break;
+		}
+	}
+	free(buf);
+}
+
+/* The group a segment at path (in directory rel) belongs to: by what the
+ * tree's path says, else by what its metadata says, else by its
+ * directory; the group made when new.  *wall: its first wall clock (0:
+ * none), for the order of segments whose names have no numbers. */
+static struct group *group_for(struct d9dir *dd, const char *rel, const char *path, uint64_t *wall)
 {
 	struct ident id = {0};
 	identify(rel, &id);
+	*wall = 0;
+	if (!id.service && !id.instance)
+		head_identity(path, &id, wall);
 	struct buf key = {0}, label = {0};
 	if (id.service || id.instance) {
 		buf_printf(&key, "s:%s\n%s\n%s", id.service ? id.service : "", id.instance ? id.instance : "",
@@ -261,6 +436,20 @@ static struct group *group_for(struct d9dir *dd, const char *rel)
 	return g;
 }
 
+static int by_entry_name(const void *a, const void *b)
+{
+	return natural_cmp(((const struct dir_entry *)a)->name, ((const struct dir_entry *)b)->name);
+}
+
+/* A segment added before, by its directory and name. */
+static const struct seg *seg_at(const struct d9dir *dd, const char *rel, const char *key)
+{
+	for (size_t i = 0; i < dd->nsegs; i++)
+		if (!strcmp(dd->segs[i].rel, rel) && !strcmp(dd->segs[i].key, key))
+			return &dd->segs[i];
+	return NULL;
+}
+
 struct walk_dir {
 	struct d9dir *dd;
 	struct seg *s;
@@ -273,6 +462,8 @@ static void walk_tree(struct walk_dir *w, const char *rel, int depth)
 	buf_printf(&path, "%s%s%s", w->dd->path, *rel ? "/" : "", rel);
 	struct dir_entry *e;
 	size_t ne = dir_list(path.p, &e);
+	if (ne) /* in the same order on every file system: traces (sources) are made in it */
+		qsort(e, ne, sizeof *e, by_entry_name);
 	for (size_t i = 0; i < ne && w->files < TREE_FILES; i++) {
 		const char *name = e[i].name;
 		if (name[0] == '.') /* .lock, and anything hidden */
@@ -288,8 +479,12 @@ static void walk_tree(struct walk_dir *w, const char *rel, int depth)
 			walk_tree(w, sub.p, depth + 1);
 		} else if (e[i].kind == PATH_FILE && !partial && (w->files++, rank >= 0 || is_dial9_data(full.p))) {
 			xgrow(&w->s, &w->cap, w->n + 1, sizeof *w->s);
-			w->s[w->n++] = (struct seg){group_for(w->dd, rel)->key, xstrndup(name, keylen),
-						    rank >= 0 ? rank : 3, xstrdup(full.p), NULL};
+			struct seg s = {.key = xstrndup(name, keylen), .rank = rank >= 0 ? rank : 3, .path = xstrdup(full.p)};
+			const struct seg *known = seg_at(w->dd, rel, s.key);
+			s.group = known ? known->group : group_for(w->dd, rel, full.p, &s.wall)->key;
+			s.rel = xstrdup(rel);
+			xgrow(&w->s, &w->cap, w->n + 1, sizeof *w->s);
+			w->s[w->n++] = s;
 		}
 		buf_free(&sub), buf_free(&full);
 	}
@@ -300,6 +495,7 @@ static void walk_tree(struct walk_dir *w, const char *rel, int depth)
 static void free_segs(struct seg *s, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
+		free(s[i].rel);
 		free(s[i].key);
 		free(s[i].path);
 	}
@@ -329,7 +525,7 @@ static int d9_probe_dir(const char *dir)
 
 static bool same_seg(const struct seg *a, const struct seg *b)
 {
-	return a->group == b->group && !strcmp(a->key, b->key);
+	return !strcmp(a->rel, b->rel) && !strcmp(a->key, b->key);
 }
 
 static struct seg *seg_known(const struct d9dir *dd, const struct seg *s)
@@ -419,8 +615,9 @@ static size_t add_segments(struct source *src, struct d9dir *dd)
 		struct group *g = group_of(dd, w.s[i].group);
 		struct input *in = dec_add_input(g->src, w.s[i].path);
 		xgrow(&dd->segs, &dd->capsegs, dd->nsegs + 1, sizeof *dd->segs);
-		dd->segs[dd->nsegs++] = (struct seg){w.s[i].group, xstrdup(w.s[i].key), w.s[i].rank,
-						     xstrdup(w.s[i].path), in};
+		dd->segs[dd->nsegs++] = (struct seg){.group = w.s[i].group, .rel = xstrdup(w.s[i].rel),
+						     .key = xstrdup(w.s[i].key), .wall = w.s[i].wall,
+						     .rank = w.s[i].rank, .path = xstrdup(w.s[i].path), .in = in};
 		if (!in)
 			continue;
 		in->dec = &dial9_decoder;
