@@ -419,8 +419,8 @@ like "$OUT" '"ts":4000000,"lane":"worker 1","type":"Job","category":"span","dur"
 	"span.start (unit ms): from its start to its timestamp, on its tokio.worker_id's lane"
 like "$OUT" '"type":"SpanEnter__Db","category":"span","dur":400000,"role":"begin".*"span_type":"Db"' "SpanEnter__{T}: a span's begin"
 like "$OUT" '"type":"SpanExit__Db","category":"span","dur":400000,"role":"end"' "SpanExit__{T}: paired with it"
-like "$OUT" '"type":"SpanClose__Db","category":"span".*"active_ns":400000,"span_name":"query","target":"app::db"' \
-	"SpanClose__{T}: its fields shown"
+like "$OUT" '"ts":10000000,"lane":"spans","type":"SpanClose__Db","category":"span","dur":500000,"role":"complete".*"active_ns":400000,"span_name":"query","target":"app::db"' \
+	"SpanClose__{T}: the span's life, start_timestamp_ns to its close, on the spans lane, its fields shown"
 run -e 'op:^checkout$' --stats "$TMP/spans.bin"
 like "$OUT" "^1 events" "span.name: the span's name (a filter on it finds it)"
 printf 'dump %s\n' "$TMP/spans.txt" >"$TMP/spans.script"

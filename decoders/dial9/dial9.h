@@ -204,7 +204,7 @@ struct d9 {
 	struct hmap metric_lanes; /* a metric's model type -> its counter track */
 	struct hmap tid_worker;
 	struct hmap pend_head; /* tid -> index + 1 of its last waiting event */
-	uint32_t runtime_lane, meta_lane, other_lane; /* + 1 */
+	uint32_t runtime_lane, meta_lane, other_lane, spans_lane; /* + 1 */
 	struct pend *pend;
 	size_t npend, cappend;
 
@@ -259,7 +259,7 @@ struct d9dir {
 enum { V_OK = 0, V_TORN, V_BAD, V_BADTAG, V_DEEP }; /* V_BAD: a varint over 10 bytes or 2^64 */
 
 /* Lane keys: the kind of lane above a thread id or worker number. */
-enum { LK_THREAD = 1, LK_RUNTIME, LK_META, LK_OTHER, LK_METRIC };
+enum { LK_THREAD = 1, LK_RUNTIME, LK_META, LK_OTHER, LK_METRIC, LK_SPANS };
 #define LKEY(kind, v) ((uint64_t)(kind) << 32 | (uint64_t)(v))
 
 struct walk {

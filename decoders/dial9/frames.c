@@ -428,6 +428,8 @@ static size_t event_frame(struct d9 *d, const uint8_t *f, const uint8_t *e, uint
 		ev.lane = d9_worker_lane(d, v.worker);
 	} else if (flags & EVF_META || s->kind == K_CLOCK) {
 		ev.lane = d9_fixed_lane(d, &d->meta_lane, LKEY(LK_META, 0), "metadata");
+	} else if (s->kind == K_SPAN_COMPLETE) { /* spans of no thread: their lifetimes, from close events */
+		ev.lane = d9_fixed_lane(d, &d->spans_lane, LKEY(LK_SPANS, 0), "spans");
 	} else {
 		ev.lane = d9_fixed_lane(d, &d->runtime_lane, LKEY(LK_RUNTIME, 0), "runtime");
 	}

@@ -120,10 +120,10 @@ static void schema_classify(struct d9 *d, struct schema *s, const struct roles *
 		s->kind = K_SPAN_ENTER, cat = "span", nf = "span_name";
 	else if (starts(s->name, SPAN_EXIT) || starts(s->name, SPAN_EXIT_T))
 		s->kind = K_SPAN_EXIT, cat = "span", nf = "span_name";
-	else if (starts(s->name, "SpanClose__"))
-		cat = "span";
 	else if (roles->span >= 0)
 		s->kind = K_SPAN_COMPLETE, cat = "span";
+	else if (starts(s->name, "SpanClose__"))
+		cat = "span";
 	if (roles->name >= 0)
 		nf = s->f[roles->name].name;
 	*name_idx = -1;
@@ -234,6 +234,20 @@ static void note_role(struct roles *r, int fi, const uint8_t *v, size_t n)
 /* A complete span: a start or duration field of an integer type in a time
  * unit (none: ns); with both, the start (as upstream's decoder).  A name
  * role that is no string is ignored. */
+/* A span's close event (SpanCloseEvent, SpanClose__{T}) with its start
+ * (start_timestamp_ns): the span's whole life, from start to close, named
+ * by span_name (the span wire contract). */
+static void close_roles(const struct schema *s, struct roles *r)
+{
+	if (strcmp(s->name, "SpanCloseEvent") && !starts(s->name, "SpanClose__"))
+		return;
+	int st = field_index(s, "start_timestamp_ns"), nm = field_index(s, "span_name");
+	if (r->start < 0 && r->duration < 0 && st >= 0)
+		r->start = st;
+	if (r->name < 0 && nm >= 0)
+		r->name = nm;
+}
+
 static void span_roles(struct schema *s, struct roles *r)
 {
 	int at = r->start >= 0 ? r->start : r->duration;
@@ -326,6 +340,7 @@ static struct schema *schema_build(struct d9 *d, const uint8_t *key, uint32_t nk
 					  : is_key(v, vl, "updown-counter") ? METRIC_UPDOWN
 									 : 0;
 	}
+	close_roles(s, &roles);
 	span_roles(s, &roles);
 	int name_idx;
 	schema_classify(d, s, &roles, &name_idx);
