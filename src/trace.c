@@ -888,6 +888,10 @@ bool dec_emit(struct input *in, struct event *e)
 	}
 	e->input = in->id;
 	struct source *src = in->src;
+	if (UNLIKELY(src->trace->decode_only)) {
+		src->trace->decoded++;
+		return true;
+	}
 	if (!(e->flags & EVF_META)) {
 		in->last_ts = e->ts;
 		in->has_last_ts = true;

@@ -75,6 +75,10 @@ struct trace {
 	struct seq_shift **seqs; /* sequences registered through dec_add_seq (--align) */
 	size_t nseqs, capseqs;
 	size_t slice;       /* bytes handed to a decoder per call */
+	/* the bench's "decoder alone" (t/decodeonly.c): events are counted in
+	 * `decoded`, not added to the model */
+	bool decode_only;
+	uint64_t decoded;
 	/* following: what changed on disk, told to the user */
 	int watch;          /* inotify fd, -1 without one */
 	uint64_t last_check; /* when every input was last looked at (ns) */

@@ -33,24 +33,28 @@ time_cmd() {
 	}
 	tail -1 "$TMP_T" >>"$out"
 }
-TMP_T=$(mktemp); TMP_E=$(mktemp); TMP_R=$(mktemp); TMP_C=$(mktemp)
-trap 'rm -f "$TMP_T" "$TMP_E" "$TMP_R" "$TMP_C"' EXIT
+TMP_T=$(mktemp); TMP_E=$(mktemp); TMP_R=$(mktemp); TMP_C=$(mktemp); TMP_D=$(mktemp)
+trap 'rm -f "$TMP_T" "$TMP_E" "$TMP_R" "$TMP_C" "$TMP_D"' EXIT
 
-printf '%-22s %9s %11s %16s %12s %9s %14s %7s %9s %8s\n' \
-	format MB events "decode s (range)" "events/s" "MB/s" "cat s (range)" "vs cat" "RSS MB" "B/event"
+printf '%-22s %9s %11s %16s %12s %9s %10s %7s %14s %7s %9s %8s\n' \
+	format MB events "decode s (range)" "events/s" "MB/s" "decoder s" "model" "cat s (range)" "vs cat" "RSS MB" \
+	"B/event"
 
 # A trace is a file or a directory (ATF sessions): its bytes, and cat of all of it.
 bytes_of() { if [ -d "$1" ]; then du -sb "$1" | cut -f1; else stat -c %s "$1"; fi; }
 cat_all() { find "$1" -type f -exec cat {} + >/dev/null; }
 
-# row NAME FILE: decode FILE with `ttv --stats`, RUNS times, beside cat.
+# row NAME FILE: decode FILE with `ttv --stats`, RUNS times, beside the
+# decoders alone (t/decodeonly.c: no model; "model" is the share of the
+# decode time spent outside them) and cat.
 row() {
 	name=$1 file=$2
-	: >"$TMP_R"; : >"$TMP_C"
+	: >"$TMP_R"; : >"$TMP_C"; : >"$TMP_D"
 	cat_all "$file" # warm the page cache, as for cat
 	i=0
 	while [ $i -lt "$RUNS" ]; do
 		time_cmd "$TMP_R" "$TTV" --stats "$file"
+		time_cmd "$TMP_D" "$TBIN/decodeonly" "$file"
 		time_cmd "$TMP_C" sh -c 'find "$1" -type f -exec cat {} + >/dev/null' sh "$file"
 		i=$((i + 1))
 	done
@@ -58,13 +62,15 @@ row() {
 	bytes=$(bytes_of "$file")
 	set -- $(cut -d' ' -f1 "$TMP_R" | stats3); d=$1 dmin=$2 dmax=$3
 	set -- $(cut -d' ' -f1 "$TMP_C" | stats3); c=$1 cmin=$2 cmax=$3
+	set -- $(cut -d' ' -f1 "$TMP_D" | stats3); dd=$1
 	set -- $(cut -d' ' -f2 "$TMP_R" | stats3); rss=$1
 	awk -v n="$name" -v b="$bytes" -v e="$events" -v d="$d" -v dmin="$dmin" -v dmax="$dmax" \
-		-v c="$c" -v cmin="$cmin" -v cmax="$cmax" -v rss="$rss" 'BEGIN {
+		-v c="$c" -v cmin="$cmin" -v cmax="$cmax" -v rss="$rss" -v dd="$dd" 'BEGIN {
 		if (d <= 0) d = 0.005; if (c <= 0) c = 0.005
-		printf "%-22s %9.1f %11d %16s %12.0f %9.0f %14s %6.0f%% %9.1f %8.1f\n",
+		printf "%-22s %9.1f %11d %16s %12.0f %9.0f %10.2f %6.0f%% %14s %6.0f%% %9.1f %8.1f\n",
 			n, b / 1e6, e, sprintf("%.2f (%.2f-%.2f)", d, dmin, dmax), e / d, b / 1e6 / d,
-			sprintf("%.2f (%.2f-%.2f)", c, cmin, cmax), 100 * c / d, rss / 1024, rss * 1024 / e }'
+			dd, (d > dd ? 100 * (d - dd) / d : 0), sprintf("%.2f (%.2f-%.2f)", c, cmin, cmax), 100 * c / d,
+			rss / 1024, rss * 1024 / e }'
 }
 
 # keys NAME FILE: a scripted viewer session (TTV_SCRIPT) over FILE; the time
