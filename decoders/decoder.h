@@ -129,6 +129,8 @@ void dec_set_source_state(struct source *src, void *st);
  * knows what it holds. */
 struct source *dec_add_source(struct source *src, const char *path);
 void dec_rename_source(struct source *src, const char *path);
+/* Put `prefix` before the name of every lane of src made so far. */
+void dec_prefix_lanes(struct source *src, const char *prefix);
 /* Add an input (a file of a directory source).  NULL on failure (reported
  * as damage of the source). */
 struct input *dec_add_input(struct source *src, const char *path);

@@ -155,6 +155,24 @@ void dec_rename_source(struct source *src, const char *path)
 	src->path = xstrdup(path);
 }
 
+void dec_prefix_lanes(struct source *src, const char *prefix)
+{
+	struct model *m = src->trace->m;
+	struct buf b = {0};
+	for (uint32_t l = 0; l < model_nlanes(m); l++) {
+		const struct lane *ln = model_lane_get(m, l);
+		if (ln->source != src->id)
+			continue;
+		size_t n;
+		const char *name = model_strget(m, ln->name, &n);
+		buf_reset(&b);
+		buf_adds(&b, prefix);
+		buf_add(&b, name, n);
+		model_lane_rename(m, l, model_str(m, b.p, b.len));
+	}
+	buf_free(&b);
+}
+
 struct source *trace_open(struct trace *t, const char *path)
 {
 	struct source *src = new_source(t, path);

@@ -6,6 +6,7 @@
  *
  * FILE: a dial9 trace; DIR: an empty scratch directory.  Prints TAP. */
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -135,6 +136,42 @@ int main(int argc, char **argv)
 	unlink(p0.p);
 	unlink(p1.p);
 	trace_free(&dir);
+
+	/* a tree: a second boot appears while following; the first boot's
+	 * lanes, named before there were two, are named after it too */
+	struct buf b1 = {0}, b2 = {0};
+	buf_printf(&b1, "%s/tree/abcd-11", argv[2]);
+	buf_printf(&b2, "%s/tree/efgh-22", argv[2]);
+	struct buf top = {0};
+	buf_printf(&top, "%s/tree", argv[2]);
+	mkdir(top.p, 0700);
+	mkdir(b1.p, 0700);
+	buf_adds(&b1, "/trace.0.bin");
+	append(b1.p, data.p, data.len);
+	trace_init(&dir);
+	src = trace_open(&dir, top.p);
+	trace_load_all(&dir);
+	const char *n0 = model_strget(dir.m, model_lane_get(dir.m, 0)->name, NULL);
+	ok(dir.nsrc == 1 && strncmp(n0, "abcd-11: ", 9) != 0, "one boot: one trace, lanes as they are (%s)", n0);
+	mkdir(b2.p, 0700);
+	buf_adds(&b2, "/trace.0.bin");
+	append(b2.p, data.p, data.len);
+	src->dec->rescan(src);
+	trace_load_all(&dir);
+	size_t named = 0;
+	for (uint32_t l = 0; l < model_nlanes(dir.m); l++) {
+		const char *n = model_strget(dir.m, model_lane_get(dir.m, l)->name, NULL);
+		named += !strncmp(n, "abcd-11: ", 9) || !strncmp(n, "efgh-22: ", 9);
+	}
+	ok(dir.nsrc == 2 && named == model_nlanes(dir.m) && model_nlanes(dir.m) > 2,
+	   "a second boot: two traces, every lane named after its boot, the first's renamed (%zu of %u)", named,
+	   model_nlanes(dir.m));
+	unlink(b1.p);
+	unlink(b2.p);
+	trace_free(&dir);
+	buf_free(&b1);
+	buf_free(&b2);
+	buf_free(&top);
 	buf_free(&p0);
 	buf_free(&p1);
 	buf_free(&path);

@@ -562,6 +562,23 @@ static struct group *group_of(struct d9dir *dd, const char *key)
 	return NULL;
 }
 
+/* A group's lanes named after it ("svc/instance: worker 0"): from now on,
+ * and those its inputs made while it was the only one (following). */
+static void set_lane_prefix(struct d9dir *dd, struct group *g)
+{
+	char *p = xmalloc(strlen(g->label) + 3);
+	strcpy(p, g->label);
+	strcat(p, ": ");
+	if (g->prefix_used) {
+		dec_prefix_lanes(g->src, p);
+		for (size_t i = 0; i < dd->nsegs; i++)
+			if (dd->segs[i].group == g->key && dd->segs[i].in && dd->segs[i].in->dstate)
+				((struct d9 *)dd->segs[i].in->dstate)->lane_prefix = p;
+	}
+	free(g->lane_prefix);
+	g->lane_prefix = p;
+}
+
 /* Each group's source: the first is the top's own; with several, each is
  * named by its label (and boot) and so are its lanes. */
 static void place_groups(struct source *top, struct d9dir *dd)
@@ -582,14 +599,8 @@ static void place_groups(struct source *top, struct d9dir *dd)
 			g->src = i == 0 ? top : dec_add_source(top, buf_str(&name));
 		if (several) {
 			dec_rename_source(g->src, buf_str(&name));
-			/* (a trace's lanes keep the names they were given: one
-			 * found alone before others appeared has no prefix) */
-			if (!g->prefix_used && *g->label) {
-				free(g->lane_prefix);
-				g->lane_prefix = xmalloc(strlen(g->label) + 3);
-				strcpy(g->lane_prefix, g->label);
-				strcat(g->lane_prefix, ": ");
-			}
+			if (!*g->lane_prefix && *g->label)
+				set_lane_prefix(dd, g);
 		}
 		buf_free(&name);
 	}
