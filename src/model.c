@@ -387,12 +387,15 @@ void model_add(struct model *m, const struct event *e)
 	if (l && (e->flags & EVF_ROLE) == ROLE_COMPLETE && e->dur != TTV_NODUR)
 		note_span(l, e->ts, e->dur, c->loc);
 	if (!(e->flags & EVF_META)) {
+		/* the timeline reaches the end of a complete span, not just its start */
+		bool whole = (e->flags & EVF_ROLE) == ROLE_COMPLETE && e->dur != TTV_NODUR;
+		int64_t end = whole ? ts_add(e->ts, e->dur) : e->ts;
 		if (l)
-			lane_span(l, e->ts, e->ts);
+			lane_span(l, e->ts, end);
 		if (!m->have_span || e->ts < m->first)
 			m->first = e->ts;
-		if (!m->have_span || e->ts > m->last)
-			m->last = e->ts;
+		if (!m->have_span || end > m->last)
+			m->last = end;
 		m->have_span = true;
 	}
 }

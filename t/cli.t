@@ -75,7 +75,7 @@ is "$(printf '%s\n' "$OUT" | head -1)" "+0.000000000	pid 1 (alpha)	DNS	[DNS] loo
 run --dump --json "$TMP/a.pt"
 like "$(printf '%s\n' "$OUT" | head -1)" '^\{"ts":100,"lane":"pid 1 \(alpha\)","type":"DNS",.*"dur":1000,.*"fields":\{.*\}\}$' "--dump --json: ts, lane, type, dur, fields"
 run --info --json "$TMP/a.pt"
-like "$OUT" '^\{"sources":\[\{"path":".*a.pt","format":"podtrace",.*"status":"ok",.*"events":3,.*"first_ts":100,"last_ts":500,"lanes":\[' "--info --json"
+like "$OUT" '^\{"sources":\[\{"path":".*a.pt","format":"podtrace",.*"status":"ok",.*"events":3,.*"first_ts":100,"last_ts":3500,"lanes":\[' "--info --json (the time reaches the end of the last span)"
 run --stats "$TMP/a.pt"
 like "$OUT" "3 events" "--stats: count"
 like "$OUT" "pid 1 \(alpha\)" "--stats: per lane"

@@ -62,7 +62,7 @@ like "$OUT" '"timestamp":93417364902017' "--align: decoded fields keep the trace
 run --info --align "$PT" "$SC1"
 like "$OUT" "align: +shifted by -93416592778104 ns" "--info --align: the shift of each source"
 like "$OUT" "^timeline: --align: each source starts at 0" "--info --align: said on the timeline line"
-like "$OUT" "time: +0 \.\. 784982616 ns" "--info --align: the source's span from 0"
+like "$OUT" "time: +0 \.\. 785101674 ns" "--info --align: the source's span from 0"
 # sequences (ATF keeps its records in the mapped files) shift too
 run --dump --json --align "$ATF"
 like "$(printf '%s\n' "$OUT" | head -1)" '^\{"ts":0,' "--align: an ATF session starts at 0"

@@ -17,7 +17,7 @@ like "$OUT" "V3: 75" "sample: 75 V3 records"
 like "$OUT" "V4: 75" "sample: 75 V4 records"
 # (events placed at their start, the timestamp less the latency: one
 # waited 772 ms, from long before the capture's other events)
-like "$OUT" "time:    93416592778104 .. 93417377760720 ns" "sample: time span"
+like "$OUT" "time:    93416592778104 .. 93417377879778 ns" "sample: time span, to the last record's timestamp (the end of its span)"
 like "$OUT" "invalid_frames: 0" "sample: no invalid frames"
 
 run --dump "$S"

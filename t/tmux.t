@@ -171,7 +171,7 @@ for size in 80x24 200x50; do
 	row=$(printf '%s\n' "$sc" | grep -n '^thread 2 ' | cut -d: -f1)
 	like "$(printf '%s\n' "$sc" | sed -n "${row}p")" 'worker_run' "$size: thread 2's outermost span named in its bar"
 	like "$(printf '%s\n' "$sc" | sed -n "$((row + 1))p")" '^│ .*iteration' "$size: its iterations on the row below"
-	like "$(printf '%s\n' "$sc" | sed -n "$((row + 2))p")" '^│ .*compute.*io_wait' "$size: compute and io_wait below them"
+	like "$(printf '%s\n' "$sc" | sed -n "$((row + 2))p")" '^│ .*compute.*io_wa' "$size: compute and io_wait (its name cut to the bar) below them"
 	tm send-keys -t "$S" k k k k k k j j # metadata, process, thread 2
 	sleep 0.3
 	like "$(screen | tail -1)" '^iteration .*\(self .*, depth 1\)' "$size: the status line names the selected span"
