@@ -243,7 +243,7 @@ struct group {
 	char *label;     /* "svc/instance" or the directory below the top; "" for the top itself */
 	char *boot;      /* the boot id, when the path gives one */
 	char *lane_prefix; /* "label: " when the tree holds several traces, else "" */
-	bool prefix_used;  /* an input names its lanes with it: it stays */
+	bool prefix_used;  /* its inputs have named lanes: a new prefix renames them (set_lane_prefix) */
 	struct source *src;
 };
 

@@ -442,7 +442,7 @@ static int by_entry_name(const void *a, const void *b)
 }
 
 /* A segment added before, by its directory and name. */
-static const struct seg *seg_at(const struct d9dir *dd, const char *rel, const char *key)
+static struct seg *seg_at(const struct d9dir *dd, const char *rel, const char *key)
 {
 	for (size_t i = 0; i < dd->nsegs; i++)
 		if (!strcmp(dd->segs[i].rel, rel) && !strcmp(dd->segs[i].key, key))
@@ -452,6 +452,7 @@ static const struct seg *seg_at(const struct d9dir *dd, const char *rel, const c
 
 struct walk_dir {
 	struct d9dir *dd;
+	bool probing; /* only whether there are segments: no groups, no heads read */
 	struct seg *s;
 	size_t n, cap, files;
 };
@@ -480,8 +481,8 @@ static void walk_tree(struct walk_dir *w, const char *rel, int depth)
 		} else if (e[i].kind == PATH_FILE && !partial && (w->files++, rank >= 0 || is_dial9_data(full.p))) {
 			xgrow(&w->s, &w->cap, w->n + 1, sizeof *w->s);
 			struct seg s = {.key = xstrndup(name, keylen), .rank = rank >= 0 ? rank : 3, .path = xstrdup(full.p)};
-			const struct seg *known = seg_at(w->dd, rel, s.key);
-			s.group = known ? known->group : group_for(w->dd, rel, full.p, &s.wall)->key;
+			const struct seg *known = w->probing ? NULL : seg_at(w->dd, rel, s.key);
+			s.group = known ? known->group : w->probing ? NULL : group_for(w->dd, rel, full.p, &s.wall)->key;
 			s.rel = xstrdup(rel);
 			xgrow(&w->s, &w->cap, w->n + 1, sizeof *w->s);
 			w->s[w->n++] = s;
@@ -516,24 +517,15 @@ static void free_groups(struct group *g, size_t n)
 static int d9_probe_dir(const char *dir)
 {
 	struct d9dir dd = {.path = (char *)dir};
-	struct walk_dir w = {.dd = &dd};
+	struct walk_dir w = {.dd = &dd, .probing = true};
 	walk_tree(&w, "", 0);
 	free_segs(w.s, w.n);
-	free_groups(dd.groups, dd.ngroups);
 	return w.n ? PROBE_MAGIC : PROBE_NO;
 }
 
 static bool same_seg(const struct seg *a, const struct seg *b)
 {
 	return !strcmp(a->rel, b->rel) && !strcmp(a->key, b->key);
-}
-
-static struct seg *seg_known(const struct d9dir *dd, const struct seg *s)
-{
-	for (size_t i = 0; i < dd->nsegs; i++)
-		if (same_seg(&dd->segs[i], s))
-			return &dd->segs[i];
-	return NULL;
 }
 
 /* A segment read before whose file is no longer listed under its name: the
@@ -618,7 +610,7 @@ static size_t add_segments(struct source *src, struct d9dir *dd)
 	for (size_t i = 0, k; i < w.n; i = k) {
 		for (k = i + 1; k < w.n && same_seg(&w.s[i], &w.s[k]); k++)
 			;
-		struct seg *known = seg_known(dd, &w.s[i]);
+		struct seg *known = seg_at(dd, w.s[i].rel, w.s[i].key);
 		if (known) {
 			seg_moved(known, w.s + i, k - i);
 			continue;
