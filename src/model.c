@@ -31,6 +31,7 @@ static inline uint32_t cev_type(const struct cev *c) { return (uint32_t)(c->loc 
 static inline uint32_t cev_lane(const struct cev *c) { return c->lanef >> 8; }
 static inline uint32_t cev_flags(const struct cev *c) { return c->lanef & 0xff; }
 static inline enum ev_role cev_role(const struct cev *c) { return (enum ev_role)(c->lanef & EVF_ROLE); }
+static inline uint32_t cev_input(const struct cev *c) { return (uint32_t)(c->loc >> (OFF_BITS + TYPE_BITS)); }
 static inline bool cev_less(const struct cev *a, const struct cev *b)
 {
 	return a->ts < b->ts || (a->ts == b->ts && a->loc < b->loc);
@@ -247,7 +248,7 @@ void model_lane_uncount(struct model *m, uint32_t lane, uint64_t n)
 static bool type_eq(const struct type *a, const struct type *b)
 {
 	return a->owner == b->owner && a->source == b->source && a->name == b->name && a->category == b->category &&
-	       a->role == b->role && a->pair == b->pair && a->name_field == b->name_field;
+	       a->role == b->role && a->pair == b->pair && a->name_field == b->name_field && a->keyed == b->keyed;
 }
 
 static size_t type_hash(const struct type *t)
@@ -520,6 +521,70 @@ static bool compatible(const struct model *m, const struct cev *b, const struct 
 
 static void set_dur(struct model *m, struct cev *c, uint64_t d) { c->dur = dur_encode(m, d); }
 
+static bool cev_keyed(const struct model *m, const struct cev *c) { return m->types[cev_type(c)].keyed; }
+/* A keyed end its decoder paired: its dur is the distance to its begin. */
+static bool cev_hinted(const struct model *m, const struct cev *c)
+{
+	return (cev_flags(c) & EVF_MARK) && cev_keyed(m, c) && c->dur != DUR_NONE;
+}
+
+/* A span closed at stack entry j: what was above stays unpaired, except
+ * the begins of keyed types (they wait for their own ends). */
+static void stack_close(const struct model *m, struct lane *l, uint32_t j)
+{
+	uint32_t k = j;
+	for (uint32_t i = j + 1; i < l->depth; i++)
+		if (cev_keyed(m, &m->ev[l->stk[i]]))
+			l->stk[k++] = l->stk[i];
+	l->depth = k;
+}
+
+/* The stack entry of keyed end e's begin (-1: none): the one its dur
+ * points back to, or else the latest compatible one of another input.
+ * The stack holds begins in time order. */
+static int64_t keyed_begin(const struct model *m, const struct lane *l, const struct cev *e)
+{
+	if (cev_hinted(m, e)) {
+		int64_t t = (int64_t)((uint64_t)e->ts - dur_decode(m, e->dur));
+		uint32_t lo = 0, hi = l->depth;
+		while (lo < hi) {
+			uint32_t mid = lo + (hi - lo) / 2;
+			if (m->ev[l->stk[mid]].ts < t)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (uint32_t j = lo; j < l->depth && m->ev[l->stk[j]].ts == t; j++) {
+			const struct cev *b = &m->ev[l->stk[j]];
+			if (cev_input(b) == cev_input(e) && compatible(m, b, e))
+				return j;
+		}
+		return -1;
+	}
+	uint32_t lim = l->depth > MATCH_DEPTH ? l->depth - MATCH_DEPTH : 0;
+	for (uint32_t j = l->depth; j-- > lim;) {
+		const struct cev *b = &m->ev[l->stk[j]];
+		if (cev_input(b) != cev_input(e) && compatible(m, b, e))
+			return j;
+	}
+	return -1;
+}
+
+static void pair_keyed(struct model *m, struct lane *l, struct cev *e)
+{
+	int64_t j = keyed_begin(m, l, e);
+	if (j < 0)
+		return;
+	struct cev *b = &m->ev[l->stk[j]];
+	uint64_t d = (uint64_t)e->ts - (uint64_t)b->ts;
+	set_dur(m, b, d);
+	if (!cev_hinted(m, e))
+		set_dur(m, e, d);
+	note_span(l, b->ts, d, b->loc);
+	memmove(l->stk + j, l->stk + j + 1, (l->depth - (size_t)j - 1) * sizeof *l->stk);
+	l->depth--;
+}
+
 static void snap_take(struct model *m, uint64_t pos);
 
 static void pair_range(struct model *m, size_t from)
@@ -544,6 +609,10 @@ static void pair_range(struct model *m, size_t from)
 			}
 			continue;
 		}
+		if (UNLIKELY(cev_keyed(m, e))) {
+			pair_keyed(m, l, e);
+			continue;
+		}
 		uint32_t lim = l->depth > MATCH_DEPTH ? l->depth - MATCH_DEPTH : 0;
 		for (uint32_t j = l->depth; j-- > lim;) {
 			struct cev *b = &m->ev[l->stk[j]];
@@ -553,7 +622,7 @@ static void pair_range(struct model *m, size_t from)
 			set_dur(m, b, d);
 			set_dur(m, e, d);
 			note_span(l, b->ts, d, b->loc);
-			l->depth = j; /* what was above stays unpaired */
+			stack_close(m, l, j);
 			break;
 		}
 	}
@@ -617,7 +686,7 @@ static void repair_from(struct model *m, size_t p)
 	}
 	for (size_t i = from; i < m->nev; i++) {
 		enum ev_role r = cev_role(&m->ev[i]);
-		if (r == ROLE_BEGIN || r == ROLE_END)
+		if ((r == ROLE_BEGIN || r == ROLE_END) && !cev_hinted(m, &m->ev[i]))
 			m->ev[i].dur = DUR_NONE;
 	}
 	pair_range(m, from);
@@ -771,7 +840,7 @@ static void c_get(void *ctx, uint64_t i, struct event *e)
 	e->type = cev_type(c);
 	e->name = c->name;
 	e->flags = cev_flags(c);
-	e->input = (uint32_t)(c->loc >> (OFF_BITS + TYPE_BITS));
+	e->input = cev_input(c);
 	e->off = c->loc >> TYPE_BITS & ((1ull << OFF_BITS) - 1);
 }
 
@@ -798,7 +867,7 @@ uint64_t model_drop_input(struct model *m, uint32_t input)
 	size_t k = 0;
 	for (size_t i = 0; i < m->nev; i++) {
 		const struct cev *c = &m->ev[i];
-		if ((uint32_t)(c->loc >> (OFF_BITS + TYPE_BITS)) == input) {
+		if (cev_input(c) == input) {
 			struct lane *l = &m->lanes[cev_lane(c)];
 			if (l->count)
 				l->count--;

@@ -13,8 +13,9 @@
  *
  * Spans: an event is an instant, a complete span (it carries its own
  * duration), or the begin or end of a span.  Begin/end events are paired per
- * lane with a stack in time order; the pair's duration is stored on both,
- * so either end finds the other by seeking in time.  What does not pair keeps
+ * lane with a stack in time order (or as their decoder says: struct
+ * type.keyed); the pair's duration is stored on both, so either end finds
+ * the other by seeking in time.  What does not pair keeps
  * no duration and is flagged as unpaired, never hidden. */
 #ifndef TTV_MODEL_H
 #define TTV_MODEL_H
@@ -86,6 +87,13 @@ struct type {
 	uint8_t role;        /* default role of its events */
 	const void *owner;   /* decoder that made it (types are per decoder) */
 	uint32_t value_field; /* samples of a counter track: the interned name of the field with the value, or 0 */
+	/* Begins and ends the decoder pairs on a key the model does not keep
+	 * (dial9 span ids): an end flagged EVF_MARK carries in dur the distance
+	 * back to its begin; an end without it pairs with a begin of another
+	 * input (one its decoder did not see).  Either takes its begin out of
+	 * the lane's stack wherever it is, and other spans closing over such
+	 * a begin leave it open. */
+	bool keyed;
 };
 
 /* The longest spans of a lane, so a view can draw spans that began long

@@ -434,6 +434,48 @@ is "$RC" 3 "a span that starts after it ends: exit 3"
 like "$ERR" "badspan.bin: offset [0-9]+: span Job: it starts after it ends" "... said, with its offset"
 like "$OUT" '"ts":9500000,"lane":"worker 1","type":"Job","category":"span","role":"instant","damaged":true' "... kept as an instant, flagged"
 
+# ---- enters and exits paired on their ids, in whatever order they close ----
+cat >"$TMP/keyed.spec" <<'EOF'
+header
+strpool 1=query
+schema id=3 name=SpanEnter__Db fields=worker_id:varint,span_instance_id:varint,tid:varint,span_name:pstr
+schema id=4 name=SpanExit__Db fields=worker_id:varint,span_instance_id:varint,tid:varint,span_name:pstr
+schema id=6 name=SpanEnter:app::a:a.rs:1 fields=worker_id:varint,span_id:varint,span_name:pstr
+schema id=7 name=SpanExit:app::a:a.rs:1 fields=worker_id:varint,span_id:varint,span_name:pstr
+schema id=8 name=SpanEnter:app::b:b.rs:2 fields=worker_id:varint,span_id:varint,span_name:pstr
+schema id=9 name=SpanExit:app::b:b.rs:2 fields=worker_id:varint,span_id:varint,span_name:pstr
+event id=3 ts=20000000 worker_id=0 span_instance_id=1 tid=9 span_name=1
+event id=3 ts=20100000 worker_id=0 span_instance_id=2 tid=9 span_name=1
+event id=4 ts=20300000 worker_id=0 span_instance_id=1 tid=9 span_name=1
+event id=4 ts=20500000 worker_id=0 span_instance_id=2 tid=9 span_name=1
+event id=6 ts=30000000 worker_id=0 span_id=7 span_name=1
+event id=8 ts=30100000 worker_id=0 span_id=8 span_name=1
+event id=7 ts=30200000 worker_id=0 span_id=7 span_name=1
+event id=9 ts=30300000 worker_id=0 span_id=8 span_name=1
+EOF
+"$W" "$TMP/keyed.bin" <"$TMP/keyed.spec"
+run --dump --json "$TMP/keyed.bin"
+is "$RC" 0 "keyed spans: exit 0"
+like "$OUT" '"ts":20000000,"lane":"worker 0","type":"SpanEnter__Db","category":"span","dur":300000,"role":"begin"' \
+	"two instances of one span closing in the order they opened: paired on span_instance_id (1: 300 us)"
+like "$OUT" '"ts":20100000,"lane":"worker 0","type":"SpanEnter__Db","category":"span","dur":400000,"role":"begin"' \
+	"... (2: 400 us)"
+like "$OUT" '"ts":30000000,"lane":"worker 0","type":"SpanEnter:app::a:a.rs:1","category":"span","dur":200000,"role":"begin"' \
+	"a closes before b, which opened inside it: paired on span_id"
+like "$OUT" '"ts":30100000,"lane":"worker 0","type":"SpanEnter:app::b:b.rs:2","category":"span","dur":200000,"role":"begin"' \
+	"... and b still finds its exit"
+unlike "$OUT" 'unpaired' "keyed spans: nothing left unpaired"
+
+# an enter in one segment, its exit in the next: the model pairs them
+mkdir -p "$TMP/keyedseg"
+printf 'header\nstrpool 1=query\nschema id=3 name=SpanEnter__Db fields=worker_id:varint,span_instance_id:varint,tid:varint,span_name:pstr\nevent id=3 ts=20000000 worker_id=0 span_instance_id=1 tid=9 span_name=1\n' |
+	"$W" "$TMP/keyedseg/trace.0.bin"
+printf 'header\nstrpool 1=query\nschema id=4 name=SpanExit__Db fields=worker_id:varint,span_instance_id:varint,tid:varint,span_name:pstr\nevent id=4 ts=20300000 worker_id=0 span_instance_id=1 tid=9 span_name=1\n' |
+	"$W" "$TMP/keyedseg/trace.1.bin"
+run --dump --json "$TMP/keyedseg"
+like "$OUT" '"ts":20000000,"lane":"worker 0","type":"SpanEnter__Db","category":"span","dur":300000,"role":"begin"' \
+	"an enter and its exit in two segments pair"
+
 # ---- counter tracks: fields annotated with a metric kind ----
 {
 	printf 'header\nschema id=1 name=Queue fields=worker_id:varint,depth:varint,drops:varint,load:f64,note:string\n'

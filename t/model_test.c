@@ -245,6 +245,75 @@ static void test_pairs(void)
 	ok(e.dur == TTV_NODUR, "g stays unclosed");
 }
 
+/* Keyed pairs (dial9 span ids): ends their decoder paired carry the
+ * distance to their begin, whatever the order on the lane. */
+static void add_keyed(uint32_t type, int64_t ts, uint32_t role, uint64_t dur, uint32_t name, uint32_t input)
+{
+	uint32_t flags = role | (dur != TTV_NODUR ? EVF_MARK : 0);
+	struct event e = {.ts = ts, .dur = dur, .lane = lane_a, .type = type, .name = name, .flags = flags,
+			  .input = input, .off = next_off++};
+	model_add(m, &e);
+}
+
+static uint64_t dur_at(int64_t ts, uint32_t input)
+{
+	struct event e;
+	for (uint64_t p = model_seek(m, ts); p < model_count(m); p++) {
+		model_get(m, p, &e);
+		if (e.ts != ts)
+			break;
+		if (e.input == input && ev_role(&e) == ROLE_BEGIN)
+			return e.dur;
+	}
+	return 0;
+}
+
+static void test_keyed_pairs(void)
+{
+	setup();
+	uint32_t kend = model_type(m, &(struct type){.name = model_str(m, "kend", 4), .role = ROLE_END, .keyed = true});
+	uint32_t kbegin = model_type(
+		m, &(struct type){.name = model_str(m, "kbegin", 6), .role = ROLE_BEGIN, .pair = kend, .keyed = true});
+	uint32_t f = model_str(m, "f", 1), g = model_str(m, "g", 1);
+	/* two instances of f that close in the order they opened */
+	add_keyed(kbegin, 10, ROLE_BEGIN, TTV_NODUR, f, 0);
+	add_keyed(kbegin, 20, ROLE_BEGIN, TTV_NODUR, f, 0);
+	add_keyed(kend, 30, ROLE_END, 20, f, 0);
+	add_keyed(kend, 40, ROLE_END, 20, f, 0);
+	/* f then g open, f closes first */
+	add_keyed(kbegin, 50, ROLE_BEGIN, TTV_NODUR, f, 0);
+	add_keyed(kbegin, 60, ROLE_BEGIN, TTV_NODUR, g, 0);
+	add_keyed(kend, 70, ROLE_END, 20, f, 0);
+	add_keyed(kend, 80, ROLE_END, 20, g, 0);
+	/* a plain span closes over an open keyed begin, which stays open */
+	add(lane_a, t_begin, 100, ROLE_BEGIN, TTV_NODUR, 0);
+	add_keyed(kbegin, 110, ROLE_BEGIN, TTV_NODUR, f, 0);
+	add(lane_a, t_end, 120, ROLE_END, TTV_NODUR, 0);
+	add_keyed(kend, 130, ROLE_END, 20, f, 0);
+	/* an end its decoder could not pair takes a begin of another input, never of its own */
+	add_keyed(kbegin, 200, ROLE_BEGIN, TTV_NODUR, f, 1);
+	add_keyed(kend, 210, ROLE_END, TTV_NODUR, f, 2);
+	add_keyed(kbegin, 300, ROLE_BEGIN, TTV_NODUR, g, 2);
+	add_keyed(kend, 310, ROLE_END, TTV_NODUR, g, 2);
+	model_commit(m);
+	for (int pass = 0; pass < 2; pass++) {
+		const char *when = pass ? " (after re-pairing)" : "";
+		ok(dur_at(10, 0) == 20 && dur_at(20, 0) == 20, "keyed: f opened at 10 and 20 closes at 30 and 40%s", when);
+		ok(dur_at(50, 0) == 20 && dur_at(60, 0) == 20, "keyed: f and g close out of order, both paired%s", when);
+		ok(dur_at(100, 0) == 20 && dur_at(110, 0) == 20,
+		   "keyed: a plain span closing over a keyed begin leaves it open for its own end%s", when);
+		ok(dur_at(200, 1) == 10, "keyed: an end its decoder did not pair takes a begin of another input%s", when);
+		ok(dur_at(300, 2) == TTV_NODUR, "keyed: ... never one of its own input%s", when);
+		uint64_t other;
+		ok(model_partner(m, model_seek(m, 10), &other) && model_ts(m, other) == 30, "keyed: partners found%s",
+		   when);
+		/* late events behind everything: the model pairs again from the start */
+		add(lane_b, t_begin, 1, ROLE_BEGIN, TTV_NODUR, 0);
+		add(lane_b, t_end, 2, ROLE_END, TTV_NODUR, 0);
+		model_commit(m);
+	}
+}
+
 static void test_long_and_meta(void)
 {
 	setup();
@@ -416,6 +485,7 @@ int main(void)
 	test_scattered();
 	test_late_pairs();
 	test_pairs();
+	test_keyed_pairs();
 	test_long_and_meta();
 	test_sequences();
 	model_free(m);

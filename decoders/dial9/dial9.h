@@ -71,8 +71,9 @@ enum kind {
 enum opcode {
 	OP_FIXED, OP_VARINT, OP_U8, OP_U16, OP_U32, OP_I64, OP_STR, OP_PSTR, OP_PSTACK, OP_STACK, OP_MAP, OP_DYN
 };
-/* R_SPAN: a complete span's start or duration (schema.span_*) */
-enum { R_NONE, R_WORKER, R_TID, R_NAME, R_SPAN };
+/* R_SPAN: a complete span's start or duration (schema.span_*); R_SPAN_ID
+ * and R_INSTANCE: a span enter's or exit's span_id and span_instance_id */
+enum { R_NONE, R_WORKER, R_TID, R_NAME, R_SPAN, R_SPAN_ID, R_INSTANCE };
 
 struct op {
 	uint8_t code, opt, role, tag; /* tag: the field type (for OP_DYN) */
@@ -119,6 +120,21 @@ struct schema {
  * one that makes it a complete span. */
 struct roles {
 	int start, duration, name, tid, worker, span;
+};
+
+/* An open span enter: its key (span id, thread) and time, over the
+ * enter of the same key it hides (+ 1, 0 = none). */
+struct open_enter {
+	uint64_t id, thread;
+	int64_t ts;
+	uint32_t below;
+};
+#define OPEN_ENTERS_MAX 65536u /* enters kept waiting for their exits */
+
+/* The key and thread of a span enter or exit (frames.c reads them). */
+struct span_ids {
+	uint64_t instance, span_id, thread;
+	uint32_t name;
 };
 
 struct tent { /* type id -> schema, in one sub-stream */
@@ -208,6 +224,12 @@ struct d9 {
 	struct pend *pend;
 	size_t npend, cappend;
 
+	/* span enters not yet exited (spans.c) */
+	struct hmap open_top; /* hash of the span's key -> its latest open enter + 1 */
+	struct open_enter *opens;
+	size_t nopens, capopens;
+	uint32_t free_open; /* a freed entry + 1, chained through `below` */
+
 	struct sym *syms;
 	size_t nsyms, capsyms, syms_sorted;
 	struct clock *clocks;
@@ -291,6 +313,12 @@ bool d9_ends_with(const char *s, const char *suffix);
 void d9_ids_put(struct ids *t, uint32_t id, uint32_t val);
 void d9_schema_free(struct schema *s);
 uint32_t d9_schema_get(struct d9 *d, const uint8_t *key, uint32_t nkey, uint32_t nraw);
+
+/* spans.c */
+void d9_span_enter(struct d9 *d, const struct span_ids *k, int64_t ts);
+/* An exit: the distance back to its enter, or TTV_NODUR. */
+uint64_t d9_span_exit(struct d9 *d, const struct span_ids *k, int64_t ts);
+void d9_spans_free(struct d9 *d);
 
 /* streams.c: sub-streams and their tables; lanes, and thread events held back */
 void d9_sub_begin(struct d9 *d, uint64_t off);

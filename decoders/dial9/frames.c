@@ -6,7 +6,7 @@
 
 /* What the event loop extracts: the model's lane and name. */
 struct evvals {
-	uint64_t worker, tid, span;
+	uint64_t worker, tid, span, span_id, instance;
 	bool have_worker, have_tid, have_span;
 	uint8_t name_kind; /* 0 none, 1 pool id, 2 inline string */
 	uint32_t name_id, name_len;
@@ -229,6 +229,10 @@ static inline int run_ops(struct d9 *d, const struct schema *s, const uint8_t **
 			v->tid = x, v->have_tid = true;
 		else if (o->role == R_SPAN)
 			v->span = x, v->have_span = true;
+		else if (o->role == R_SPAN_ID)
+			v->span_id = x;
+		else if (o->role == R_INSTANCE)
+			v->instance = x;
 	}
 	*qp = q;
 	return V_OK;
@@ -277,6 +281,21 @@ static void complete_span(struct d9 *d, const struct schema *s, const struct evv
 			   "span %s: %s (kept as an instant at its end, flagged damaged; --info counts such spans)",
 			   s->name, !v->have_span ? "its start or duration is absent or negative"
 				    : s->span_is_start ? "it starts after it ends" : "its duration is too long");
+}
+
+/* A span enter or exit, paired on its ids (spans.c): an exit that finds
+ * its enter carries the distance to it. */
+static void pair_span(struct d9 *d, const struct schema *s, const struct evvals *v, struct event *ev)
+{
+	struct span_ids k = {.instance = v->instance, .span_id = v->span_id, .name = ev->name};
+	k.thread = v->have_tid ? v->tid : v->have_worker ? v->worker | 1ull << 63 : 0;
+	if (s->kind == K_SPAN_ENTER) {
+		d9_span_enter(d, &k, ev->ts);
+	} else {
+		ev->dur = d9_span_exit(d, &k, ev->ts);
+		if (ev->dur != TTV_NODUR)
+			ev->flags |= EVF_MARK;
+	}
 }
 
 /* Symbols and clock syncs: read their fields now, with the current pools. */
@@ -356,6 +375,7 @@ static size_t event_frame(struct d9 *d, const uint8_t *f, const uint8_t *e, uint
 	}
 	struct evvals v;
 	v.have_worker = v.have_tid = false;
+	v.span_id = v.instance = 0;
 	v.name_kind = 0;
 	v.unres_str = v.unres_stk = 0;
 	v.nested_opt = false;
@@ -411,6 +431,8 @@ static size_t event_frame(struct d9 *d, const uint8_t *f, const uint8_t *e, uint
 	struct event ev = {.ts = ts, .dur = TTV_NODUR, .type = s->type, .name = name, .flags = flags, .off = fo};
 	if (s->kind == K_SPAN_COMPLETE)
 		complete_span(d, s, &v, &ev);
+	else if (s->kind == K_SPAN_ENTER || s->kind == K_SPAN_EXIT)
+		pair_span(d, s, &v, &ev);
 	if (v.have_worker && v.worker < WORKER_NONE) {
 		ev.lane = d9_worker_lane(d, v.worker);
 		if (v.have_tid)

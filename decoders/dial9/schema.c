@@ -85,8 +85,9 @@ static int field_index(const struct schema *s, const char *name)
 	return -1;
 }
 
+/* keyed: span enters and exits, which spans.c pairs on their ids */
 static uint32_t mtype(struct d9 *d, const char *name, const char *cat, const char *name_field, enum ev_role role,
-		      uint32_t pair)
+		      uint32_t pair, bool keyed)
 {
 	struct model *m = d->m;
 	return model_type(m, &(struct type){.name = model_str(m, name, strlen(name)),
@@ -94,7 +95,8 @@ static uint32_t mtype(struct d9 *d, const char *name, const char *cat, const cha
 					   .name_field = name_field ? model_str(m, name_field, strlen(name_field)) : 0,
 					   .pair = pair,
 					   .role = (uint8_t)role,
-					   .owner = &dial9_decoder});
+					   .owner = &dial9_decoder,
+					   .keyed = keyed});
 }
 
 static bool starts(const char *s, const char *prefix) { return !strncmp(s, prefix, strlen(prefix)); }
@@ -142,20 +144,20 @@ static void schema_classify(struct d9 *d, struct schema *s, const struct roles *
 	uint32_t pair = 0;
 	if (s->kind == K_POLL_START) {
 		role = ROLE_BEGIN;
-		pair = mtype(d, "PollEndEvent", "poll", NULL, ROLE_END, 0);
+		pair = mtype(d, "PollEndEvent", "poll", NULL, ROLE_END, 0, false);
 	} else if (s->kind == K_POLL_END) {
 		role = ROLE_END;
 		nf = NULL; /* no name: the worker's stack pairs it with the open poll */
 		*name_idx = -1;
 	} else if (s->kind == K_SPAN_ENTER) {
 		role = ROLE_BEGIN;
-		pair = mtype(d, exit_name(d, s->name), "span", nf, ROLE_END, 0);
+		pair = mtype(d, exit_name(d, s->name), "span", nf, ROLE_END, 0, true);
 	} else if (s->kind == K_SPAN_EXIT) {
 		role = ROLE_END;
 	} else if (s->kind == K_SPAN_COMPLETE) {
 		role = ROLE_COMPLETE;
 	}
-	s->type = mtype(d, s->name, cat, nf, role, pair);
+	s->type = mtype(d, s->name, cat, nf, role, pair, s->kind == K_SPAN_ENTER || s->kind == K_SPAN_EXIT);
 	s->flags = (uint32_t)role;
 	if (s->kind == K_SYMBOL || s->kind == K_CALLFRAME || s->kind == K_METADATA)
 		s->flags |= EVF_META;
@@ -177,6 +179,10 @@ static void schema_compile(struct schema *s, const struct roles *roles, int name
 			role = R_WORKER;
 		else if (is_uint_type(f->tag) && (i == roles->tid || (roles->tid < 0 && !strcmp(f->name, "tid"))))
 			role = R_TID;
+		else if (is_uint_type(f->tag) && (s->kind == K_SPAN_ENTER || s->kind == K_SPAN_EXIT))
+			role = !strcmp(f->name, "span_instance_id") ? R_INSTANCE
+			       : !strcmp(f->name, "span_id")        ? R_SPAN_ID
+								    : R_NONE;
 		static const uint8_t fixed[] = {[FT_I64] = 8, [FT_F64] = 8, [FT_BOOL] = 1, [FT_U8] = 1,
 						[FT_U16] = 2, [FT_U32] = 4};
 		uint8_t size = f->tag < ARRAY_LEN(fixed) ? fixed[f->tag] : 0;

@@ -65,6 +65,7 @@ static void d9_close(void *st)
 	hmap_free(&d->tid_worker);
 	hmap_free(&d->pend_head);
 	free(d->pend);
+	d9_spans_free(d);
 	free(d->syms);
 	free(d->clocks);
 	buf_free(&d->tmp);
