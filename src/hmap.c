@@ -55,6 +55,30 @@ bool hmap_get(const struct hmap *h, uint64_t key, uint64_t *val)
 	return false;
 }
 
+/* Backward-shift deletion: the entries after it in its probe run move up
+ * into the gap when their home slot allows, so no tombstones build up. */
+void hmap_del(struct hmap *h, uint64_t key)
+{
+	if (!h->cap)
+		return;
+	size_t mask = h->cap - 1, i = slot(key, h->cap);
+	while (h->used[i] && h->keys[i] != key)
+		i = (i + 1) & mask;
+	if (!h->used[i])
+		return;
+	for (size_t j = (i + 1) & mask; h->used[j]; j = (j + 1) & mask) {
+		size_t home = slot(h->keys[j], h->cap);
+		/* j may fill the gap at i unless its home lies cyclically in (i, j] */
+		if (((j - home) & mask) >= ((j - i) & mask)) {
+			h->keys[i] = h->keys[j];
+			h->vals[i] = h->vals[j];
+			i = j;
+		}
+	}
+	h->used[i] = 0;
+	h->n--;
+}
+
 void hmap_clear(struct hmap *h)
 {
 	if (h->cap)

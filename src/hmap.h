@@ -19,6 +19,7 @@ void hmap_put(struct hmap *h, uint64_t key, uint64_t val);
 uint64_t *hmap_ref(struct hmap *h, uint64_t key);
 /* Value for key; false when absent. */
 bool hmap_get(const struct hmap *h, uint64_t key, uint64_t *val);
+void hmap_del(struct hmap *h, uint64_t key);
 void hmap_clear(struct hmap *h);
 void hmap_free(struct hmap *h);
 

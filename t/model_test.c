@@ -1,8 +1,10 @@
 /* Unit tests of the timeline model: ordering across lanes and out-of-order
  * input, seek, span pairing and orphans, late events, long durations, and
- * merging external sequences, overlapping batches. */
+ * merging external sequences, overlapping batches; and the hash map the
+ * model and decoders share (deletion). */
 #include <stdlib.h>
 
+#include "src/hmap.h"
 #include "src/model.h"
 #include "src/util.h"
 #include "t/tap.h"
@@ -477,8 +479,41 @@ static void test_overlapping_batches(void)
 	ok(sorted(), "... and in order");
 }
 
+/* Random puts and deletes on a small key space (long probe runs that wrap
+ * around the table), checked against a plain array after every step. */
+static void test_hmap_del(void)
+{
+	enum { KEYS = 300 };
+	struct hmap h = {0};
+	uint64_t ref[KEYS], seed = 7, key, v;
+	bool have[KEYS] = {0}, good = true;
+	for (int step = 0; step < 200000 && good; step++) {
+		uint64_t r = rng_next_test(&seed);
+		key = r % KEYS;
+		if (r >> 40 & 1) {
+			hmap_put(&h, key * 0x10001, r);
+			ref[key] = r, have[key] = true;
+		} else {
+			hmap_del(&h, key * 0x10001);
+			have[key] = false;
+		}
+		if (step % 97)
+			continue;
+		size_t n = 0;
+		for (int k = 0; k < KEYS; k++) {
+			bool got = hmap_get(&h, (uint64_t)k * 0x10001, &v);
+			good &= got == have[k] && (!got || v == ref[k]);
+			n += have[k];
+		}
+		good &= n == h.n;
+	}
+	ok(good, "hmap: puts and deletes agree with a plain array (200000 random steps)");
+	hmap_free(&h);
+}
+
 int main(void)
 {
+	test_hmap_del();
 	test_order();
 	test_overlapping_batches();
 	test_big_sort();

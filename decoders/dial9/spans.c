@@ -49,7 +49,10 @@ uint64_t d9_span_exit(struct d9 *d, const struct span_ids *k, int64_t ts)
 	if (o->id != id || o->thread != k->thread)
 		return TTV_NODUR;
 	int64_t at = o->ts;
-	hmap_put(&d->open_top, h, o->below);
+	if (o->below)
+		hmap_put(&d->open_top, h, o->below);
+	else
+		hmap_del(&d->open_top, h);
 	o->below = d->free_open;
 	d->free_open = (uint32_t)top;
 	return at <= ts ? (uint64_t)ts - (uint64_t)at : TTV_NODUR;
