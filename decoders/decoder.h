@@ -85,6 +85,10 @@ struct decoder {
 	bool (*linked)(void *st, const struct event *e, uint32_t *input, uint64_t *off);
 	void (*record_fields)(void *st, uint64_t off, struct fsink *out);
 	bool (*record_back)(void *st, uint64_t off, uint64_t *pos);
+	/* Optional: a span that names itself and its parent (dial9 close
+	 * events): its id and its parent's (0: a root).  Views nest it under
+	 * that parent.  False: e names none. */
+	bool (*span_ids)(void *st, const struct event *e, uint64_t *id, uint64_t *parent);
 	/* Optional: the input of state st was truncated (following) and is
 	 * read again from its first byte; its events in the model's array are
 	 * gone.  Forget what was decoded from it.  Without it, the state is

@@ -431,6 +431,13 @@ bool trace_event_link(struct trace *t, const struct event *e, uint32_t *input, u
 	return d && d->linked && d->linked(st, e, input, off);
 }
 
+bool trace_span_ids(struct trace *t, const struct event *e, uint64_t *id, uint64_t *parent)
+{
+	void *st;
+	const struct decoder *d = decoder_of(t, e, &st);
+	return d && d->span_ids && d->span_ids(st, e, id, parent);
+}
+
 bool trace_record_fields(struct trace *t, uint32_t input, uint64_t off, struct fsink *out)
 {
 	const struct input *in = input < t->nin ? t->in[input] : NULL;

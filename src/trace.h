@@ -130,6 +130,8 @@ bool trace_event_fields(struct trace *t, const struct event *e, struct fsink *ou
 bool trace_event_summary(struct trace *t, const struct event *e, struct buf *out);
 bool trace_event_link(struct trace *t, const struct event *e, uint32_t *input, uint64_t *off);
 bool trace_record_fields(struct trace *t, uint32_t input, uint64_t off, struct fsink *out);
+/* A span that names itself and its parent (0: a root); false: e names none. */
+bool trace_span_ids(struct trace *t, const struct event *e, uint64_t *id, uint64_t *parent);
 bool trace_record_back(struct trace *t, uint32_t input, uint64_t off, uint64_t *pos);
 /* A source's format (NULL: none known) and its title; its findings for
  * --info (false: its decoder has none). */

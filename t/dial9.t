@@ -476,6 +476,37 @@ run --dump --json "$TMP/keyedseg"
 like "$OUT" '"ts":20000000,"lane":"worker 0","type":"SpanEnter__Db","category":"span","dur":300000,"role":"begin"' \
 	"an enter and its exit in two segments pair"
 
+# ---- close events name their parent: each span drawn beneath its own ----
+# (two roots at once; the child's parent is the first, which the row above
+# it, the second's, is not)
+cat >"$TMP/tree.spec" <<'EOF'
+header
+schema id=5 name=SpanCloseEvent fields=span_id:varint,span_instance_id:varint,start_timestamp_ns:varint,span_name:string,parent_span_instance_id:opt-varint
+event id=5 ts=7000000 span_id=3 span_instance_id=3 start_timestamp_ns=6000000 span_name=child parent_span_instance_id=1
+event id=5 ts=10000000 span_id=1 span_instance_id=1 start_timestamp_ns=1000000 span_name=first
+event id=5 ts=11000000 span_id=2 span_instance_id=2 start_timestamp_ns=2000000 span_name=second
+EOF
+"$W" "$TMP/tree.bin" <"$TMP/tree.spec"
+printf 'Tab\nj\nj\nTab\ndump %s\nUp\ndump %s\n' "$TMP/tree1.txt" "$TMP/tree2.txt" >"$TMP/tree.script"
+TTV_SCRIPT=$TMP/tree.script TTV_SIZE=100x12 "$TTV" "$TMP/tree.bin" >/dev/null 2>&1
+like "$(tail -1 "$TMP/tree1.txt")" '^child  1\.00ms' "parent links: the child selected"
+like "$(tail -1 "$TMP/tree2.txt")" '^first  9\.00ms \(self 8\.00ms, depth 0\)' \
+	"parent links: Up goes to the span it names as its parent; its self time leaves out only its own child"
+printf 'dump %s\n' "$TMP/tree3.txt" >"$TMP/tree3.script"
+TTV_SCRIPT=$TMP/tree3.script TTV_SIZE=100x12 "$TTV" "$TMP/tree.bin" >/dev/null 2>&1
+rows=$(sed -n '2,4p' "$TMP/tree3.txt" | grep -n 'first\|second\|child' | sed 's/:.*\(first\|second\|child\).*/:\1/' | tr '\n' ' ')
+is "$rows" "1:first 2:second 3:child " "parent links: the child drawn below its parent, never beside the other root"
+
+# a child that starts after the other root ended: beneath its parent, not in the row that freed up above it
+{ sed -n '1,2p' "$TMP/tree.spec"
+  printf 'event id=5 ts=5000000 span_id=1 span_instance_id=1 start_timestamp_ns=1000000 span_name=first\n'
+  printf 'event id=5 ts=7000000 span_id=3 span_instance_id=3 start_timestamp_ns=6000000 span_name=child parent_span_instance_id=2\n'
+  printf 'event id=5 ts=11000000 span_id=2 span_instance_id=2 start_timestamp_ns=2000000 span_name=second\n'; } |
+	"$W" "$TMP/tree4.bin"
+TTV_SCRIPT=$TMP/tree3.script TTV_SIZE=100x12 "$TTV" "$TMP/tree4.bin" >/dev/null 2>&1
+like "$(sed -n 4p "$TMP/tree3.txt")" 'child' "parent links: a child beneath its parent though the row above was free"
+unlike "$(sed -n 2p "$TMP/tree3.txt")" 'child' "... not beside the root that ended"
+
 # ---- counter tracks: fields annotated with a metric kind ----
 {
 	printf 'header\nschema id=1 name=Queue fields=worker_id:varint,depth:varint,drops:varint,load:f64,note:string\n'

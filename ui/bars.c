@@ -1,7 +1,9 @@
 /* The lanes view's window as bars: every span, open begin, unpaired end and
  * instant of some lanes inside [t0, t1).  Spans are taken in start order and
  * each goes to the lowest row of its lane free at its start: nested spans go
- * one row deeper than their parent, overlapping ones side by side.  Spans a
+ * one row deeper than their parent, overlapping ones side by side.  A span
+ * that names its parent (trace_span_ids) goes to the lowest row free below
+ * that parent's, so concurrent trees do not pass for one.  Spans a
  * cell wide or more are kept as bars; narrower ones, instants and unpaired
  * ends are counted per column, so a frame keeps at most a few bars per cell.
  *
@@ -60,10 +62,13 @@ static bool is_open(struct model *m, const struct event *e, uint64_t pos)
 	return false;
 }
 
-static struct bar bar_of(const struct event *e, uint64_t pos, int64_t end, enum bar_kind kind)
+static struct bar bar_of(struct app *a, const struct event *e, uint64_t pos, int64_t end, enum bar_kind kind)
 {
-	return (struct bar){
+	struct bar b = {
 		.ts = e->ts, .end = end, .pos = pos, .lane = e->lane, .name = e->name, .type = e->type, .kind = kind};
+	if (!trace_span_ids(a->t, e, &b.id, &b.parent_id))
+		b.id = b.parent_id = 0;
+	return b;
 }
 
 /* A span, in start order: the lowest row free at its start; a bar when
@@ -71,14 +76,23 @@ static struct bar bar_of(const struct event *e, uint64_t pos, int64_t end, enum 
 static void add_span(struct bars *bs, struct app *a, struct lane_bars *lb, struct bar b)
 {
 	int r = 0;
+	uint64_t up;
+	if (b.parent_id && hmap_get(&lb->ids, b.parent_id, &up)) { /* below its parent */
+		r = (int)(up & 0xffff) + 1;
+		b.linked = true;
+		b.parent = (up >> 16) - 1;
+	}
 	while (r < lb->rows && lb->row_end[r] > b.ts)
 		r++;
-	if (r == BARS_MAX_ROWS)
+	if (r >= BARS_MAX_ROWS)
 		r = BARS_MAX_ROWS - 1; /* deeper than can be told apart: on the last row */
-	else if (r == lb->rows)
-		lb->rows++;
+	else
+		for (; lb->rows <= r; lb->rows++) /* (rows skipped below a parent stay free) */
+			lb->row_end[lb->rows] = INT64_MIN;
 	lb->row_end[r] = b.end;
 	b.row = (uint16_t)r;
+	if (b.id)
+		hmap_put(&lb->ids, b.id, (uint64_t)r | (b.pos + 1) << 16);
 	int c0 = MAX(0, bars_col(bs, b.ts)), c1 = b.end == INT64_MAX ? bs->W - 1 : MIN(bs->W - 1, bars_col(bs, b.end));
 	if (c0 >= bs->W && bs->W)
 		return;
@@ -161,7 +175,7 @@ static void early(struct bars *bs, struct app *a, uint64_t p0, uint64_t lookback
 				continue;
 			model_get(m, pos, &e);
 			if (e.dur == ls[i].dur) /* still paired as when it was noted */
-				early_add(&v, &n, &cap, bar_of(&e, pos, ts_add(e.ts, e.dur), BAR_SPAN));
+				early_add(&v, &n, &cap, bar_of(a, &e, pos, ts_add(e.ts, e.dur), BAR_SPAN));
 		}
 		const uint64_t *open;
 		size_t no = model_lane_open(m, lane, &open);
@@ -170,7 +184,7 @@ static void early(struct bars *bs, struct app *a, uint64_t p0, uint64_t lookback
 				continue;
 			model_get(m, open[i], &e);
 			if (e.ts < bs->t0) /* (those inside the window come in order with it) */
-				early_add(&v, &n, &cap, bar_of(&e, open[i], INT64_MAX, BAR_OPEN));
+				early_add(&v, &n, &cap, bar_of(a, &e, open[i], INT64_MAX, BAR_OPEN));
 		}
 	}
 	uint64_t from = model_seek(m, bs->t0 - (int64_t)MIN(back, (uint64_t)INT64_MAX / 2));
@@ -184,7 +198,7 @@ static void early(struct bars *bs, struct app *a, uint64_t p0, uint64_t lookback
 		if ((r != ROLE_COMPLETE && r != ROLE_BEGIN) || e.dur == TTV_NODUR || ts_add(e.ts, e.dur) <= bs->t0)
 			continue;
 		if (lane_of(bs, e.lane) && vis_is(a, p))
-			early_add(&v, &n, &cap, bar_of(&e, p, ts_add(e.ts, e.dur), BAR_SPAN));
+			early_add(&v, &n, &cap, bar_of(a, &e, p, ts_add(e.ts, e.dur), BAR_SPAN));
 	}
 	if (n)
 		qsort(v, n, sizeof *v, by_start);
@@ -202,11 +216,11 @@ static void place(struct bars *bs, struct app *a, const struct event *e, uint64_
 	enum ev_role r = ev_role(e);
 	uint64_t other;
 	if ((r == ROLE_COMPLETE || r == ROLE_BEGIN) && e->dur != TTV_NODUR)
-		add_span(bs, a, lb, bar_of(e, pos, ts_add(e->ts, e->dur), BAR_SPAN));
+		add_span(bs, a, lb, bar_of(a, e, pos, ts_add(e->ts, e->dur), BAR_SPAN));
 	else if (r == ROLE_BEGIN && e->seq && model_partner(a->m, pos, &other))
-		add_span(bs, a, lb, bar_of(e, pos, model_ts(a->m, other), BAR_SPAN)); /* (durations by partner) */
+		add_span(bs, a, lb, bar_of(a, e, pos, model_ts(a->m, other), BAR_SPAN)); /* (durations by partner) */
 	else if (r == ROLE_BEGIN && (e->seq || is_open(a->m, e, pos)))
-		add_span(bs, a, lb, bar_of(e, pos, INT64_MAX, BAR_OPEN));
+		add_span(bs, a, lb, bar_of(a, e, pos, INT64_MAX, BAR_OPEN));
 	else if (r != ROLE_END || e->dur == TTV_NODUR) /* (a paired end is drawn by its begin) */
 		add_mark(bs, a, lb, e, pos);
 }
@@ -265,6 +279,7 @@ void bars_free(struct bars *bs)
 		free(bs->lane[i].narrow_role);
 		free(bs->lane[i].marks);
 		free(bs->lane[i].sample);
+		hmap_free(&bs->lane[i].ids);
 	}
 	free(bs->lane);
 	free(bs->index);

@@ -2,6 +2,7 @@
 #ifndef TTV_UI_BARS_H
 #define TTV_UI_BARS_H
 
+#include "src/hmap.h"
 #include "ui/app.h"
 
 #define BARS_MAX_ROWS 64 /* rows told apart; deeper spans share the last */
@@ -18,6 +19,9 @@ struct bar {
 	uint32_t lane, name, type;
 	uint16_t row;     /* the row of its lane (0 = the outermost) */
 	uint8_t kind;     /* enum bar_kind */
+	bool linked;      /* its parent is known (below): it is drawn beneath it */
+	uint64_t id, parent_id; /* when the trace names the span and its parent (trace_span_ids), else 0 */
+	uint64_t parent;  /* the parent's event, when linked */
 };
 
 /* Per column: what else is there besides bars a cell wide or more. */
@@ -31,6 +35,7 @@ struct lane_bars {
 	size_t n, cap;
 	int rows;      /* rows its spans take */
 	int64_t row_end[BARS_MAX_ROWS];
+	struct hmap ids;  /* the id of a span laid out (bar.id) -> its row | (its event + 1) << 16 */
 	uint32_t *narrow; /* (BARS_ROWS + 1) x W: spans narrower than a cell, by row (the last: deeper) */
 	uint8_t *narrow_role; /* the colour of the first of them */
 	uint32_t *marks;  /* W: instants and unpaired ends */

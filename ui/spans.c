@@ -57,13 +57,22 @@ static int depth_of(struct app *a, const struct bar *sp)
 	return depth;
 }
 
+/* c is a child of b: the span it names as its parent, or (a span that
+ * names none) one row deeper, starting inside it. */
+static bool is_child(const struct bar *c, const struct bar *b)
+{
+	if (c->id)
+		return c->parent_id && c->parent_id == b->id;
+	return c->row == b->row + 1 && c->ts >= b->ts;
+}
+
 uint64_t span_parent(struct app *a, const struct bar *sp)
 {
 	struct bars bs;
 	struct lane_bars *lb = lay_out(a, &bs, sp->lane, sp->ts, ts_add(sp->ts, 1), NAV_BUDGET);
 	const struct bar *b = find(lb, sp->pos);
-	uint64_t found = NO_POS;
-	for (size_t i = 0; b && b->row && i < lb->n; i++)
+	uint64_t found = b && b->linked ? b->parent : NO_POS;
+	for (size_t i = 0; b && !b->id && b->row && i < lb->n; i++)
 		if (lb->v[i].row == b->row - 1 && lb->v[i].ts <= sp->ts && lb->v[i].end >= sp->end)
 			found = lb->v[i].pos; /* (the latest to start: the innermost) */
 	bars_free(&bs);
@@ -77,7 +86,7 @@ uint64_t span_child(struct app *a, const struct bar *sp)
 	const struct bar *b = find(lb, sp->pos);
 	uint64_t found = NO_POS;
 	for (size_t i = 0; b && i < lb->n && found == NO_POS; i++)
-		if (lb->v[i].row == b->row + 1 && lb->v[i].ts >= sp->ts)
+		if (is_child(&lb->v[i], b))
 			found = lb->v[i].pos; /* (in start order: the first) */
 	bars_free(&bs);
 	return found;
@@ -122,7 +131,7 @@ void span_measure(struct app *a, const struct bar *sp, int *depth, uint64_t *sel
 	uint64_t total = (uint64_t)sp->end - (uint64_t)sp->ts, inner = 0; /* (unsigned: no overflow) */
 	for (size_t i = 0; b && sp->end != INT64_MAX && i < lb->n; i++) {
 		const struct bar *c = &lb->v[i];
-		if (c->row != b->row + 1 || c->ts < sp->ts)
+		if (!is_child(c, b))
 			continue;
 		int64_t e = MIN(c->end, sp->end);
 		if (e > c->ts)

@@ -72,8 +72,9 @@ enum opcode {
 	OP_FIXED, OP_VARINT, OP_U8, OP_U16, OP_U32, OP_I64, OP_STR, OP_PSTR, OP_PSTACK, OP_STACK, OP_MAP, OP_DYN
 };
 /* R_SPAN: a complete span's start or duration (schema.span_*); R_SPAN_ID
- * and R_INSTANCE: a span enter's or exit's span_id and span_instance_id */
-enum { R_NONE, R_WORKER, R_TID, R_NAME, R_SPAN, R_SPAN_ID, R_INSTANCE };
+ * and R_INSTANCE: a span enter's, exit's or close's span_id and
+ * span_instance_id; R_PARENT: a close's parent_span_instance_id */
+enum { R_NONE, R_WORKER, R_TID, R_NAME, R_SPAN, R_SPAN_ID, R_INSTANCE, R_PARENT };
 
 struct op {
 	uint8_t code, opt, role, tag; /* tag: the field type (for OP_DYN) */
@@ -110,6 +111,7 @@ struct schema {
 	 * field (times span_scale ns) its start or its length. */
 	bool span_is_start;
 	uint64_t span_scale;
+	bool links; /* a close event that names its span and its parent (spans.c) */
 	/* its metric fields and their samples' model types */
 	uint16_t nmetrics;
 	uint16_t *metric_field;
@@ -120,6 +122,7 @@ struct schema {
  * one that makes it a complete span. */
 struct roles {
 	int start, duration, name, tid, worker, span;
+	int inst, parent; /* a close event's span_instance_id and parent_span_instance_id */
 };
 
 /* An open span enter: its key (span id, thread) and time, over the
@@ -130,6 +133,11 @@ struct open_enter {
 	uint32_t below;
 };
 #define OPEN_ENTERS_MAX 65536u /* enters kept waiting for their exits */
+
+/* A close event's span_instance_id and parent_span_instance_id (0: a root). */
+struct span_link {
+	uint64_t off, id, parent;
+};
 
 /* The key and thread of a span enter or exit (frames.c reads them). */
 struct span_ids {
@@ -229,6 +237,8 @@ struct d9 {
 	struct open_enter *opens;
 	size_t nopens, capopens;
 	uint32_t free_open; /* a freed entry + 1, chained through `below` */
+	struct span_link *links; /* close events that name their span and its parent, by offset */
+	size_t nlinks, caplinks;
 
 	struct sym *syms;
 	size_t nsyms, capsyms, syms_sorted;
@@ -319,6 +329,9 @@ void d9_span_enter(struct d9 *d, const struct span_ids *k, int64_t ts);
 /* An exit: the distance back to its enter, or TTV_NODUR. */
 uint64_t d9_span_exit(struct d9 *d, const struct span_ids *k, int64_t ts);
 void d9_spans_free(struct d9 *d);
+/* A close event at offset off names its span and its parent. */
+void d9_span_link(struct d9 *d, uint64_t off, uint64_t id, uint64_t parent);
+bool d9_span_ids(void *st, const struct event *e, uint64_t *id, uint64_t *parent);
 
 /* streams.c: sub-streams and their tables; lanes, and thread events held back */
 void d9_sub_begin(struct d9 *d, uint64_t off);

@@ -6,7 +6,7 @@
 
 /* What the event loop extracts: the model's lane and name. */
 struct evvals {
-	uint64_t worker, tid, span, span_id, instance;
+	uint64_t worker, tid, span, span_id, instance, parent;
 	bool have_worker, have_tid, have_span;
 	uint8_t name_kind; /* 0 none, 1 pool id, 2 inline string */
 	uint32_t name_id, name_len;
@@ -233,6 +233,8 @@ static inline int run_ops(struct d9 *d, const struct schema *s, const uint8_t **
 			v->span_id = x;
 		else if (o->role == R_INSTANCE)
 			v->instance = x;
+		else if (o->role == R_PARENT)
+			v->parent = x;
 	}
 	*qp = q;
 	return V_OK;
@@ -375,7 +377,7 @@ static size_t event_frame(struct d9 *d, const uint8_t *f, const uint8_t *e, uint
 	}
 	struct evvals v;
 	v.have_worker = v.have_tid = false;
-	v.span_id = v.instance = 0;
+	v.span_id = v.instance = v.parent = 0;
 	v.name_kind = 0;
 	v.unres_str = v.unres_stk = 0;
 	v.nested_opt = false;
@@ -429,8 +431,11 @@ static size_t event_frame(struct d9 *d, const uint8_t *f, const uint8_t *e, uint
 	if (UNLIKELY(s->nmetrics))
 		metric_samples(d, s, ts, flags, fo);
 	struct event ev = {.ts = ts, .dur = TTV_NODUR, .type = s->type, .name = name, .flags = flags, .off = fo};
-	if (s->kind == K_SPAN_COMPLETE)
+	if (s->kind == K_SPAN_COMPLETE) {
 		complete_span(d, s, &v, &ev);
+		if (s->links && v.instance && ev.dur != TTV_NODUR)
+			d9_span_link(d, fo, v.instance, v.parent);
+	}
 	else if (s->kind == K_SPAN_ENTER || s->kind == K_SPAN_EXIT)
 		pair_span(d, s, &v, &ev);
 	if (v.have_worker && v.worker < WORKER_NONE) {

@@ -179,6 +179,8 @@ static void schema_compile(struct schema *s, const struct roles *roles, int name
 			role = R_WORKER;
 		else if (is_uint_type(f->tag) && (i == roles->tid || (roles->tid < 0 && !strcmp(f->name, "tid"))))
 			role = R_TID;
+		else if (is_uint_type(f->tag) && (i == roles->inst || i == roles->parent) && s->kind == K_SPAN_COMPLETE)
+			role = i == roles->inst ? R_INSTANCE : R_PARENT;
 		else if (is_uint_type(f->tag) && (s->kind == K_SPAN_ENTER || s->kind == K_SPAN_EXIT))
 			role = !strcmp(f->name, "span_instance_id") ? R_INSTANCE
 			       : !strcmp(f->name, "span_id")        ? R_SPAN_ID
@@ -237,9 +239,6 @@ static void note_role(struct roles *r, int fi, const uint8_t *v, size_t n)
 		r->worker = fi;
 }
 
-/* A complete span: a start or duration field of an integer type in a time
- * unit (none: ns); with both, the start (as upstream's decoder).  A name
- * role that is no string is ignored. */
 /* A span's close event (SpanCloseEvent, SpanClose__{T}) with its start
  * (start_timestamp_ns): the span's whole life, from start to close, named
  * by span_name (the span wire contract). */
@@ -252,8 +251,13 @@ static void close_roles(const struct schema *s, struct roles *r)
 		r->start = st;
 	if (r->name < 0 && nm >= 0)
 		r->name = nm;
+	r->inst = field_index(s, "span_instance_id");
+	r->parent = field_index(s, "parent_span_instance_id");
 }
 
+/* A complete span: a start or duration field of an integer type in a time
+ * unit (none: ns); with both, the start (as upstream's decoder).  A name
+ * role that is no string is ignored. */
 static void span_roles(struct schema *s, struct roles *r)
 {
 	int at = r->start >= 0 ? r->start : r->duration;
@@ -326,7 +330,7 @@ static struct schema *schema_build(struct d9 *d, const uint8_t *key, uint32_t nk
 			s->f[i].unit = "bytes";
 	}
 	/* annotations, in order: later ones win */
-	struct roles roles = {-1, -1, -1, -1, -1, -1};
+	struct roles roles = {-1, -1, -1, -1, -1, -1, -1, -1};
 	const uint8_t *e = s->key + nkey;
 	while (p < e) {
 		uint16_t fi = ld16le(p), kl = ld16le(p + 2);
@@ -351,6 +355,7 @@ static struct schema *schema_build(struct d9 *d, const uint8_t *key, uint32_t nk
 	int name_idx;
 	schema_classify(d, s, &roles, &name_idx);
 	schema_compile(s, &roles, name_idx);
+	s->links = s->kind == K_SPAN_COMPLETE && roles.inst >= 0 && is_uint_type(s->f[roles.inst].tag);
 	metric_tracks(d, s);
 	return s;
 }

@@ -664,6 +664,7 @@ const struct decoder dial9_decoder = {
 	.rescan = d9_rescan,
 	.fields = d9_fields,
 	.summary = d9_summary,
+	.span_ids = d9_span_ids,
 	.info = d9_info,
 	.close = d9_close,
 };

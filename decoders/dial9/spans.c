@@ -5,7 +5,11 @@
  * finds its enter carries the distance back to it (EVF_MARK on a keyed
  * type, see model.h), so the model pairs the two whatever else opened or
  * closed on the lane between them.  An exit whose enter is in another
- * segment is left to the model. */
+ * segment is left to the model.
+ *
+ * Close events that name their span and its parent (span_instance_id,
+ * parent_span_instance_id) are kept by offset, so views nest each span's
+ * life under its parent's (trace_span_ids). */
 #include "decoders/dial9/dial9.h"
 
 /* The key: which id (instance, span id, name) and its value, with the thread. */
@@ -58,8 +62,34 @@ uint64_t d9_span_exit(struct d9 *d, const struct span_ids *k, int64_t ts)
 	return at <= ts ? (uint64_t)ts - (uint64_t)at : TTV_NODUR;
 }
 
+void d9_span_link(struct d9 *d, uint64_t off, uint64_t id, uint64_t parent)
+{
+	xgrow(&d->links, &d->caplinks, d->nlinks + 1, sizeof *d->links);
+	d->links[d->nlinks++] = (struct span_link){off, id, parent};
+}
+
+/* (links come in file order: sorted by offset) */
+bool d9_span_ids(void *st, const struct event *e, uint64_t *id, uint64_t *parent)
+{
+	const struct d9 *d = st;
+	size_t lo = 0, hi = d->nlinks;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (d->links[mid].off < e->off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == d->nlinks || d->links[lo].off != e->off)
+		return false;
+	*id = d->links[lo].id;
+	*parent = d->links[lo].parent;
+	return true;
+}
+
 void d9_spans_free(struct d9 *d)
 {
 	hmap_free(&d->open_top);
 	free(d->opens);
+	free(d->links);
 }
