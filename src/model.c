@@ -84,6 +84,8 @@ struct model {
 	size_t nev, nadd, capev; /* [0, nev) sorted and committed; [nev, nadd) pending */
 	struct cev *scratch;
 	size_t capscratch;
+	struct rkey *rkeys; /* radix_sort's keys */
+	size_t caprkeys;
 	uint64_t *longdur;
 	size_t nlong, caplong;
 
@@ -140,6 +142,7 @@ void model_free(struct model *m)
 	free(m->type_slot);
 	free(m->ev);
 	free(m->scratch);
+	free(m->rkeys);
 	free(m->longdur);
 	free(m->seqs);
 	strtab_free(m->st);
@@ -417,6 +420,9 @@ static void release_scratch(struct model *m)
 		free(m->scratch);
 		m->scratch = NULL;
 		m->capscratch = 0;
+		free(m->rkeys);
+		m->rkeys = NULL;
+		m->caprkeys = 0;
 	}
 }
 
@@ -464,8 +470,73 @@ static bool insertion_sort(struct cev *a, size_t n)
 	return run == 0;
 }
 
+static int cev_cmp(const void *x, const void *y)
+{
+	const struct cev *a = x, *b = y;
+	return cev_less(a, b) ? -1 : cev_less(b, a);
+}
+
+/* Batches far out of order (podtrace events placed at their start, scopes
+ * written when they end): an LSD radix sort of (time, index) by the bits
+ * in which the batch's times differ, 11 at a time, then one gather.  Equal
+ * times keep the batch's order; runs of them are put in file order after. */
+#define RADIX_BITS 11
+struct rkey {
+	uint64_t t; /* time - the batch's least */
+	uint32_t i;
+};
+
+static void radix_sort(struct model *m, struct cev *a, size_t n)
+{
+	xgrow(&m->rkeys, &m->caprkeys, 2 * n, sizeof *m->rkeys);
+	struct rkey *k = m->rkeys, *o = m->rkeys + n;
+	int64_t lo = a[0].ts, hi = a[0].ts;
+	for (size_t i = 1; i < n; i++) {
+		lo = MIN(lo, a[i].ts);
+		hi = MAX(hi, a[i].ts);
+	}
+	for (size_t i = 0; i < n; i++)
+		k[i] = (struct rkey){(uint64_t)a[i].ts - (uint64_t)lo, (uint32_t)i};
+	uint64_t range = (uint64_t)hi - (uint64_t)lo;
+	for (unsigned shift = 0; shift < 64 && range >> shift; shift += RADIX_BITS) {
+		size_t count[1u << RADIX_BITS] = {0};
+		for (size_t i = 0; i < n; i++)
+			count[k[i].t >> shift & ((1u << RADIX_BITS) - 1)]++;
+		size_t sum = 0;
+		for (size_t d = 0; d < ARRAY_LEN(count); d++) {
+			size_t c = count[d];
+			count[d] = sum;
+			sum += c;
+		}
+		for (size_t i = 0; i < n; i++)
+			o[count[k[i].t >> shift & ((1u << RADIX_BITS) - 1)]++] = k[i];
+		struct rkey *t = k;
+		k = o;
+		o = t;
+	}
+	struct cev *tmp = scratch(m, n);
+	for (size_t i = 0; i < n; i++)
+		tmp[i] = a[k[i].i];
+	memcpy(a, tmp, n * sizeof *a);
+	for (size_t g = 0, h; g < n; g = h) { /* equal times: by file position */
+		bool ordered = true;
+		for (h = g + 1; h < n && a[h].ts == a[g].ts; h++)
+			ordered &= a[h - 1].loc < a[h].loc;
+		if (!ordered)
+			qsort(a + g, h - g, sizeof *a, cev_cmp);
+	}
+}
+
 static void sort_events(struct model *m, struct cev *a, size_t n)
 {
+	/* how far out of order: judged by the batch's first events */
+	size_t descents = 0, probe = MIN(n, 8192);
+	for (size_t i = 1; i < probe; i++)
+		descents += cev_less(&a[i], &a[i - 1]);
+	if (descents > probe / 64 && n <= UINT32_MAX) {
+		radix_sort(m, a, n);
+		return;
+	}
 	if (insertion_sort(a, n))
 		return;
 	/* the runs' starts, found once; then merge neighbours pass after pass */

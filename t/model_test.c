@@ -162,6 +162,50 @@ static void test_scattered(void)
 	ok(order, "equal times from two inputs: by input, then offset");
 }
 
+/* A batch far out of order (the radix path): times over the whole signed
+ * range and many equal ones arriving against file order, checked against
+ * qsort of the same events. */
+struct ref {
+	int64_t ts;
+	uint32_t input;
+	uint64_t off;
+};
+
+static int ref_cmp(const void *x, const void *y)
+{
+	const struct ref *a = x, *b = y;
+	if (a->ts != b->ts)
+		return a->ts < b->ts ? -1 : 1;
+	if (a->input != b->input)
+		return a->input < b->input ? -1 : 1;
+	return a->off < b->off ? -1 : a->off > b->off;
+}
+
+static void test_radix(void)
+{
+	enum { N = 100000 };
+	static struct ref want[N];
+	setup();
+	uint64_t rng = 99;
+	for (int i = 0; i < N; i++) {
+		uint64_t x = rng_next_test(&rng);
+		int64_t ts = x % 7 == 0 ? (x % 2 ? INT64_MAX : INT64_MIN) : x % 5 == 0 ? 42 : (int64_t)(x % 1000000) - 500000;
+		want[i] = (struct ref){ts, (uint32_t)(x >> 20) % 4, (uint64_t)(N - i)};
+		struct event e = {.ts = ts, .dur = TTV_NODUR, .lane = lane_a, .type = t_inst, .input = want[i].input,
+				  .off = want[i].off};
+		model_add(m, &e);
+	}
+	model_commit(m);
+	qsort(want, N, sizeof *want, ref_cmp);
+	bool same = model_count(m) == N;
+	struct event e;
+	for (uint64_t i = 0; same && i < N; i++) {
+		model_get(m, i, &e);
+		same = e.ts == want[i].ts && e.input == want[i].input && e.off == want[i].off;
+	}
+	ok(same, "a batch far out of order, times over the whole range, ties against file order: in order");
+}
+
 /* Begin/end pairs over many commits, each bringing events that land a little
  * before what was committed: every pair is found. */
 static void test_late_pairs(void)
@@ -517,6 +561,7 @@ int main(void)
 	test_order();
 	test_overlapping_batches();
 	test_big_sort();
+	test_radix();
 	test_scattered();
 	test_late_pairs();
 	test_pairs();
