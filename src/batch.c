@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "src/bigmem.h"
 #include "src/esc.h"
 #include "src/hmap.h"
 
@@ -371,6 +372,22 @@ bool clock_warning(struct trace *t, struct buf *b)
 	return true;
 }
 
+/* Where the index went, when it outgrew the memory budget. */
+static void index_summary(struct buf *b)
+{
+	uint64_t mem, files;
+	bigmem_usage(&mem, &files);
+	if (!files)
+		return;
+	buf_adds(b, "\nindex:   ");
+	fmt_bytes(b, files);
+	buf_adds(b, " in a file (over the memory budget of ");
+	fmt_bytes(b, bigmem_budget());
+	buf_adds(b, ", --memory), ");
+	fmt_bytes(b, mem);
+	buf_adds(b, " in memory\n");
+}
+
 static void clock_summary(struct trace *t, struct buf *b)
 {
 	const struct source *x, *y;
@@ -467,6 +484,7 @@ void info_text(struct trace *t, struct buf *b)
 		}
 	}
 	clock_summary(t, b);
+	index_summary(b);
 }
 
 void info_json(struct trace *t, struct buf *b)
@@ -534,7 +552,11 @@ void info_json(struct trace *t, struct buf *b)
 		buf_printf(b, ",\"first_ts\":%lld,\"last_ts\":%lld", (long long)first, (long long)last);
 	const struct source *x, *y;
 	static const char *const clocks[] = {"one source", "same", "different", "unknown"};
-	buf_printf(b, ",\"clocks\":\"%s\",\"aligned\":%s}", clocks[clock_domains(t, &x, &y)], t->align ? "true" : "false");
+	buf_printf(b, ",\"clocks\":\"%s\",\"aligned\":%s", clocks[clock_domains(t, &x, &y)], t->align ? "true" : "false");
+	uint64_t mem, files;
+	bigmem_usage(&mem, &files);
+	buf_printf(b, ",\"index\":{\"bytes_in_memory\":%llu,\"bytes_in_files\":%llu,\"memory_budget\":%llu}}",
+		   (unsigned long long)mem, (unsigned long long)files, (unsigned long long)bigmem_budget());
 }
 
 void batch_info(struct trace *t, bool json, FILE *out)

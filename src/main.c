@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "src/bigmem.h"
 #include "src/batch.h"
 #include "src/cli.h"
 #include "src/esc.h"
@@ -40,6 +41,9 @@ static void usage(FILE *f)
 		"      --time WHEN       times: relative (default), trace (its clock) or wall\n"
 		"      --align           line up the sources: each one's first event at time 0\n"
 		"                        (--info says whether their clocks can be related)\n"
+		"      --memory SIZE     memory the index may take (512M, 8G ...; default half\n"
+		"                        the RAM); past it, it is kept in a file under\n"
+		"                        $XDG_CACHE_HOME/ttv that no one else sees\n"
 		"  -h, --help            this text\n"
 		"  -V, --version         the version\n"
 		"PATH may be - for standard input or tcp:HOST:PORT (HawkTracer); gzip is read\n"
@@ -60,7 +64,7 @@ static int usage_error(const char *fmt, const char *arg)
 int cli_parse(struct cli *c, int argc, char **argv)
 {
 	enum { O_DUMP = 256, O_JSON, O_INFO, O_STATS, O_EXPORT, O_FORMAT, O_KEYMAP, O_THEME, O_TIME, O_ALIGN,
-	       O_NOFOLLOW };
+	       O_NOFOLLOW, O_MEMORY };
 	static const struct option opts[] = {
 		{"dump", no_argument, NULL, O_DUMP},
 		{"json", no_argument, NULL, O_JSON},
@@ -75,6 +79,7 @@ int cli_parse(struct cli *c, int argc, char **argv)
 		{"theme", required_argument, NULL, O_THEME},
 		{"time", required_argument, NULL, O_TIME},
 		{"align", no_argument, NULL, O_ALIGN},
+		{"memory", required_argument, NULL, O_MEMORY},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{0},
@@ -117,6 +122,13 @@ int cli_parse(struct cli *c, int argc, char **argv)
 				return usage_error("unknown format '%s' (see ttv --help)", optarg);
 			c->format = optarg;
 			break;
+		case O_MEMORY: {
+			uint64_t bytes;
+			if (!bigmem_parse_size(optarg, &bytes))
+				return usage_error("--memory: want a size such as 512M or 8G, not '%s'", optarg);
+			bigmem_set_budget(bytes);
+			break;
+		}
 		case O_KEYMAP: c->keymap = optarg; break;
 		case O_THEME: c->theme = optarg; break;
 		case 'h': c->help = true; break;

@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 
+#include "src/bigmem.h"
 #include "src/hmap.h"
 #include "src/util.h"
 
@@ -82,6 +83,7 @@ struct model {
 
 	struct cev *ev;
 	size_t nev, nadd, capev; /* [0, nev) sorted and committed; [nev, nadd) pending */
+	struct bigmem ev_mem, scratch_mem, rkeys_mem; /* where ev, scratch and rkeys live */
 	struct cev *scratch;
 	size_t capscratch;
 	struct rkey *rkeys; /* radix_sort's keys */
@@ -140,9 +142,9 @@ void model_free(struct model *m)
 	free(m->lane_slot);
 	free(m->types);
 	free(m->type_slot);
-	free(m->ev);
-	free(m->scratch);
-	free(m->rkeys);
+	bigmem_free(&m->ev_mem);
+	bigmem_free(&m->scratch_mem);
+	bigmem_free(&m->rkeys_mem);
 	free(m->longdur);
 	free(m->seqs);
 	strtab_free(m->st);
@@ -373,7 +375,7 @@ size_t model_lane_open(const struct model *m, uint32_t lane, const uint64_t **po
 void model_add(struct model *m, const struct event *e)
 {
 	if (UNLIKELY(m->nadd == m->capev))
-		xgrow(&m->ev, &m->capev, m->nadd + 1, sizeof *m->ev);
+		m->ev = bigmem_grow(&m->ev_mem, &m->capev, m->nadd + 1, sizeof *m->ev);
 	struct cev *c = &m->ev[m->nadd++];
 	uint32_t type = e->type < m->ntypes ? e->type : 0;
 	uint32_t lane = e->lane < m->nlanes ? e->lane : 0;
@@ -408,8 +410,7 @@ uint64_t model_pending(const struct model *m) { return m->nadd - m->nev; }
 
 static struct cev *scratch(struct model *m, size_t n)
 {
-	xgrow(&m->scratch, &m->capscratch, n, sizeof *m->scratch);
-	return m->scratch;
+	return m->scratch = bigmem_grow(&m->scratch_mem, &m->capscratch, n, sizeof *m->scratch);
 }
 
 static void release_scratch(struct model *m)
@@ -417,10 +418,10 @@ static void release_scratch(struct model *m)
 	/* Keep a scratch the next commit will want again (a fresh one costs
 	 * page faults); give back one that is big beside the events. */
 	if (m->capscratch * sizeof *m->scratch > (16u << 20) && m->capscratch > m->capev / 4) {
-		free(m->scratch);
+		bigmem_free(&m->scratch_mem);
 		m->scratch = NULL;
 		m->capscratch = 0;
-		free(m->rkeys);
+		bigmem_free(&m->rkeys_mem);
 		m->rkeys = NULL;
 		m->caprkeys = 0;
 	}
@@ -488,7 +489,7 @@ struct rkey {
 
 static void radix_sort(struct model *m, struct cev *a, size_t n)
 {
-	xgrow(&m->rkeys, &m->caprkeys, 2 * n, sizeof *m->rkeys);
+	m->rkeys = bigmem_grow(&m->rkeys_mem, &m->caprkeys, 2 * n, sizeof *m->rkeys);
 	struct rkey *k = m->rkeys, *o = m->rkeys + n;
 	int64_t lo = a[0].ts, hi = a[0].ts;
 	for (size_t i = 1; i < n; i++) {

@@ -9,7 +9,7 @@ const char *progname = "ttv";
 uint64_t start_ns;
 void (*fatal_cleanup)(void);
 
-static void oom(size_t n)
+void oom(size_t n)
 {
 	if (fatal_cleanup)
 		fatal_cleanup();

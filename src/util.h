@@ -34,6 +34,7 @@ static inline int64_t ts_add(int64_t t, uint64_t d) { return sat_i64((__int128)t
 static inline uint64_t ts_span(int64_t lo, int64_t hi) { return hi > lo ? (uint64_t)hi - (uint64_t)lo : 0; }
 
 /* Allocation: out of memory is fatal (message, exit 1). */
+void oom(size_t n);
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);

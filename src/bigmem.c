@@ -1,0 +1,160 @@
+#include "src/bigmem.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "src/util.h"
+
+static uint64_t budget, in_memory, in_files;
+
+void bigmem_set_budget(uint64_t bytes) { budget = bytes; }
+
+uint64_t bigmem_budget(void)
+{
+	if (!budget) {
+		long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+		budget = pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size / 2 : (uint64_t)1 << 32;
+	}
+	return budget;
+}
+
+void bigmem_usage(uint64_t *mem, uint64_t *files)
+{
+	*mem = __atomic_load_n(&in_memory, __ATOMIC_RELAXED);
+	*files = __atomic_load_n(&in_files, __ATOMIC_RELAXED);
+}
+
+static void count(struct bigmem *b, int64_t delta)
+{
+	__atomic_add_fetch(b->fd ? &in_files : &in_memory, (uint64_t)delta, __ATOMIC_RELAXED);
+}
+
+/* A file with no name in dir, with room for n bytes; -1 when there is none. */
+static int nameless_file(const char *dir, size_t n)
+{
+	int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd < 0) { /* a filesystem without O_TMPFILE */
+		struct buf path = {0};
+		buf_printf(&path, "%s/ttv-index-XXXXXX", dir);
+		fd = mkostemp(path.p, O_CLOEXEC);
+		if (fd >= 0)
+			unlink(path.p);
+		buf_free(&path);
+	}
+	/* the room is taken now: a full disk later would be a SIGBUS */
+	if (fd >= 0 && posix_fallocate(fd, 0, (off_t)n)) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+static int cache_file(size_t n)
+{
+	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME"), *tmp = getenv("TMPDIR");
+	struct buf dir = {0};
+	int fd = -1;
+	if (xdg && *xdg == '/')
+		buf_printf(&dir, "%s", xdg);
+	else if (home && *home == '/')
+		buf_printf(&dir, "%s/.cache", home);
+	if (dir.len) {
+		mkdir(dir.p, 0700);
+		buf_adds(&dir, "/ttv");
+		mkdir(dir.p, 0700);
+		fd = nameless_file(dir.p, n);
+	}
+	if (fd < 0 && tmp && *tmp == '/')
+		fd = nameless_file(tmp, n);
+	if (fd < 0)
+		fd = nameless_file("/tmp", n);
+	buf_free(&dir);
+	return fd;
+}
+
+/* Move b's array into a file of n bytes; false when there is none to be had. */
+static bool to_file(struct bigmem *b, size_t n)
+{
+	int fd = cache_file(n);
+	if (fd < 0)
+		return false;
+	void *q = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (q == MAP_FAILED) {
+		close(fd);
+		return false;
+	}
+	if (b->p) {
+		memcpy(q, b->p, b->bytes);
+		munmap(b->p, b->bytes);
+	}
+	count(b, -(int64_t)b->bytes);
+	*b = (struct bigmem){q, n, fd + 1};
+	count(b, (int64_t)n);
+	return true;
+}
+
+void *bigmem_grow(struct bigmem *b, size_t *cap, size_t need, size_t size)
+{
+	if (need <= *cap)
+		return b->p;
+	size_t c = *cap ? *cap : 16;
+	while (c < need)
+		c += c / 2 + 16;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	if (c > (SIZE_MAX - page) / size)
+		oom(SIZE_MAX);
+	size_t n = (c * size + page - 1) / page * page;
+	uint64_t mem, files;
+	bigmem_usage(&mem, &files);
+	if (!b->fd && mem - b->bytes + n > bigmem_budget() && to_file(b, n)) {
+		*cap = n / size;
+		return b->p;
+	}
+	if (b->fd && (posix_fallocate(b->fd - 1, 0, (off_t)n) || ftruncate(b->fd - 1, (off_t)n)))
+		oom(n); /* the disk is full: as out of memory */
+	void *q = b->p ? mremap(b->p, b->bytes, n, MREMAP_MAYMOVE)
+		       : mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (q == MAP_FAILED)
+		oom(n);
+	count(b, (int64_t)(n - b->bytes));
+	b->p = q;
+	b->bytes = n;
+	*cap = n / size;
+	return q;
+}
+
+void bigmem_free(struct bigmem *b)
+{
+	if (b->p)
+		munmap(b->p, b->bytes);
+	count(b, -(int64_t)b->bytes);
+	if (b->fd)
+		close(b->fd - 1);
+	*b = (struct bigmem){0};
+}
+
+bool bigmem_parse_size(const char *s, uint64_t *bytes)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (end == s || errno || !(v > 0))
+		return false;
+	if (*end) {
+		const char *u = strchr("KMGT", toupper((unsigned char)*end));
+		if (!u || end[1])
+			return false;
+		for (const char *k = "KMGT"; k <= u; k++)
+			v *= 1024;
+	}
+	if (v >= 18e18 || v < 1)
+		return false;
+	*bytes = (uint64_t)v;
+	return true;
+}

@@ -1,0 +1,37 @@
+/* Arrays that may outgrow memory (the model's events and its sort space).
+ *
+ * They live in anonymous memory while all of them together stay under the
+ * memory budget (--memory; by default half the RAM).  An array that would
+ * pass it moves to a file in $XDG_CACHE_HOME/ttv (else ~/.cache/ttv, then
+ * $TMPDIR, /tmp), mapped shared: the kernel can then write its pages out
+ * and read them back instead of the process running out of memory.  The
+ * file has no name (O_TMPFILE, or unlinked at once), so nothing is left
+ * behind however ttv ends.  Nothing in it is ever read back by a later
+ * run. */
+#ifndef TTV_BIGMEM_H
+#define TTV_BIGMEM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct bigmem {
+	void *p;      /* the array (NULL while empty) */
+	size_t bytes; /* mapped */
+	int fd;       /* its file + 1, 0 while in memory */
+};
+
+/* The budget in bytes (0: half the RAM). */
+void bigmem_set_budget(uint64_t bytes);
+uint64_t bigmem_budget(void);
+/* Room for `need` elements of `size` bytes, growing by about half as
+ * xgrow() does; *cap is in elements.  Returns the (maybe moved) array. */
+void *bigmem_grow(struct bigmem *b, size_t *cap, size_t need, size_t size);
+void bigmem_free(struct bigmem *b);
+/* Bytes of such arrays now in memory and in files. */
+void bigmem_usage(uint64_t *in_memory, uint64_t *in_files);
+/* Parse a size: a number of bytes with an optional K, M, G or T (powers of
+ * 1024).  False when it is not one or is zero. */
+bool bigmem_parse_size(const char *s, uint64_t *bytes);
+
+#endif
