@@ -1,5 +1,6 @@
 #include "src/model.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 
 #include "src/bigmem.h"
@@ -84,6 +85,13 @@ struct model {
 	struct cev *ev;
 	size_t nev, nadd, capev; /* [0, nev) sorted and committed; [nev, nadd) pending */
 	struct bigmem ev_mem, scratch_mem, rkeys_mem; /* where ev, scratch and rkeys live */
+	/* model_commit_some(): [nev, nadd) sorted on another thread meanwhile;
+	 * what is added in that time waits in next */
+	pthread_t sorter;
+	bool sorting, sealed_pairs;
+	struct cev *next;
+	size_t nnext, capnext;
+	struct bigmem next_mem;
 	struct cev *scratch;
 	size_t capscratch;
 	struct rkey *rkeys; /* radix_sort's keys */
@@ -142,7 +150,9 @@ void model_free(struct model *m)
 	free(m->lane_slot);
 	free(m->types);
 	free(m->type_slot);
+	model_commit(m); /* (waits for a sort under way) */
 	bigmem_free(&m->ev_mem);
+	bigmem_free(&m->next_mem);
 	bigmem_free(&m->scratch_mem);
 	bigmem_free(&m->rkeys_mem);
 	free(m->longdur);
@@ -372,11 +382,23 @@ size_t model_lane_open(const struct model *m, uint32_t lane, const uint64_t **po
 
 /* ---- adding and committing ------------------------------------------------ */
 
-void model_add(struct model *m, const struct event *e)
+/* Where an added event goes: after the pending ones, or while they are
+ * sorted (model_commit_some), into next. */
+static struct cev *add_slot(struct model *m)
 {
+	if (UNLIKELY(m->sorting)) {
+		if (m->nnext == m->capnext)
+			m->next = bigmem_grow(&m->next_mem, &m->capnext, m->nnext + 1, sizeof *m->next);
+		return &m->next[m->nnext++];
+	}
 	if (UNLIKELY(m->nadd == m->capev))
 		m->ev = bigmem_grow(&m->ev_mem, &m->capev, m->nadd + 1, sizeof *m->ev);
-	struct cev *c = &m->ev[m->nadd++];
+	return &m->ev[m->nadd++];
+}
+
+void model_add(struct model *m, const struct event *e)
+{
+	struct cev *c = add_slot(m);
 	uint32_t type = e->type < m->ntypes ? e->type : 0;
 	uint32_t lane = e->lane < m->nlanes ? e->lane : 0;
 	c->ts = e->ts;
@@ -406,7 +428,7 @@ void model_add(struct model *m, const struct event *e)
 	}
 }
 
-uint64_t model_pending(const struct model *m) { return m->nadd - m->nev; }
+uint64_t model_pending(const struct model *m) { return m->nadd - m->nev + m->nnext; }
 
 static struct cev *scratch(struct model *m, size_t n)
 {
@@ -821,15 +843,14 @@ static size_t hold_moved(struct model *m, size_t p, size_t old, struct held **h)
 	return n;
 }
 
-void model_commit(struct model *m)
+/* Merge the pending events [nev, nadd), sorted, into place and pair;
+ * tail_pairs: some of them begin or end a span. */
+static void merge_sorted(struct model *m, bool tail_pairs)
 {
 	if (m->nadd == m->nev)
 		return;
 	size_t old = m->nev, nt = m->nadd - m->nev;
-	bool tail_pairs = m->tail_pairs;
-	m->tail_pairs = false;
 	struct cev *tail = m->ev + old;
-	sort_events(m, tail, nt);
 	size_t p = old;
 	/* (with sequences, compact positions are not global ones) */
 	m->changed_from = MIN(m->changed_from, m->nseqs == 1 ? old : 0);
@@ -880,6 +901,53 @@ void model_commit(struct model *m)
 	release_scratch(m);
 	snap_take(m, m->nev);
 	m->cur[0].valid = m->cur[1].valid = false;
+}
+
+static void *sort_pending(void *arg)
+{
+	struct model *m = arg;
+	sort_events(m, m->ev + m->nev, m->nadd - m->nev);
+	return NULL;
+}
+
+/* The sort under way done: merge its events, then make what was added
+ * meanwhile the pending ones. */
+static void finish_sort(struct model *m)
+{
+	if (!m->sorting)
+		return;
+	pthread_join(m->sorter, NULL);
+	m->sorting = false;
+	merge_sorted(m, m->sealed_pairs);
+	if (m->nnext) {
+		m->ev = bigmem_grow(&m->ev_mem, &m->capev, m->nadd + m->nnext, sizeof *m->ev);
+		memcpy(m->ev + m->nadd, m->next, m->nnext * sizeof *m->ev);
+		m->nadd += m->nnext;
+		m->nnext = 0;
+	}
+}
+
+void model_commit(struct model *m)
+{
+	finish_sort(m);
+	sort_events(m, m->ev + m->nev, m->nadd - m->nev);
+	bool tail_pairs = m->tail_pairs;
+	m->tail_pairs = false;
+	merge_sorted(m, tail_pairs);
+}
+
+void model_commit_some(struct model *m)
+{
+	finish_sort(m);
+	if (m->nadd == m->nev)
+		return;
+	m->sealed_pairs = m->tail_pairs;
+	m->tail_pairs = false;
+	m->sorting = !pthread_create(&m->sorter, NULL, sort_pending, m);
+	if (!m->sorting) { /* no thread to be had: sort here */
+		sort_events(m, m->ev + m->nev, m->nadd - m->nev);
+		merge_sorted(m, m->sealed_pairs);
+	}
 }
 
 /* ---- the compact array as sequence 0 -------------------------------------- */

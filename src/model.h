@@ -156,6 +156,10 @@ const struct type *model_type_get(const struct model *m, uint32_t type);
  * committed are not visible. */
 void model_add(struct model *m, const struct event *e);
 void model_commit(struct model *m);
+/* The same in a pipeline (a loader's batches): the previous batch, sorted
+ * meanwhile on another thread, is merged into place, and the pending
+ * events are sorted on another thread until the next commit. */
+void model_commit_some(struct model *m);
 /* Events added since the last commit. */
 uint64_t model_pending(const struct model *m);
 

@@ -326,7 +326,7 @@ bool trace_step(struct trace *t, uint64_t budget_ns, bool wait)
 			step_input(t, in, wait);
 			/* Commit in moderate batches: the sort's scratch stays small. */
 			if (model_pending(t->m) > (256u << 10))
-				model_commit(t->m);
+				model_commit_some(t->m);
 		}
 		if (now_ns() >= deadline) {
 			/* out of time: the inputs after this one were not stepped */

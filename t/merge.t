@@ -43,7 +43,7 @@ like "$OUT" "^timeline: clocks not known to be related: .*small.ptrace has no wa
 run --info "$PT"
 unlike "$OUT" "^timeline:" "--info: one source, no timeline line"
 run --info --json "$SC1" "$D9"
-like "$OUT" '"clocks":"different","aligned":false\}$' "--info --json: clocks different"
+like "$OUT" '"clocks":"different","aligned":false,"index":\{[^}]*\}\}$' "--info --json: clocks different"
 like "$OUT" '"clock_zero_wall_ns":[0-9]+' "--info --json: clock_zero_wall_ns"
 run --info --json "$SC1" "$SC2"
 like "$OUT" '"clocks":"same"' "--info --json: clocks same"
