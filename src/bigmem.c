@@ -36,17 +36,9 @@ static void count(struct bigmem *b, int64_t delta)
 }
 
 /* A file with no name in dir, with room for n bytes; -1 when there is none. */
-static int nameless_file(const char *dir, size_t n)
+static int index_file(const char *dir, size_t n)
 {
-	int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-	if (fd < 0) { /* a filesystem without O_TMPFILE */
-		struct buf path = {0};
-		buf_printf(&path, "%s/ttv-index-XXXXXX", dir);
-		fd = mkostemp(path.p, O_CLOEXEC);
-		if (fd >= 0)
-			unlink(path.p);
-		buf_free(&path);
-	}
+	int fd = nameless_file(dir, "ttv-index");
 	/* the room is taken now: a full disk later would be a SIGBUS */
 	if (fd >= 0 && posix_fallocate(fd, 0, (off_t)n)) {
 		close(fd);
@@ -68,12 +60,12 @@ static int cache_file(size_t n)
 		mkdir(dir.p, 0700);
 		buf_adds(&dir, "/ttv");
 		mkdir(dir.p, 0700);
-		fd = nameless_file(dir.p, n);
+		fd = index_file(dir.p, n);
 	}
 	if (fd < 0 && tmp && *tmp == '/')
-		fd = nameless_file(tmp, n);
+		fd = index_file(tmp, n);
 	if (fd < 0)
-		fd = nameless_file("/tmp", n);
+		fd = index_file("/tmp", n);
 	buf_free(&dir);
 	return fd;
 }

@@ -33,18 +33,7 @@ static char *msg(const char *fmt, ...)
 static int spool_create(void)
 {
 	const char *dir = getenv("TMPDIR");
-	if (!dir || !*dir)
-		dir = "/tmp";
-	int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-	if (fd >= 0)
-		return fd;
-	struct buf b = {0};
-	buf_printf(&b, "%s/ttv-spool-XXXXXX", dir);
-	fd = mkostemp(b.p, O_CLOEXEC);
-	if (fd >= 0)
-		unlink(b.p);
-	buf_free(&b);
-	return fd;
+	return nameless_file(dir && *dir ? dir : "/tmp", "ttv-spool");
 }
 
 /* Make room for `need` bytes in the spool mapping. */

@@ -1,9 +1,11 @@
 #include "src/util.h"
 
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 const char *progname = "ttv";
 uint64_t start_ns;
@@ -15,6 +17,20 @@ void oom(size_t n)
 		fatal_cleanup();
 	fprintf(stderr, "%s: out of memory (asked for %zu bytes)\n", progname, n);
 	exit(1);
+}
+
+int nameless_file(const char *dir, const char *prefix)
+{
+	int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		return fd;
+	struct buf b = {0}; /* a filesystem without O_TMPFILE */
+	buf_printf(&b, "%s/%s-XXXXXX", dir, prefix);
+	fd = mkostemp(b.p, O_CLOEXEC);
+	if (fd >= 0)
+		unlink(b.p);
+	buf_free(&b);
+	return fd;
 }
 
 void *xmalloc(size_t n)

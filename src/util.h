@@ -33,6 +33,11 @@ static inline int64_t ts_add(int64_t t, uint64_t d) { return sat_i64((__int128)t
 /* hi - lo for lo <= hi (0 otherwise), exact over the whole int64 range. */
 static inline uint64_t ts_span(int64_t lo, int64_t hi) { return hi > lo ? (uint64_t)hi - (uint64_t)lo : 0; }
 
+/* A file in dir that has no name (O_TMPFILE, or made as PREFIX-XXXXXX and
+ * unlinked at once): no other process sees it, and it is gone when ttv
+ * ends, however it ends.  -1 when dir has no room for one. */
+int nameless_file(const char *dir, const char *prefix);
+
 /* Allocation: out of memory is fatal (message, exit 1). */
 void oom(size_t n);
 void *xmalloc(size_t n);
