@@ -11,7 +11,7 @@
 layer() {
 	case $1 in
 	src/util.* | src/strtab.* | src/hmap.* | src/json.* | src/esc.* | src/fields.* | src/worker.* | src/demangle.* | \
-		src/errnames.* | src/cli.h | src/config.c) echo "1 lib" ;;
+		src/errnames.* | src/cli.h | src/config.c | src/bigmem.*) echo "1 lib" ;;
 	src/input.*) echo "2 io" ;;
 	src/model.*) echo "3 model" ;;
 	decoders/*) echo "4 decoders" ;;
