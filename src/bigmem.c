@@ -95,9 +95,10 @@ void *bigmem_grow(struct bigmem *b, size_t *cap, size_t need, size_t size)
 {
 	if (need <= *cap)
 		return b->p;
+	/* in a file, room is taken as it grows: smaller steps waste less disk */
 	size_t c = *cap ? *cap : 16;
 	while (c < need)
-		c += c / 2 + 16;
+		c += (b->fd ? c / 8 : c / 2) + 16;
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	if (c > (SIZE_MAX - page) / size)
 		oom(SIZE_MAX);
