@@ -13,15 +13,18 @@
 
 static uint64_t budget, in_memory, in_files;
 
-void bigmem_set_budget(uint64_t bytes) { budget = bytes; }
+void bigmem_set_budget(uint64_t bytes) { __atomic_store_n(&budget, bytes, __ATOMIC_RELAXED); }
 
+/* (the loader's sorter thread grows its arrays too) */
 uint64_t bigmem_budget(void)
 {
-	if (!budget) {
+	uint64_t b = __atomic_load_n(&budget, __ATOMIC_RELAXED);
+	if (!b) {
 		long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
-		budget = pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size / 2 : (uint64_t)1 << 32;
+		b = pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size / 2 : (uint64_t)1 << 32;
+		__atomic_store_n(&budget, b, __ATOMIC_RELAXED);
 	}
-	return budget;
+	return b;
 }
 
 void bigmem_usage(uint64_t *mem, uint64_t *files)

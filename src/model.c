@@ -137,6 +137,8 @@ void model_free(struct model *m)
 {
 	if (!m)
 		return;
+	if (m->sorting) /* a sort under way uses ev and the scratch */
+		pthread_join(m->sorter, NULL);
 	for (size_t i = 0; i < m->nlanes; i++) {
 		free(m->lanes[i].stk);
 		free(m->lanes[i].longest);
@@ -150,7 +152,6 @@ void model_free(struct model *m)
 	free(m->lane_slot);
 	free(m->types);
 	free(m->type_slot);
-	model_commit(m); /* (waits for a sort under way) */
 	bigmem_free(&m->ev_mem);
 	bigmem_free(&m->next_mem);
 	bigmem_free(&m->scratch_mem);
