@@ -1075,7 +1075,18 @@ uint64_t model_seek(struct model *m, int64_t t)
  * smallest t with more than p events at or before t. */
 static void cursor_bisect(struct model *m, struct cursor *c, uint64_t p)
 {
-	int64_t lo = INT64_MIN, hi = INT64_MAX;
+	/* the time of event p lies between the earliest and the latest time
+	 * of the sequences: bisect there, not over all 64 bits */
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+	for (size_t s = 0; s < m->nseqs; s++) {
+		uint64_t n = SEQ(m, s, count);
+		if (n) {
+			lo = MIN(lo, SEQ(m, s, ts, 0));
+			hi = MAX(hi, SEQ(m, s, ts, n - 1));
+		}
+	}
+	if (lo > hi)
+		lo = hi = 0; /* no events */
 	while (lo < hi) {
 		int64_t mid = (lo & hi) + ((lo ^ hi) >> 1); /* floor average, no overflow */
 		uint64_t le = 0;
