@@ -79,17 +79,30 @@ uint64_t span_parent(struct app *a, const struct bar *sp)
 	return found;
 }
 
+/* The first child: looked for from the span's start, in a window that
+ * grows 4 times at each try (a first child is near its parent's start,
+ * mostly: a long span is not laid out whole for it). */
 uint64_t span_child(struct app *a, const struct bar *sp)
 {
-	struct bars bs;
-	struct lane_bars *lb = lay_out(a, &bs, sp->lane, sp->ts, sp->end == INT64_MAX ? INT64_MAX : sp->end, NAV_BUDGET);
-	const struct bar *b = find(lb, sp->pos);
-	uint64_t found = NO_POS;
-	for (size_t i = 0; b && i < lb->n && found == NO_POS; i++)
-		if (is_child(&lb->v[i], b))
-			found = lb->v[i].pos; /* (in start order: the first) */
-	bars_free(&bs);
-	return found;
+	int64_t first, last;
+	if (!model_span(a->m, &first, &last))
+		return NO_POS;
+	int64_t end = sp->end == INT64_MAX ? ts_add(last, 1) : sp->end;
+	uint64_t w = MAX(ts_span(sp->ts, end) / 4096, 1000);
+	for (int t = 0; t < NAV_TRIES; t++, w = MIN(w * 4, (uint64_t)INT64_MAX / 4)) {
+		int64_t to = t == NAV_TRIES - 1 ? end : MIN(ts_add(sp->ts, w), end);
+		struct bars bs;
+		struct lane_bars *lb = lay_out(a, &bs, sp->lane, sp->ts, to, NAV_BUDGET);
+		const struct bar *b = find(lb, sp->pos);
+		uint64_t found = NO_POS;
+		for (size_t i = 0; b && i < lb->n && found == NO_POS; i++)
+			if (is_child(&lb->v[i], b))
+				found = lb->v[i].pos; /* (in start order: the first) */
+		bars_free(&bs);
+		if (found != NO_POS || !b || to >= end)
+			return found;
+	}
+	return NO_POS;
 }
 
 /* The span before (dir < 0) or after (dir > 0) at the same depth, looking
