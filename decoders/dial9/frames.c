@@ -435,9 +435,9 @@ static size_t event_frame(struct d9 *d, const uint8_t *f, const uint8_t *e, uint
 		complete_span(d, s, &v, &ev);
 		if (s->links && v.instance && ev.dur != TTV_NODUR)
 			d9_span_link(d, fo, v.instance, v.parent);
-	}
-	else if (s->kind == K_SPAN_ENTER || s->kind == K_SPAN_EXIT)
+	} else if (s->kind == K_SPAN_ENTER || s->kind == K_SPAN_EXIT) {
 		pair_span(d, s, &v, &ev);
+	}
 	if (v.have_worker && v.worker < WORKER_NONE) {
 		ev.lane = d9_worker_lane(d, v.worker);
 		if (v.have_tid)
