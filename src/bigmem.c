@@ -73,8 +73,9 @@ static int cache_file(size_t n)
 	return fd;
 }
 
-/* Move b's array into a file of n bytes; false when there is none to be had. */
-static bool to_file(struct bigmem *b, size_t n)
+/* Move b's array into a file of n bytes, its first `keep` bytes copied;
+ * false when there is no file to be had. */
+static bool to_file(struct bigmem *b, size_t n, size_t keep)
 {
 	int fd = cache_file(n);
 	if (fd < 0)
@@ -85,7 +86,7 @@ static bool to_file(struct bigmem *b, size_t n)
 		return false;
 	}
 	if (b->p) {
-		memcpy(q, b->p, b->bytes);
+		memcpy(q, b->p, MIN(keep, b->bytes)); /* (not the spare room: it would be written out) */
 		munmap(b->p, b->bytes);
 	}
 	count(b, -(int64_t)b->bytes);
@@ -108,7 +109,7 @@ void *bigmem_grow(struct bigmem *b, size_t *cap, size_t need, size_t size)
 	size_t n = (c * size + page - 1) / page * page;
 	uint64_t mem, files;
 	bigmem_usage(&mem, &files);
-	if (!b->fd && mem - b->bytes + n > bigmem_budget() && to_file(b, n)) {
+	if (!b->fd && mem - b->bytes + n > bigmem_budget() && to_file(b, n, need * size)) {
 		*cap = n / size;
 		return b->p;
 	}

@@ -25,7 +25,9 @@ struct bigmem {
 void bigmem_set_budget(uint64_t bytes);
 uint64_t bigmem_budget(void);
 /* Room for `need` elements of `size` bytes, growing by about half as
- * xgrow() does; *cap is in elements.  Returns the (maybe moved) array. */
+ * xgrow() does; *cap is in elements.  Returns the (maybe moved) array,
+ * which keeps what its first `need` elements held (the callers' used part
+ * is below that). */
 void *bigmem_grow(struct bigmem *b, size_t *cap, size_t need, size_t size);
 void bigmem_free(struct bigmem *b);
 /* Bytes of such arrays now in memory and in files. */
