@@ -4,40 +4,18 @@
 #include <stdlib.h>
 
 #include "src/bigmem.h"
+#include "src/evstore.h"
 #include "src/hmap.h"
 #include "src/util.h"
 
 /* ---- compact events ------------------------------------------------------ */
 
-/* 28 bytes.  loc packs input (12 bits), byte offset (36 bits: 64 GiB per
- * input) and type (16 bits); comparing (ts, loc) orders events by time and
- * then by file position, which is unique per event. */
-struct cev {
-	int64_t ts;
-	uint64_t loc;
-	uint32_t dur;   /* ns; DUR_NONE; or DUR_LONG + index into longdur */
-	uint32_t name;
-	uint32_t lanef; /* lane:24 | flags:8 */
-} __attribute__((packed, aligned(4)));
-_Static_assert(sizeof(struct cev) == 28, "compact event must stay 28 bytes");
-
-#define IN_BITS 12
-#define OFF_BITS 36
-#define TYPE_BITS 16
 _Static_assert(TTV_OFF_LIMIT == 1ull << OFF_BITS && TTV_INPUT_LIMIT == 1u << IN_BITS, "limits match the packing");
 #define DUR_NONE 0xffffffffu
 #define DUR_LONG 0xf0000000u
 #define MAX_LANES (1u << 24)
 
-static inline uint32_t cev_type(const struct cev *c) { return (uint32_t)(c->loc & 0xffff); }
-static inline uint32_t cev_lane(const struct cev *c) { return c->lanef >> 8; }
-static inline uint32_t cev_flags(const struct cev *c) { return c->lanef & 0xff; }
 static inline enum ev_role cev_role(const struct cev *c) { return (enum ev_role)(c->lanef & EVF_ROLE); }
-static inline uint32_t cev_input(const struct cev *c) { return (uint32_t)(c->loc >> (OFF_BITS + TYPE_BITS)); }
-static inline bool cev_less(const struct cev *a, const struct cev *b)
-{
-	return a->ts < b->ts || (a->ts == b->ts && a->loc < b->loc);
-}
 
 /* ---- the model ----------------------------------------------------------- */
 
@@ -82,10 +60,11 @@ struct model {
 	uint32_t *type_slot; /* hash of the type's identity -> type id + 1 */
 	size_t ntype_slot;
 
-	struct cev *ev;
-	size_t nev, nadd, capev; /* [0, nev) sorted and committed; [nev, nadd) pending */
-	struct bigmem ev_mem, scratch_mem, rkeys_mem; /* where ev, scratch and rkeys live */
-	/* model_commit_some(): [nev, nadd) sorted on another thread meanwhile;
+	struct evstore store; /* committed, in time order */
+	struct cev *pend;     /* added, not yet committed */
+	size_t npend, cappend;
+	struct bigmem pend_mem, scratch_mem, rkeys_mem; /* where pend, scratch and rkeys live */
+	/* model_commit_some(): pend sorted on another thread meanwhile;
 	 * what is added in that time waits in next */
 	pthread_t sorter;
 	bool sorting, sealed_pairs;
@@ -137,7 +116,7 @@ void model_free(struct model *m)
 {
 	if (!m)
 		return;
-	if (m->sorting) /* a sort under way uses ev and the scratch */
+	if (m->sorting) /* a sort under way uses pend and the scratch */
 		pthread_join(m->sorter, NULL);
 	for (size_t i = 0; i < m->nlanes; i++) {
 		free(m->lanes[i].stk);
@@ -152,7 +131,8 @@ void model_free(struct model *m)
 	free(m->lane_slot);
 	free(m->types);
 	free(m->type_slot);
-	bigmem_free(&m->ev_mem);
+	evs_free(&m->store);
+	bigmem_free(&m->pend_mem);
 	bigmem_free(&m->next_mem);
 	bigmem_free(&m->scratch_mem);
 	bigmem_free(&m->rkeys_mem);
@@ -339,7 +319,8 @@ static void note_span(struct lane *l, int64_t ts, uint64_t dur, uint64_t loc)
 {
 	if (!l->longest)
 		l->longest = xcalloc(LONG_SPANS, sizeof *l->longest);
-	struct long_span s = {ts, dur, (uint32_t)(loc >> (OFF_BITS + TYPE_BITS)), loc >> TYPE_BITS & ((1ull << OFF_BITS) - 1)};
+	struct cev c = {.loc = loc};
+	struct long_span s = {ts, dur, cev_input(&c), cev_off(&c)};
 	for (uint8_t i = 0; i < l->nlongest; i++)
 		if (l->longest[i].ts == s.ts && l->longest[i].input == s.input && l->longest[i].off == s.off) {
 			/* re-paired: drop the old entry and place it again */
@@ -392,9 +373,9 @@ static struct cev *add_slot(struct model *m)
 			m->next = bigmem_grow(&m->next_mem, &m->capnext, m->nnext + 1, sizeof *m->next);
 		return &m->next[m->nnext++];
 	}
-	if (UNLIKELY(m->nadd == m->capev))
-		m->ev = bigmem_grow(&m->ev_mem, &m->capev, m->nadd + 1, sizeof *m->ev);
-	return &m->ev[m->nadd++];
+	if (UNLIKELY(m->npend == m->cappend))
+		m->pend = bigmem_grow(&m->pend_mem, &m->cappend, m->npend + 1, sizeof *m->pend);
+	return &m->pend[m->npend++];
 }
 
 void model_add(struct model *m, const struct event *e)
@@ -429,7 +410,7 @@ void model_add(struct model *m, const struct event *e)
 	}
 }
 
-uint64_t model_pending(const struct model *m) { return m->nadd - m->nev + m->nnext; }
+uint64_t model_pending(const struct model *m) { return m->npend + m->nnext; }
 
 static struct cev *scratch(struct model *m, size_t n)
 {
@@ -440,7 +421,7 @@ static void release_scratch(struct model *m)
 {
 	/* Keep a scratch the next commit will want again (a fresh one costs
 	 * page faults); give back one that is big beside the events. */
-	if (m->capscratch * sizeof *m->scratch > (16u << 20) && m->capscratch > m->capev / 4) {
+	if (m->capscratch * sizeof *m->scratch > (16u << 20) && m->capscratch > evs_count(&m->store) / 4) {
 		bigmem_free(&m->scratch_mem);
 		m->scratch = NULL;
 		m->capscratch = 0;
@@ -448,22 +429,6 @@ static void release_scratch(struct model *m)
 		m->rkeys = NULL;
 		m->caprkeys = 0;
 	}
-}
-
-/* Merge sorted a[0..na) and b[0..nb) into out. */
-static void merge_runs(const struct cev *a, size_t na, const struct cev *b, size_t nb, struct cev *out)
-{
-	size_t i = 0, j = 0, k = 0;
-	/* without branches: runs of overlapping batches interleave finely */
-	while (i < na && j < nb) {
-		bool t = (b[j].ts < a[i].ts) | ((b[j].ts == a[i].ts) & (b[j].loc < a[i].loc));
-		out[k++] = *(t ? &b[j] : &a[i]);
-		j += t;
-		i += !t;
-	}
-	memmove(out + k, a + i, (na - i) * sizeof *a);
-	k += na - i;
-	memmove(out + k, b + j, (nb - j) * sizeof *b);
 }
 
 /* Decoders deliver events mostly in order (a few records a little late, as
@@ -577,7 +542,7 @@ static void sort_events(struct model *m, struct cev *a, size_t n)
 		size_t k = 0;
 		for (size_t r = 0; r < nrun; r += 2) {
 			size_t s = run[r], mid = run[MIN(r + 1, nrun)], e = run[MIN(r + 2, nrun)];
-			merge_runs(src + s, mid - s, src + mid, e - mid, dst + s);
+			cev_merge(src + s, mid - s, src + mid, e - mid, dst + s);
 			run[k++] = s;
 		}
 		run[k] = n;
@@ -591,17 +556,12 @@ static void sort_events(struct model *m, struct cev *a, size_t n)
 		memcpy(a, src, n * sizeof *a);
 }
 
-static size_t upper_bound_cev(const struct cev *a, size_t n, const struct cev *key)
+static inline uint64_t nev(const struct model *m) { return evs_count(&m->store); }
+static inline struct cev ev_at(const struct model *m, uint64_t i)
 {
-	size_t lo = 0, hi = n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (cev_less(key, &a[mid]))
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	return lo;
+	struct cev c;
+	evs_get(&m->store, i, &c);
+	return c;
 }
 
 /* ---- span pairing --------------------------------------------------------- */
@@ -614,7 +574,7 @@ static bool compatible(const struct model *m, const struct cev *b, const struct 
 	return !b->name || !e->name || b->name == e->name;
 }
 
-static void set_dur(struct model *m, struct cev *c, uint64_t d) { c->dur = dur_encode(m, d); }
+static void set_dur(struct model *m, uint64_t i, uint64_t d) { evs_set_dur(&m->store, i, dur_encode(m, d)); }
 
 static bool cev_keyed(const struct model *m, const struct cev *c) { return m->types[cev_type(c)].keyed; }
 /* A keyed end its decoder paired: its dur is the distance to its begin. */
@@ -628,9 +588,11 @@ static bool cev_hinted(const struct model *m, const struct cev *c)
 static void stack_close(const struct model *m, struct lane *l, uint32_t j)
 {
 	uint32_t k = j;
-	for (uint32_t i = j + 1; i < l->depth; i++)
-		if (cev_keyed(m, &m->ev[l->stk[i]]))
+	for (uint32_t i = j + 1; i < l->depth; i++) {
+		struct cev b = ev_at(m, l->stk[i]);
+		if (cev_keyed(m, &b))
 			l->stk[k++] = l->stk[i];
+	}
 	l->depth = k;
 }
 
@@ -644,55 +606,76 @@ static int64_t keyed_begin(const struct model *m, const struct lane *l, const st
 		uint32_t lo = 0, hi = l->depth;
 		while (lo < hi) {
 			uint32_t mid = lo + (hi - lo) / 2;
-			if (m->ev[l->stk[mid]].ts < t)
+			if (evs_ts(&m->store, l->stk[mid]) < t)
 				lo = mid + 1;
 			else
 				hi = mid;
 		}
-		for (uint32_t j = lo; j < l->depth && m->ev[l->stk[j]].ts == t; j++) {
-			const struct cev *b = &m->ev[l->stk[j]];
-			if (cev_input(b) == cev_input(e) && compatible(m, b, e))
+		for (uint32_t j = lo; j < l->depth; j++) {
+			struct cev b = ev_at(m, l->stk[j]);
+			if (b.ts != t)
+				break;
+			if (cev_input(&b) == cev_input(e) && compatible(m, &b, e))
 				return j;
 		}
 		return -1;
 	}
 	uint32_t lim = l->depth > MATCH_DEPTH ? l->depth - MATCH_DEPTH : 0;
 	for (uint32_t j = l->depth; j-- > lim;) {
-		const struct cev *b = &m->ev[l->stk[j]];
-		if (cev_input(b) != cev_input(e) && compatible(m, b, e))
+		struct cev b = ev_at(m, l->stk[j]);
+		if (cev_input(&b) != cev_input(e) && compatible(m, &b, e))
 			return j;
 	}
 	return -1;
 }
 
-static void pair_keyed(struct model *m, struct lane *l, struct cev *e)
+/* Keyed end e, at position i. */
+static void pair_keyed(struct model *m, struct lane *l, const struct cev *e, uint64_t i)
 {
 	int64_t j = keyed_begin(m, l, e);
 	if (j < 0)
 		return;
-	struct cev *b = &m->ev[l->stk[j]];
-	uint64_t d = (uint64_t)e->ts - (uint64_t)b->ts;
-	set_dur(m, b, d);
+	struct cev b = ev_at(m, l->stk[j]);
+	uint64_t d = (uint64_t)e->ts - (uint64_t)b.ts;
+	set_dur(m, l->stk[j], d);
 	if (!cev_hinted(m, e))
-		set_dur(m, e, d);
-	note_span(l, b->ts, d, b->loc);
+		set_dur(m, i, d);
+	note_span(l, b.ts, d, b.loc);
 	memmove(l->stk + j, l->stk + j + 1, (l->depth - (size_t)j - 1) * sizeof *l->stk);
 	l->depth--;
 }
 
+/* End e, at position i: pair it with the latest compatible begin. */
+static void pair_end(struct model *m, struct lane *l, const struct cev *e, uint64_t i)
+{
+	uint32_t lim = l->depth > MATCH_DEPTH ? l->depth - MATCH_DEPTH : 0;
+	for (uint32_t j = l->depth; j-- > lim;) {
+		struct cev b = ev_at(m, l->stk[j]);
+		if (!compatible(m, &b, e))
+			continue;
+		uint64_t d = (uint64_t)e->ts - (uint64_t)b.ts; /* e comes later: exact, even for hostile times */
+		set_dur(m, l->stk[j], d);
+		set_dur(m, i, d);
+		note_span(l, b.ts, d, b.loc);
+		stack_close(m, l, j);
+		return;
+	}
+}
+
 static void snap_take(struct model *m, uint64_t pos);
 
-static void pair_range(struct model *m, size_t from)
+static void pair_range(struct model *m, uint64_t from)
 {
 	if (!m->has_pairs)
 		return; /* nothing to pair: skip the scan */
-	uint64_t next = (m->nsnaps ? m->snaps[m->nsnaps - 1].pos : 0) + SNAP_EVERY;
-	for (size_t i = from; i < m->nev; i++) {
+	uint64_t next = (m->nsnaps ? m->snaps[m->nsnaps - 1].pos : 0) + SNAP_EVERY, n = nev(m);
+	for (uint64_t i = from; i < n; i++) {
 		if (UNLIKELY(i >= next)) { /* snapshots as we go: late events re-pair from near them */
 			snap_take(m, i);
 			next = m->snaps[m->nsnaps - 1].pos + SNAP_EVERY;
 		}
-		struct cev *e = &m->ev[i];
+		struct cev room;
+		const struct cev *e = evs_peek(&m->store, i, &room);
 		enum ev_role r = cev_role(e);
 		if (r != ROLE_BEGIN && r != ROLE_END)
 			continue;
@@ -702,23 +685,10 @@ static void pair_range(struct model *m, size_t from)
 				xgrow(&l->stk, &l->cap, l->depth + 1, sizeof *l->stk);
 				l->stk[l->depth++] = i;
 			}
-			continue;
-		}
-		if (UNLIKELY(cev_keyed(m, e))) {
-			pair_keyed(m, l, e);
-			continue;
-		}
-		uint32_t lim = l->depth > MATCH_DEPTH ? l->depth - MATCH_DEPTH : 0;
-		for (uint32_t j = l->depth; j-- > lim;) {
-			struct cev *b = &m->ev[l->stk[j]];
-			if (!compatible(m, b, e))
-				continue;
-			uint64_t d = (uint64_t)e->ts - (uint64_t)b->ts; /* e comes later: exact, even for hostile times */
-			set_dur(m, b, d);
-			set_dur(m, e, d);
-			note_span(l, b->ts, d, b->loc);
-			stack_close(m, l, j);
-			break;
+		} else if (UNLIKELY(cev_keyed(m, e))) {
+			pair_keyed(m, l, e, i);
+		} else {
+			pair_end(m, l, e, i);
 		}
 	}
 }
@@ -759,12 +729,12 @@ static void snap_take(struct model *m, uint64_t pos)
 
 /* Late events landed at position p, before already paired events: re-pair
  * from the last snapshot at or before p. */
-static void repair_from(struct model *m, size_t p)
+static void repair_from(struct model *m, uint64_t p)
 {
 	while (m->nsnaps && m->snaps[m->nsnaps - 1].pos > p)
 		free(m->snaps[--m->nsnaps].data);
 	const struct snap *s = m->nsnaps ? &m->snaps[m->nsnaps - 1] : NULL;
-	size_t from = s ? s->pos : 0;
+	uint64_t from = s ? s->pos : 0, n = nev(m);
 	for (size_t li = 0; li < m->nlanes; li++)
 		m->lanes[li].depth = 0;
 	for (size_t i = 0; s && i < s->n;) {
@@ -774,30 +744,19 @@ static void repair_from(struct model *m, size_t p)
 		xgrow(&l->stk, &l->cap, depth, sizeof *l->stk);
 		for (uint32_t j = 0; j < depth; j++) {
 			l->stk[j] = s->data[i + j];
-			m->ev[l->stk[j]].dur = DUR_NONE;
+			evs_set_dur(&m->store, l->stk[j], DUR_NONE);
 		}
 		l->depth = depth;
 		i += depth;
 	}
-	for (size_t i = from; i < m->nev; i++) {
-		enum ev_role r = cev_role(&m->ev[i]);
-		if ((r == ROLE_BEGIN || r == ROLE_END) && !cev_hinted(m, &m->ev[i]))
-			m->ev[i].dur = DUR_NONE;
+	for (uint64_t i = from; i < n; i++) {
+		struct cev room;
+		const struct cev *e = evs_peek(&m->store, i, &room);
+		enum ev_role r = cev_role(e);
+		if ((r == ROLE_BEGIN || r == ROLE_END) && !cev_hinted(m, e))
+			evs_set_dur(&m->store, i, DUR_NONE);
 	}
 	pair_range(m, from);
-}
-
-/* First position in [lo, hi) whose event is not before key. */
-static size_t lower_bound_cev(const struct cev *a, size_t lo, size_t hi, const struct cev *key)
-{
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (cev_less(&a[mid], key))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
 }
 
 /* A position in the pairing stacks or the snapshots that late events will
@@ -808,10 +767,10 @@ struct held {
 	bool after; /* the position just after key (a snapshot at the old end) */
 };
 
-static void hold(struct held **h, size_t *n, size_t *cap, const struct model *m, uint64_t *where, size_t old)
+static void hold(struct held **h, size_t *n, size_t *cap, const struct model *m, uint64_t *where, uint64_t old)
 {
 	xgrow(h, cap, *n + 1, sizeof **h);
-	(*h)[(*n)++] = (struct held){where, m->ev[*where < old ? *where : old - 1], *where >= old};
+	(*h)[(*n)++] = (struct held){where, ev_at(m, *where < old ? *where : old - 1), *where >= old};
 }
 
 /* Late events will be merged in at p, moving the committed events at
@@ -819,7 +778,7 @@ static void hold(struct held **h, size_t *n, size_t *cap, const struct model *m,
  * snapshots keep, so that they follow their events: then late events that
  * neither begin nor end a span (a thread's samples, symbols at time 0)
  * need no re-pairing. */
-static size_t hold_moved(struct model *m, size_t p, size_t old, struct held **h)
+static size_t hold_moved(struct model *m, uint64_t p, uint64_t old, struct held **h)
 {
 	size_t n = 0, cap = 0;
 	for (size_t li = 0; li < m->nlanes; li++) {
@@ -844,70 +803,63 @@ static size_t hold_moved(struct model *m, size_t p, size_t old, struct held **h)
 	return n;
 }
 
-/* Merge the pending events [nev, nadd), sorted, into place and pair;
- * tail_pairs: some of them begin or end a span. */
+/* Merge the pending events, sorted, before the last committed one; keep
+ * the positions held in the stacks and snapshots on their events and
+ * pair what changed.  tail_pairs: some of them begin or end a span. */
+static void merge_late(struct model *m, bool tail_pairs)
+{
+	uint64_t old = nev(m), p = evs_bound(&m->store, &m->pend[0], true);
+	struct cev last_old = ev_at(m, old - 1);
+	m->changed_from = MIN(m->changed_from, m->nseqs == 1 ? p : 0);
+	/* the first late begin or end: pairing changes from there on */
+	struct cev first_pair = {0};
+	bool late_pairs = false;
+	for (size_t i = 0; tail_pairs && i < m->npend && cev_less(&m->pend[i], &last_old); i++)
+		if (cev_role(&m->pend[i]) >= ROLE_BEGIN) {
+			first_pair = m->pend[i];
+			late_pairs = true;
+			break;
+		}
+	struct held *held = NULL;
+	size_t nheld = hold_moved(m, p, old, &held);
+	evs_merge(&m->store, m->pend, m->npend);
+	for (size_t i = 0; i < nheld; i++)
+		*held[i].where = evs_bound(&m->store, &held[i].key, false) + held[i].after;
+	free(held);
+	m->generation++;
+	if (late_pairs)
+		repair_from(m, evs_bound(&m->store, &first_pair, false));
+	else /* nothing late pairs: pair what is new after the last old event */
+		pair_range(m, evs_bound(&m->store, &last_old, false) + 1);
+}
+
+/* Merge the pending events, sorted, into place and pair; tail_pairs: some
+ * of them begin or end a span. */
 static void merge_sorted(struct model *m, bool tail_pairs)
 {
-	if (m->nadd == m->nev)
+	if (!m->npend)
 		return;
-	size_t old = m->nev, nt = m->nadd - m->nev;
-	struct cev *tail = m->ev + old;
-	size_t p = old;
+	uint64_t old = nev(m);
 	/* (with sequences, compact positions are not global ones) */
 	m->changed_from = MIN(m->changed_from, m->nseqs == 1 ? old : 0);
-	if (old && cev_less(&tail[0], &m->ev[old - 1])) {
-		p = upper_bound_cev(m->ev, old, &tail[0]);
-		m->changed_from = MIN(m->changed_from, m->nseqs == 1 ? p : 0);
-		/* the first late begin or end: pairing changes from there on */
-		struct cev first_pair = {0};
-		bool late_pairs = false;
-		for (size_t i = 0; tail_pairs && i < nt && cev_less(&tail[i], &m->ev[old - 1]); i++)
-			if (cev_role(&tail[i]) >= ROLE_BEGIN) {
-				first_pair = tail[i];
-				late_pairs = true;
-				break;
-			}
-		size_t n = old - p;
-		struct cev last_old = m->ev[old - 1];
-		struct held *held = NULL;
-		size_t nheld = hold_moved(m, p, old, &held);
-		if (n <= nt) { /* copy them out, merge forwards */
-			struct cev *a = scratch(m, n);
-			memcpy(a, m->ev + p, n * sizeof *a);
-			merge_runs(a, n, tail, nt, m->ev + p);
-		} else { /* few late events (symbols at time 0): copy those out, merge backwards */
-			struct cev *t = scratch(m, nt);
-			memcpy(t, tail, nt * sizeof *t);
-			size_t i = old, j = nt, k = old + nt;
-			while (j > 0) {
-				if (i > p && cev_less(&t[j - 1], &m->ev[i - 1]))
-					m->ev[--k] = m->ev[--i];
-				else
-					m->ev[--k] = t[--j];
-			}
-		}
-		m->nev = m->nadd;
-		for (size_t i = 0; i < nheld; i++)
-			*held[i].where = lower_bound_cev(m->ev, p, m->nev, &held[i].key) + held[i].after;
-		free(held);
-		m->generation++;
-		if (late_pairs)
-			repair_from(m, lower_bound_cev(m->ev, p, m->nev, &first_pair));
-		else /* nothing late pairs: pair what is new after the last old event */
-			pair_range(m, lower_bound_cev(m->ev, p, m->nev, &last_old) + 1);
+	struct cev last = old ? ev_at(m, old - 1) : (struct cev){0};
+	if (old && cev_less(&m->pend[0], &last)) {
+		merge_late(m, tail_pairs);
 	} else {
-		m->nev = m->nadd;
+		evs_merge(&m->store, m->pend, m->npend);
 		pair_range(m, old);
 	}
+	m->npend = 0;
 	release_scratch(m);
-	snap_take(m, m->nev);
+	snap_take(m, nev(m));
+	evs_pack(&m->store);
 	m->cur[0].valid = m->cur[1].valid = false;
 }
 
 static void *sort_pending(void *arg)
 {
 	struct model *m = arg;
-	sort_events(m, m->ev + m->nev, m->nadd - m->nev);
+	sort_events(m, m->pend, m->npend);
 	return NULL;
 }
 
@@ -920,18 +872,17 @@ static void finish_sort(struct model *m)
 	pthread_join(m->sorter, NULL);
 	m->sorting = false;
 	merge_sorted(m, m->sealed_pairs);
-	if (m->nnext) {
-		m->ev = bigmem_grow(&m->ev_mem, &m->capev, m->nadd + m->nnext, sizeof *m->ev);
-		memcpy(m->ev + m->nadd, m->next, m->nnext * sizeof *m->ev);
-		m->nadd += m->nnext;
-		m->nnext = 0;
-	}
+	struct cev *p = m->pend;
+	size_t cap = m->cappend;
+	struct bigmem mem = m->pend_mem;
+	m->pend = m->next, m->cappend = m->capnext, m->pend_mem = m->next_mem, m->npend = m->nnext;
+	m->next = p, m->capnext = cap, m->next_mem = mem, m->nnext = 0;
 }
 
 void model_commit(struct model *m)
 {
 	finish_sort(m);
-	sort_events(m, m->ev + m->nev, m->nadd - m->nev);
+	sort_events(m, m->pend, m->npend);
 	bool tail_pairs = m->tail_pairs;
 	m->tail_pairs = false;
 	merge_sorted(m, tail_pairs);
@@ -940,49 +891,36 @@ void model_commit(struct model *m)
 void model_commit_some(struct model *m)
 {
 	finish_sort(m);
-	if (m->nadd == m->nev)
+	if (!m->npend)
 		return;
 	m->sealed_pairs = m->tail_pairs;
 	m->tail_pairs = false;
 	m->sorting = !pthread_create(&m->sorter, NULL, sort_pending, m);
 	if (!m->sorting) { /* no thread to be had: sort here */
-		sort_events(m, m->ev + m->nev, m->nadd - m->nev);
+		sort_events(m, m->pend, m->npend);
 		merge_sorted(m, m->sealed_pairs);
 	}
 }
 
 /* ---- the compact array as sequence 0 -------------------------------------- */
 
-static uint64_t c_count(void *ctx) { return ((struct model *)ctx)->nev; }
-static int64_t c_ts(void *ctx, uint64_t i) { return ((struct model *)ctx)->ev[i].ts; }
-
-static uint64_t c_bound(const struct model *m, int64_t t, bool upper)
-{
-	size_t lo = 0, hi = m->nev;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (m->ev[mid].ts < t || (upper && m->ev[mid].ts == t))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-static uint64_t c_lower(void *ctx, int64_t t) { return c_bound(ctx, t, false); }
-static uint64_t c_upper(void *ctx, int64_t t) { return c_bound(ctx, t, true); }
+static uint64_t c_count(void *ctx) { return nev(ctx); }
+static int64_t c_ts(void *ctx, uint64_t i) { return evs_ts(&((struct model *)ctx)->store, i); }
+static uint64_t c_lower(void *ctx, int64_t t) { return evs_time_bound(&((struct model *)ctx)->store, t, false); }
+static uint64_t c_upper(void *ctx, int64_t t) { return evs_time_bound(&((struct model *)ctx)->store, t, true); }
 
 static void c_get(void *ctx, uint64_t i, struct event *e)
 {
 	const struct model *m = ctx;
-	const struct cev *c = &m->ev[i];
-	e->ts = c->ts;
-	e->dur = dur_decode(m, c->dur);
-	e->lane = cev_lane(c);
-	e->type = cev_type(c);
-	e->name = c->name;
-	e->flags = cev_flags(c);
-	e->input = cev_input(c);
-	e->off = c->loc >> TYPE_BITS & ((1ull << OFF_BITS) - 1);
+	struct cev c = ev_at(m, i);
+	e->ts = c.ts;
+	e->dur = dur_decode(m, c.dur);
+	e->lane = cev_lane(&c);
+	e->type = cev_type(&c);
+	e->name = c.name;
+	e->flags = cev_flags(&c);
+	e->input = cev_input(&c);
+	e->off = cev_off(&c);
 }
 
 static const struct seq_ops compact_ops = {c_count, c_ts, c_lower, c_upper, c_get, NULL};
@@ -1002,33 +940,43 @@ uint32_t model_add_seq(struct model *m, const struct seq_ops *ops, void *ctx)
 	return (uint32_t)m->nseqs++;
 }
 
+struct dropping {
+	struct model *m;
+	uint32_t input;
+};
+
+static bool keep_input(void *ctx, const struct cev *c)
+{
+	struct dropping *d = ctx;
+	if (cev_input(c) != d->input)
+		return true;
+	struct lane *l = &d->m->lanes[cev_lane(c)];
+	if (l->count)
+		l->count--;
+	return false;
+}
+
 uint64_t model_drop_input(struct model *m, uint32_t input)
 {
 	model_commit(m);
-	size_t k = 0;
-	for (size_t i = 0; i < m->nev; i++) {
-		const struct cev *c = &m->ev[i];
-		if (cev_input(c) == input) {
-			struct lane *l = &m->lanes[cev_lane(c)];
-			if (l->count)
-				l->count--;
-			continue;
-		}
-		m->ev[k++] = m->ev[i];
-	}
-	uint64_t dropped = m->nev - k;
+	uint64_t n = nev(m);
+	evs_filter(&m->store, keep_input, &(struct dropping){m, input});
+	uint64_t dropped = n - nev(m);
 	if (!dropped)
 		return 0;
-	m->nev = m->nadd = k;
 	/* pair again from scratch, and forget long spans that may be gone */
 	for (size_t i = 0; i < m->nlanes; i++)
 		m->lanes[i].nlongest = 0;
 	while (m->nsnaps)
 		free(m->snaps[--m->nsnaps].data);
 	repair_from(m, 0);
-	for (size_t i = 0; i < m->nev; i++)
-		if ((m->ev[i].lanef & EVF_ROLE) == ROLE_COMPLETE && m->ev[i].dur != DUR_NONE)
-			note_span(&m->lanes[cev_lane(&m->ev[i])], m->ev[i].ts, dur_decode(m, m->ev[i].dur), m->ev[i].loc);
+	evs_pack(&m->store);
+	n = nev(m);
+	for (uint64_t i = 0; i < n; i++) {
+		struct cev c = ev_at(m, i);
+		if (cev_role(&c) == ROLE_COMPLETE && c.dur != DUR_NONE)
+			note_span(&m->lanes[cev_lane(&c)], c.ts, dur_decode(m, c.dur), c.loc);
+	}
 	m->cur[0].valid = m->cur[1].valid = false;
 	m->generation++;
 	m->changed_from = 0;
@@ -1057,7 +1005,7 @@ uint64_t model_serial(const struct model *m) { return m->serial; }
 
 uint64_t model_count(const struct model *m)
 {
-	uint64_t n = m->nev;
+	uint64_t n = nev(m);
 	for (size_t s = 1; s < m->nseqs; s++)
 		n += SEQ(m, s, count);
 	return n;
@@ -1196,7 +1144,7 @@ bool model_get_shared(const struct model *m) { return m->nseqs == 1; }
 int64_t model_ts(struct model *m, uint64_t pos)
 {
 	if (m->nseqs == 1)
-		return m->ev[pos].ts;
+		return evs_ts(&m->store, pos);
 	struct cursor *c = cursor_at(m, pos);
 	size_t s = cursor_head(m, c);
 	return SEQ(m, s, ts, c->idx[s]);
@@ -1234,17 +1182,19 @@ static uint64_t pos_of(struct model *m, size_t s, uint64_t j)
 
 static bool compact_partner(struct model *m, uint64_t i, uint64_t *j)
 {
-	const struct cev *e = &m->ev[i];
-	enum ev_role r = cev_role(e);
-	if ((r != ROLE_BEGIN && r != ROLE_END) || e->dur == DUR_NONE)
+	struct cev e = ev_at(m, i);
+	enum ev_role r = cev_role(&e);
+	if ((r != ROLE_BEGIN && r != ROLE_END) || e.dur == DUR_NONE)
 		return false;
-	uint64_t d = dur_decode(m, e->dur);
-	int64_t t = (int64_t)(r == ROLE_BEGIN ? (uint64_t)e->ts + d : (uint64_t)e->ts - d);
+	uint64_t d = dur_decode(m, e.dur), n = nev(m);
+	int64_t t = (int64_t)(r == ROLE_BEGIN ? (uint64_t)e.ts + d : (uint64_t)e.ts - d);
 	enum ev_role want = r == ROLE_BEGIN ? ROLE_END : ROLE_BEGIN;
-	for (size_t k = c_bound(m, t, false); k < m->nev && m->ev[k].ts == t; k++) {
-		const struct cev *o = &m->ev[k];
-		if (cev_role(o) == want && cev_lane(o) == cev_lane(e) && dur_decode(m, o->dur) == d &&
-		    compatible(m, r == ROLE_BEGIN ? e : o, r == ROLE_BEGIN ? o : e)) {
+	for (uint64_t k = evs_time_bound(&m->store, t, false); k < n; k++) {
+		struct cev o = ev_at(m, k);
+		if (o.ts != t)
+			break;
+		if (cev_role(&o) == want && cev_lane(&o) == cev_lane(&e) && dur_decode(m, o.dur) == d &&
+		    compatible(m, r == ROLE_BEGIN ? &e : &o, r == ROLE_BEGIN ? &o : &e)) {
 			*j = k;
 			return true;
 		}

@@ -1,10 +1,11 @@
 /* The timeline model: lanes, event types, interned strings and events in
  * time order.
  *
- * Events from streaming decoders are stored compactly (28 bytes each: time,
- * where the record's bytes are, duration, lane, type, one interned string,
- * flags) in one array kept sorted by (time, input, offset).  Fields are never
- * stored: they are decoded lazily from the record's bytes when shown.
+ * Events from streaming decoders are stored compactly (time, where the
+ * record's bytes are, duration, lane, type, one interned string, flags;
+ * packed in blocks to 10-13 bytes each, src/evstore.h) in one order sorted
+ * by (time, input, offset).  Fields are never stored: they are decoded
+ * lazily from the record's bytes when shown.
  *
  * Formats whose records are fixed-size and already on disk (ATF index files)
  * are not copied: a decoder registers them as a *sequence* (see seq_ops),

@@ -13,7 +13,7 @@ layer() {
 	src/util.* | src/strtab.* | src/hmap.* | src/json.* | src/esc.* | src/fields.* | src/worker.* | src/demangle.* | \
 		src/errnames.* | src/cli.h | src/config.c | src/bigmem.*) echo "1 lib" ;;
 	src/input.*) echo "2 io" ;;
-	src/model.*) echo "3 model" ;;
+	src/model.* | src/evstore.*) echo "3 model" ;;
 	decoders/*) echo "4 decoders" ;;
 	src/trace.*) echo "5 load" ;;
 	src/query.* | src/batch.* | src/export.*) echo "6 out" ;;

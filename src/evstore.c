@@ -1,0 +1,554 @@
+#include "src/evstore.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/util.h"
+
+/* A block's bytes in the pool: the (input, type, flags) combinations
+ * (u64 each), the durations (u32 each), the names (u32 each), then per
+ * event w bits: time - ts0, offset - off0, lane - lane0, combination
+ * index, name index. */
+struct evblock {
+	uint64_t start; /* position of its first event */
+	int64_t ts0;    /* its first (least) time */
+	uint64_t off0;  /* its least byte offset */
+	uint64_t data;  /* where its bytes start in the pool */
+	uint32_t lane0; /* its least lane */
+	uint16_t n, ntrip, nname;
+	uint8_t wts, woff, wlane, wtrip, wname, w;
+};
+
+#define HALF (EVS_BLOCK / 2)
+#define ONE_LOAD 120 /* an event this wide or less is read with one 16-byte load */
+#define DICT_SLOTS (2 * EVS_BLOCK)
+
+/* The values one block uses, each given the next index when first seen.
+ * Slots are valid when their stamp is this block's, so nothing is cleared
+ * between blocks. */
+struct dict {
+	uint64_t key[DICT_SLOTS];
+	uint32_t stamp[DICT_SLOTS];
+	uint16_t idx[DICT_SLOTS];
+	uint64_t val[EVS_BLOCK];
+	uint16_t n;
+};
+
+struct packer {
+	struct dict trips, names;
+	uint32_t gen;
+	uint16_t ti[EVS_BLOCK], ni[EVS_BLOCK];
+};
+
+void cev_merge(const struct cev *a, size_t na, const struct cev *b, size_t nb, struct cev *out)
+{
+	size_t i = 0, j = 0, k = 0;
+	/* without branches: runs of overlapping batches interleave finely */
+	while (i < na && j < nb) {
+		bool t = (b[j].ts < a[i].ts) | ((b[j].ts == a[i].ts) & (b[j].loc < a[i].loc));
+		out[k++] = *(t ? &b[j] : &a[i]);
+		j += t;
+		i += !t;
+	}
+	memmove(out + k, a + i, (na - i) * sizeof *a);
+	k += na - i;
+	memmove(out + k, b + j, (nb - j) * sizeof *b);
+}
+
+/* ---- bits ------------------------------------------------------------------ */
+
+static unsigned width(uint64_t v) { return v ? 64 - (unsigned)__builtin_clzll(v) : 0; }
+
+/* w (<= 64) bits at bit `at` of p; p has 9 readable bytes from at / 8. */
+static inline uint64_t get_bits(const uint8_t *p, uint64_t at, unsigned w)
+{
+	if (!w)
+		return 0;
+	uint64_t x;
+	memcpy(&x, p + (at >> 3), 8);
+	unsigned sh = at & 7;
+	x >>= sh;
+	if (w + sh > 64)
+		x |= (uint64_t)p[(at >> 3) + 8] << (64 - sh);
+	return w == 64 ? x : x & ((1ull << w) - 1);
+}
+
+struct bitw {
+	uint8_t *p;
+	uint64_t acc;
+	unsigned fill;
+};
+
+static inline void put_bits(struct bitw *b, uint64_t v, unsigned w)
+{
+	if (!w)
+		return;
+	b->acc |= v << b->fill;
+	if (b->fill + w < 64) {
+		b->fill += w;
+		return;
+	}
+	memcpy(b->p, &b->acc, 8);
+	b->p += 8;
+	b->acc = b->fill ? v >> (64 - b->fill) : 0;
+	b->fill = b->fill + w - 64;
+}
+
+/* ---- block layout ------------------------------------------------------------ */
+
+static size_t dur_at(const struct evblock *b) { return (size_t)b->ntrip * 8; }
+static size_t name_at(const struct evblock *b) { return dur_at(b) + (size_t)b->n * 4; }
+static size_t bits_at(const struct evblock *b) { return name_at(b) + (size_t)b->nname * 4; }
+static size_t block_bytes(const struct evblock *b)
+{
+	/* 16 spare bytes: unpack_at reads 16 from any bit's byte */
+	return (bits_at(b) + ((size_t)b->n * b->w + 7) / 8 + 16 + 7) & ~(size_t)7;
+}
+
+static uint64_t trip_key(const struct cev *c)
+{
+	return (uint64_t)cev_input(c) << 24 | (uint64_t)cev_type(c) << 8 | cev_flags(c);
+}
+
+static void unpack_at(const struct evstore *s, const struct evblock *b, size_t j, struct cev *c)
+{
+	const uint8_t *d = s->pool + b->data, *bits = d + bits_at(b);
+	uint64_t at = (uint64_t)j * b->w, dts, off, lane, ti, ni, k;
+	if (b->w <= ONE_LOAD) { /* the usual case: one load, then shifts */
+		unsigned __int128 x;
+		memcpy(&x, bits + (at >> 3), sizeof x);
+		x >>= at & 7;
+		dts = (uint64_t)x & ((1ull << b->wts) - 1);
+		x >>= b->wts;
+		off = (uint64_t)x & ((1ull << b->woff) - 1);
+		x >>= b->woff;
+		lane = (uint64_t)x & ((1ull << b->wlane) - 1);
+		x >>= b->wlane;
+		ti = (uint64_t)x & ((1ull << b->wtrip) - 1);
+		ni = (uint64_t)(x >> b->wtrip) & ((1ull << b->wname) - 1);
+	} else {
+		dts = get_bits(bits, at, b->wts);
+		off = get_bits(bits, at += b->wts, b->woff);
+		lane = get_bits(bits, at += b->woff, b->wlane);
+		ti = get_bits(bits, at += b->wlane, b->wtrip);
+		ni = get_bits(bits, at + b->wtrip, b->wname);
+	}
+	memcpy(&k, d + ti * 8, 8);
+	c->ts = (int64_t)((uint64_t)b->ts0 + dts);
+	c->loc = (k >> 24) << (OFF_BITS + TYPE_BITS) | (b->off0 + off) << TYPE_BITS | (k >> 8 & 0xffff);
+	c->lanef = (uint32_t)(b->lane0 + lane) << 8 | (uint32_t)(k & 0xff);
+	memcpy(&c->dur, d + dur_at(b) + j * 4, 4);
+	memcpy(&c->name, d + name_at(b) + ni * 4, 4);
+}
+
+static uint16_t dict_index(struct dict *d, uint32_t gen, uint64_t key)
+{
+	size_t i = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 51) & (DICT_SLOTS - 1);
+	for (;; i = (i + 1) & (DICT_SLOTS - 1)) {
+		if (d->stamp[i] != gen) {
+			d->stamp[i] = gen;
+			d->key[i] = key;
+			d->val[d->n] = key;
+			return d->idx[i] = d->n++;
+		}
+		if (d->key[i] == key)
+			return d->idx[i];
+	}
+}
+
+static struct packer *packer_next(struct evstore *s)
+{
+	if (!s->pk)
+		s->pk = xcalloc(1, sizeof *s->pk);
+	struct packer *pk = s->pk;
+	if (!++pk->gen) { /* stamps wrapped: clear them once */
+		memset(pk->trips.stamp, 0, sizeof pk->trips.stamp);
+		memset(pk->names.stamp, 0, sizeof pk->names.stamp);
+		pk->gen = 1;
+	}
+	pk->trips.n = pk->names.n = 0;
+	return pk;
+}
+
+/* Index every event's values; the block's widths from them. */
+static void pack_scan(struct packer *pk, const struct cev *a, size_t n, struct evblock *b)
+{
+	uint64_t omin = UINT64_MAX, omax = 0, lastk = UINT64_MAX, lastn = UINT64_MAX;
+	uint32_t lmin = UINT32_MAX, lmax = 0;
+	uint16_t ti = 0, ni = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t off = cev_off(&a[i]), k = trip_key(&a[i]);
+		omin = MIN(omin, off);
+		omax = MAX(omax, off);
+		lmin = MIN(lmin, cev_lane(&a[i]));
+		lmax = MAX(lmax, cev_lane(&a[i]));
+		if (k != lastk)
+			ti = dict_index(&pk->trips, pk->gen, lastk = k);
+		if (a[i].name != lastn)
+			ni = dict_index(&pk->names, pk->gen, lastn = a[i].name);
+		pk->ti[i] = ti;
+		pk->ni[i] = ni;
+	}
+	b->ts0 = a[0].ts;
+	b->off0 = omin;
+	b->lane0 = lmin;
+	b->n = (uint16_t)n;
+	b->ntrip = pk->trips.n;
+	b->nname = pk->names.n;
+	b->wts = (uint8_t)width((uint64_t)a[n - 1].ts - (uint64_t)a[0].ts);
+	b->woff = (uint8_t)width(omax - omin);
+	b->wlane = (uint8_t)width(lmax - lmin);
+	b->wtrip = (uint8_t)width(pk->trips.n - 1u);
+	b->wname = (uint8_t)width(pk->names.n - 1u);
+	b->w = (uint8_t)(b->wts + b->woff + b->wlane + b->wtrip + b->wname);
+}
+
+/* Pack sorted a[0..n) (n <= EVS_BLOCK) as a block at the pool's end. */
+static void pack_block(struct evstore *s, const struct cev *a, size_t n, uint64_t start, struct evblock *b)
+{
+	struct packer *pk = packer_next(s);
+	pack_scan(pk, a, n, b);
+	b->start = start;
+	size_t bytes = block_bytes(b);
+	s->pool = bigmem_grow(&s->pool_mem, &s->cappool, s->npool + bytes, 1);
+	b->data = s->npool;
+	s->npool += bytes;
+	uint8_t *d = s->pool + b->data;
+	memcpy(d, pk->trips.val, (size_t)b->ntrip * 8);
+	for (size_t i = 0; i < n; i++)
+		memcpy(d + dur_at(b) + i * 4, &a[i].dur, 4);
+	for (size_t i = 0; i < b->nname; i++) {
+		uint32_t name = (uint32_t)pk->names.val[i];
+		memcpy(d + name_at(b) + i * 4, &name, 4);
+	}
+	struct bitw w = {d + bits_at(b), 0, 0};
+	unsigned s1 = b->wts, s2 = s1 + b->woff, s3 = s2 + b->wlane, s4 = s3 + b->wtrip;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t dts = (uint64_t)a[i].ts - (uint64_t)b->ts0, off = cev_off(&a[i]) - b->off0;
+		uint64_t lane = cev_lane(&a[i]) - b->lane0;
+		if (b->w <= ONE_LOAD) {
+			unsigned __int128 x = dts | (unsigned __int128)off << s1 | (unsigned __int128)lane << s2 |
+					      (unsigned __int128)pk->ti[i] << s3 | (unsigned __int128)pk->ni[i] << s4;
+			put_bits(&w, (uint64_t)x, MIN(b->w, 64));
+			if (b->w > 64)
+				put_bits(&w, (uint64_t)(x >> 64), b->w - 64u);
+		} else {
+			put_bits(&w, dts, b->wts);
+			put_bits(&w, off, b->woff);
+			put_bits(&w, lane, b->wlane);
+			put_bits(&w, pk->ti[i], b->wtrip);
+			put_bits(&w, pk->ni[i], b->wname);
+		}
+	}
+	memcpy(w.p, &w.acc, 8);
+}
+
+/* ---- finding events ---------------------------------------------------------- */
+
+static size_t find_block(const struct evstore *s, uint64_t i)
+{
+	size_t b = s->coarse[i / HALF];
+	while (s->blk[b].start + s->blk[b].n <= i)
+		b++;
+	return b;
+}
+
+void evs_unpack(const struct evstore *s, uint64_t i, struct cev *c)
+{
+	const struct evblock *b = &s->blk[find_block(s, i)];
+	unpack_at(s, b, i - b->start, c);
+}
+
+int64_t evs_ts(const struct evstore *s, uint64_t i)
+{
+	if (i >= s->npacked)
+		return s->open[i - s->npacked].ts;
+	const struct evblock *b = &s->blk[find_block(s, i)];
+	const uint8_t *bits = s->pool + b->data + bits_at(b);
+	return (int64_t)((uint64_t)b->ts0 + get_bits(bits, (i - b->start) * b->w, b->wts));
+}
+
+void evs_set_dur(struct evstore *s, uint64_t i, uint32_t dur)
+{
+	if (i >= s->npacked) {
+		s->open[i - s->npacked].dur = dur;
+		return;
+	}
+	const struct evblock *b = &s->blk[find_block(s, i)];
+	memcpy(s->pool + b->data + dur_at(b) + (i - b->start) * 4, &dur, 4);
+}
+
+uint64_t evs_bound(const struct evstore *s, const struct cev *key, bool upper)
+{
+	uint64_t lo = 0, hi = evs_count(s);
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+		struct cev c;
+		evs_get(s, mid, &c);
+		if (upper ? !cev_less(key, &c) : cev_less(&c, key))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+uint64_t evs_time_bound(const struct evstore *s, int64_t t, bool upper)
+{
+	/* the block first, by its first time; then within it */
+	size_t lo = 0, hi = s->nblk;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (s->blk[mid].ts0 < t || (upper && s->blk[mid].ts0 == t))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	uint64_t from = lo ? s->blk[lo - 1].start : 0, to = lo < s->nblk ? s->blk[lo].start : evs_count(s);
+	while (from < to) {
+		uint64_t mid = from + (to - from) / 2;
+		int64_t m = evs_ts(s, mid);
+		if (m < t || (upper && m == t))
+			from = mid + 1;
+		else
+			to = mid;
+	}
+	return from;
+}
+
+/* ---- changing the store ------------------------------------------------------ */
+
+/* coarse[] for the positions that blocks b... hold. */
+static void index_from(struct evstore *s, size_t b)
+{
+	xgrow(&s->coarse, &s->capcoarse, s->npacked / HALF + 1, sizeof *s->coarse);
+	for (; b < s->nblk; b++) {
+		const struct evblock *k = &s->blk[b];
+		for (uint64_t q = (k->start + HALF - 1) / HALF; q * HALF < k->start + k->n; q++)
+			s->coarse[q] = (uint32_t)b;
+	}
+}
+
+static int by_data(const void *x, const void *y)
+{
+	const struct evblock *a = *(struct evblock *const *)x, *b = *(struct evblock *const *)y;
+	return (a->data > b->data) - (a->data < b->data);
+}
+
+/* Rewritten blocks leave their old bytes behind: when those are a quarter
+ * of the pool, slide the blocks down over them, in pool order. */
+static void compact(struct evstore *s)
+{
+	if (s->garbage < (1u << 20) || s->garbage < s->npool / 4)
+		return;
+	struct evblock **order = xcalloc(s->nblk, sizeof *order);
+	for (size_t i = 0; i < s->nblk; i++)
+		order[i] = &s->blk[i];
+	qsort(order, s->nblk, sizeof *order, by_data);
+	size_t at = 0;
+	for (size_t i = 0; i < s->nblk; i++) {
+		size_t bytes = block_bytes(order[i]);
+		memmove(s->pool + at, s->pool + order[i]->data, bytes);
+		order[i]->data = at;
+		at += bytes;
+	}
+	free(order);
+	s->npool = at;
+	s->garbage = 0;
+}
+
+static void *tmp_room(struct evstore *s, size_t n)
+{
+	return s->tmp = bigmem_grow(&s->tmp_mem, &s->captmp, n, sizeof *s->tmp);
+}
+
+static void push_block(struct evblock **v, size_t *n, size_t *cap, const struct evblock *b)
+{
+	xgrow(v, cap, *n + 1, sizeof **v);
+	(*v)[(*n)++] = *b;
+}
+
+/* Pack a[0..n) as blocks of EVS_BLOCK / 2 to EVS_BLOCK events. */
+static void pack_even(struct evstore *s, const struct cev *a, size_t n, uint64_t start, struct evblock **v, size_t *nv,
+		      size_t *cap)
+{
+	size_t k = (n + EVS_BLOCK - 1) / EVS_BLOCK;
+	for (size_t i = 0, at = 0; i < k; i++) {
+		size_t len = n / k + (i < n % k);
+		struct evblock b;
+		pack_block(s, a + at, len, start + at, &b);
+		push_block(v, nv, cap, &b);
+		at += len;
+	}
+}
+
+/* How many of a[0..n) come before key. */
+static size_t count_before(const struct cev *a, size_t n, const struct cev *key)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (cev_less(&a[mid], key))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The last block whose first event is not after key (0 when none). */
+static size_t block_for(const struct evstore *s, const struct cev *key)
+{
+	size_t lo = 1, hi = s->nblk;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		struct cev f;
+		unpack_at(s, &s->blk[mid], 0, &f);
+		if (cev_less(key, &f))
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo - 1;
+}
+
+/* Merge sorted a[0..n) into the block b (its events and a's go to tmp)
+ * and pack the result in its place. */
+static void rewrite_block(struct evstore *s, size_t b, const struct cev *a, size_t n, uint64_t start, struct evblock **v,
+			  size_t *nv, size_t *cap)
+{
+	const struct evblock *k = &s->blk[b];
+	struct cev *t = tmp_room(s, 2 * (size_t)k->n + n);
+	for (size_t j = 0; j < k->n; j++)
+		unpack_at(s, k, j, &t[j]);
+	cev_merge(t, k->n, a, n, t + k->n);
+	s->garbage += block_bytes(k);
+	pack_even(s, t + k->n, k->n + n, start, v, nv, cap);
+}
+
+/* Merge sorted a[0..n), all before the last packed event, into the blocks. */
+static void insert_packed(struct evstore *s, const struct cev *a, size_t n)
+{
+	size_t b0 = block_for(s, &a[0]), nv = 0, cap = 0, j = 0;
+	struct evblock *v = NULL;
+	uint64_t start = s->blk[b0].start;
+	for (size_t b = b0; b < s->nblk; b++) {
+		size_t k = n;
+		if (j < n && b + 1 < s->nblk) {
+			struct cev f;
+			unpack_at(s, &s->blk[b + 1], 0, &f);
+			k = j + count_before(a + j, n - j, &f);
+		}
+		if (k == j) {
+			struct evblock moved = s->blk[b];
+			moved.start = start;
+			push_block(&v, &nv, &cap, &moved);
+		} else {
+			rewrite_block(s, b, a + j, k - j, start, &v, &nv, &cap);
+		}
+		start += s->blk[b].n + (k - j);
+		j = k;
+	}
+	s->nblk = b0;
+	xgrow(&s->blk, &s->capblk, b0 + nv, sizeof *s->blk);
+	memcpy(s->blk + b0, v, nv * sizeof *v);
+	s->nblk += nv;
+	free(v);
+	s->npacked += n;
+	index_from(s, b0);
+	compact(s);
+}
+
+/* Room for `more` events after the open run. */
+static void open_room(struct evstore *s, size_t more)
+{
+	struct cev *base = s->open_mem.p;
+	if (s->open0 && s->open0 + s->nopen + more > s->capopen) { /* take back what was packed first */
+		memmove(base, s->open, s->nopen * sizeof *s->open);
+		s->open0 = 0;
+	}
+	base = bigmem_grow(&s->open_mem, &s->capopen, s->open0 + s->nopen + more, sizeof *s->open);
+	s->open = base + s->open0;
+}
+
+/* Merge sorted a[0..n), all after the last packed event, into the open run. */
+static void merge_open(struct evstore *s, const struct cev *a, size_t n)
+{
+	open_room(s, n);
+	if (!s->nopen || !cev_less(&a[0], &s->open[s->nopen - 1])) { /* in order: append */
+		memcpy(s->open + s->nopen, a, n * sizeof *a);
+	} else {
+		size_t p = count_before(s->open, s->nopen, &a[0]), moved = s->nopen - p;
+		struct cev *t = tmp_room(s, moved);
+		memcpy(t, s->open + p, moved * sizeof *t);
+		cev_merge(t, moved, a, n, s->open + p);
+	}
+	s->nopen += n;
+}
+
+void evs_merge(struct evstore *s, const struct cev *a, size_t n)
+{
+	size_t late = 0;
+	if (n && s->npacked) {
+		struct cev last;
+		evs_unpack(s, s->npacked - 1, &last);
+		late = count_before(a, n, &last);
+	}
+	if (late)
+		insert_packed(s, a, late);
+	if (n > late)
+		merge_open(s, a + late, n - late);
+}
+
+void evs_pack(struct evstore *s)
+{
+	/* the newest events stay unpacked, where late ones usually land:
+	 * an eighth of them, at most EVS_OPEN_MAX */
+	size_t keep = MIN(EVS_OPEN_MAX, (size_t)(evs_count(s) / 8));
+	size_t full = s->nopen > keep ? (s->nopen - keep) / EVS_BLOCK * EVS_BLOCK : 0, b0 = s->nblk;
+	if (!full)
+		return;
+	xgrow(&s->blk, &s->capblk, s->nblk + full / EVS_BLOCK, sizeof *s->blk);
+	for (size_t at = 0; at < full; at += EVS_BLOCK)
+		pack_block(s, s->open + at, EVS_BLOCK, s->npacked + at, &s->blk[s->nblk++]);
+	s->npacked += full;
+	s->nopen -= full;
+	s->open += full; /* moved down when room is wanted (open_room) */
+	s->open0 += full;
+	index_from(s, b0);
+}
+
+void evs_filter(struct evstore *s, bool (*keep)(void *ctx, const struct cev *c), void *ctx)
+{
+	struct evstore t = {0};
+	uint64_t n = evs_count(s);
+	for (uint64_t i = 0; i < n; i++) {
+		struct cev c;
+		evs_get(s, i, &c);
+		if (!keep(ctx, &c))
+			continue;
+		open_room(&t, 1);
+		t.open[t.nopen++] = c;
+		if (t.nopen >= 2 * EVS_OPEN_MAX)
+			evs_pack(&t);
+	}
+	evs_pack(&t);
+	evs_free(s);
+	*s = t;
+}
+
+uint64_t evs_bytes(const struct evstore *s)
+{
+	return s->npool + s->nblk * sizeof *s->blk + s->nopen * sizeof *s->open;
+}
+
+void evs_free(struct evstore *s)
+{
+	free(s->blk);
+	free(s->coarse);
+	free(s->pk);
+	bigmem_free(&s->pool_mem);
+	bigmem_free(&s->open_mem);
+	bigmem_free(&s->tmp_mem);
+	*s = (struct evstore){0};
+}

@@ -1,0 +1,119 @@
+/* The model's committed events in time order, stored compactly.
+ *
+ * An event is a struct cev while it is being sorted, merged and paired.
+ * Once committed, runs of up to EVS_BLOCK of them are packed into blocks:
+ * per block a first time, a least byte offset and two small dictionaries
+ * (the (input, type, lane, flags) combinations and the names its events
+ * use); per event the time and offset as differences from those, and the
+ * two dictionary indices, each in as few bits as the block needs, plus the
+ * duration (32 bits, written in place when spans pair).  Typical traces
+ * take 8-13 bytes per event this way instead of 28.
+ *
+ * Blocks hold between EVS_BLOCK / 2 and EVS_BLOCK events (the last one
+ * fewer), so that events arriving late (symbols at time 0, a scope
+ * written when it ends) rewrite only the blocks they land in.  The newest
+ * events (an eighth, at most EVS_OPEN_MAX) stay unpacked, the "open" run:
+ * appending, pairing and most late events (overlapping batches) work on
+ * them directly. */
+#ifndef TTV_EVSTORE_H
+#define TTV_EVSTORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "src/bigmem.h"
+
+/* 28 bytes.  loc packs input (12 bits), byte offset (36 bits: 64 GiB per
+ * input) and type (16 bits); comparing (ts, loc) orders events by time and
+ * then by file position, which is unique per event. */
+struct cev {
+	int64_t ts;
+	uint64_t loc;
+	uint32_t dur;   /* ns; DUR_NONE; or DUR_LONG + index into the model's long durations */
+	uint32_t name;
+	uint32_t lanef; /* lane:24 | flags:8 */
+} __attribute__((packed, aligned(4)));
+_Static_assert(sizeof(struct cev) == 28, "compact event must stay 28 bytes");
+
+#define IN_BITS 12
+#define OFF_BITS 36
+#define TYPE_BITS 16
+
+static inline uint32_t cev_type(const struct cev *c) { return (uint32_t)(c->loc & 0xffff); }
+static inline uint32_t cev_lane(const struct cev *c) { return c->lanef >> 8; }
+static inline uint32_t cev_flags(const struct cev *c) { return c->lanef & 0xff; }
+static inline uint32_t cev_input(const struct cev *c) { return (uint32_t)(c->loc >> (OFF_BITS + TYPE_BITS)); }
+static inline uint64_t cev_off(const struct cev *c) { return c->loc >> TYPE_BITS & ((1ull << OFF_BITS) - 1); }
+static inline bool cev_less(const struct cev *a, const struct cev *b)
+{
+	return a->ts < b->ts || (a->ts == b->ts && a->loc < b->loc);
+}
+
+/* Merge sorted a[0..na) and b[0..nb) into out (out may overlap b when
+ * out + na == b). */
+void cev_merge(const struct cev *a, size_t na, const struct cev *b, size_t nb, struct cev *out);
+
+#define EVS_BLOCK 4096
+#define EVS_OPEN_MAX (1u << 20)
+
+struct evblock;
+struct packer;
+
+struct evstore {
+	struct evblock *blk; /* in time order */
+	size_t nblk, capblk;
+	uint32_t *coarse; /* coarse[k]: the block holding position k * EVS_BLOCK / 2 */
+	size_t capcoarse;
+	uint8_t *pool; /* the blocks' bytes */
+	size_t npool, cappool, garbage;
+	struct bigmem pool_mem;
+	uint64_t npacked; /* events in blocks: positions [0, npacked) */
+	struct cev *open; /* positions [npacked, npacked + nopen), unpacked */
+	size_t nopen, capopen, open0; /* open is open0 events into open_mem */
+	struct bigmem open_mem;
+	struct cev *tmp; /* merge space */
+	size_t captmp;
+	struct bigmem tmp_mem;
+	struct packer *pk; /* packing's dictionaries */
+};
+
+void evs_free(struct evstore *s);
+static inline uint64_t evs_count(const struct evstore *s) { return s->npacked + s->nopen; }
+
+void evs_unpack(const struct evstore *s, uint64_t i, struct cev *c);
+/* Event i (i < evs_count). */
+static inline void evs_get(const struct evstore *s, uint64_t i, struct cev *c)
+{
+	if (i >= s->npacked)
+		*c = s->open[i - s->npacked];
+	else
+		evs_unpack(s, i, c);
+}
+/* Event i read where it lies when unpacked, else unpacked into *room. */
+static inline const struct cev *evs_peek(const struct evstore *s, uint64_t i, struct cev *room)
+{
+	if (i >= s->npacked)
+		return &s->open[i - s->npacked];
+	evs_unpack(s, i, room);
+	return room;
+}
+int64_t evs_ts(const struct evstore *s, uint64_t i);
+void evs_set_dur(struct evstore *s, uint64_t i, uint32_t dur);
+
+/* First position whose event is not before key (upper: after key). */
+uint64_t evs_bound(const struct evstore *s, const struct cev *key, bool upper);
+/* First position whose time is not before t (upper: after t). */
+uint64_t evs_time_bound(const struct evstore *s, int64_t t, bool upper);
+
+/* Merge sorted a[0..n) into the store.  Those after every packed event
+ * stay unpacked until evs_pack(). */
+void evs_merge(struct evstore *s, const struct cev *a, size_t n);
+/* Pack the open run's older whole blocks. */
+void evs_pack(struct evstore *s);
+/* Keep only the events keep() accepts. */
+void evs_filter(struct evstore *s, bool (*keep)(void *ctx, const struct cev *c), void *ctx);
+/* Bytes the store takes now. */
+uint64_t evs_bytes(const struct evstore *s);
+
+#endif

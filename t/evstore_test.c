@@ -1,0 +1,169 @@
+/* Unit tests of the packed event store against a plain sorted array:
+ * appends, late batches landing in the middle and at the front, hostile
+ * times and offsets (fields of 64 and 36 bits), blocks with thousands of
+ * distinct names and lanes, durations written in place, bounds by event
+ * and by time, and filtering. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/evstore.h"
+#include "src/util.h"
+#include "t/tap.h"
+
+static uint64_t rng = 99;
+static uint64_t rnd(void)
+{
+	rng ^= rng >> 12;
+	rng ^= rng << 25;
+	rng ^= rng >> 27;
+	return rng * 0x2545f4914f6cdd1dull;
+}
+
+static struct evstore s;
+static struct cev *ref;
+static size_t nref, capref, serial;
+
+static int cmp(const void *x, const void *y)
+{
+	const struct cev *a = x, *b = y;
+	return cev_less(a, b) ? -1 : cev_less(b, a);
+}
+
+static bool same(const struct cev *a, const struct cev *b)
+{
+	return a->ts == b->ts && a->loc == b->loc && a->dur == b->dur && a->name == b->name && a->lanef == b->lanef;
+}
+
+enum kind { APPEND, MIDDLE, FRONT, HOSTILE, VARIED };
+
+/* A time in [lo, hi] from r, without overflow. */
+static int64_t between(int64_t lo, int64_t hi, uint64_t r)
+{
+	uint64_t span = (uint64_t)hi - (uint64_t)lo + 1;
+	return (int64_t)((uint64_t)lo + (span ? r % span : r));
+}
+
+static struct cev make(enum kind k, int64_t lo, int64_t hi)
+{
+	struct cev c = {0};
+	uint64_t r = rnd();
+	switch (k) {
+	case APPEND: c.ts = hi + (int64_t)(r % 1000); break;
+	case MIDDLE: c.ts = between(lo, hi, r); break;
+	case FRONT: c.ts = lo - 1 - (int64_t)(r % 10); break;
+	case HOSTILE: c.ts = r % 3 == 0 ? INT64_MIN + (int64_t)(r >> 40) : r % 3 == 1 ? INT64_MAX - (int64_t)(r >> 40) : (int64_t)r; break;
+	case VARIED: c.ts = between(lo, hi, r); break;
+	}
+	/* offsets unique per event; the hostile ones up to 2^36 - 1 */
+	uint64_t off = k == HOSTILE && r % 2 ? ((1ull << OFF_BITS) - 1 - serial) : serial;
+	serial++;
+	uint64_t input = k == VARIED ? r % 4096 : r % 3, type = k == VARIED ? rnd() % 65536 : r % 5;
+	c.loc = input << (OFF_BITS + TYPE_BITS) | off << TYPE_BITS | type;
+	c.name = k == VARIED ? (uint32_t)rnd() : (uint32_t)(r >> 50) % 20;
+	c.lanef = (k == VARIED ? (uint32_t)rnd() % (1u << 24) : (uint32_t)(r >> 30) % 7) << 8 | (uint32_t)(r >> 20) % 256;
+	c.dur = r % 4 ? 0xffffffffu : (uint32_t)(r >> 8);
+	return c;
+}
+
+static void merge_batch(enum kind k, size_t n)
+{
+	int64_t lo = nref ? ref[0].ts : 0, hi = nref ? ref[nref - 1].ts : 1000;
+	if (k == FRONT && lo < INT64_MIN + 20)
+		k = MIDDLE;
+	if (k == APPEND && hi > INT64_MAX - 1000)
+		k = MIDDLE;
+	struct cev *a = malloc(n * sizeof *a);
+	for (size_t i = 0; i < n; i++)
+		a[i] = make(k, lo, hi);
+	qsort(a, n, sizeof *a, cmp);
+	evs_merge(&s, a, n);
+	if (nref + n > capref) {
+		capref = (nref + n) * 2;
+		ref = realloc(ref, capref * sizeof *ref);
+	}
+	memcpy(ref + nref, a, n * sizeof *a);
+	nref += n;
+	qsort(ref, nref, sizeof *ref, cmp);
+	free(a);
+}
+
+static bool agrees(void)
+{
+	if (evs_count(&s) != nref)
+		return false;
+	for (size_t i = 0; i < nref; i++) {
+		struct cev c;
+		evs_get(&s, i, &c);
+		if (!same(&c, &ref[i]) || evs_ts(&s, i) != ref[i].ts)
+			return false;
+	}
+	return true;
+}
+
+static bool bounds_agree(void)
+{
+	for (int k = 0; k < 200 && nref; k++) {
+		const struct cev *key = &ref[rnd() % nref];
+		size_t lo = 0, up = 0, tlo = 0, tup = 0;
+		while (lo < nref && cev_less(&ref[lo], key))
+			lo++;
+		up = lo + 1;
+		while (tlo < nref && ref[tlo].ts < key->ts)
+			tlo++;
+		for (tup = tlo; tup < nref && ref[tup].ts == key->ts;)
+			tup++;
+		if (evs_bound(&s, key, false) != lo || evs_bound(&s, key, true) != up ||
+		    evs_time_bound(&s, key->ts, false) != tlo || evs_time_bound(&s, key->ts, true) != tup)
+			return false;
+	}
+	return true;
+}
+
+static void set_durs(void)
+{
+	for (int k = 0; k < 500 && nref; k++) {
+		size_t i = rnd() % nref;
+		ref[i].dur = (uint32_t)rnd();
+		evs_set_dur(&s, i, ref[i].dur);
+	}
+}
+
+static bool odd_name(void *ctx, const struct cev *c)
+{
+	(void)ctx;
+	return c->name % 2;
+}
+
+int main(void)
+{
+	static const char *kinds[] = {"appended", "in the middle", "at the front", "hostile", "varied"};
+	static const enum kind order[] = {APPEND, APPEND, MIDDLE, APPEND, FRONT, MIDDLE, VARIED, APPEND, HOSTILE, MIDDLE, FRONT, APPEND};
+	bool all = true;
+	for (size_t r = 0; r < 3 * ARRAY_LEN(order); r++) {
+		enum kind k = order[r % ARRAY_LEN(order)];
+		size_t n = k == APPEND ? 1 + rnd() % 30000 : 1 + rnd() % 9000;
+		merge_batch(k, n);
+		if (r % 2)
+			evs_pack(&s);
+		set_durs();
+		bool good = agrees() && bounds_agree();
+		if (!good || r < ARRAY_LEN(order))
+			ok(good, "batch %zu of %zu events %s: every event, bound and written duration agrees", r, n, kinds[k]);
+		all &= good;
+	}
+	ok(all, "%zu events in %zu merges agree with a sorted array", nref, 3 * ARRAY_LEN(order));
+	ok(evs_bytes(&s) < nref * sizeof(struct cev), "packed: %.1f bytes per event (hostile and varied ones included)",
+	   (double)evs_bytes(&s) / (double)nref);
+
+	evs_filter(&s, odd_name, NULL);
+	size_t k = 0;
+	for (size_t i = 0; i < nref; i++)
+		if (ref[i].name % 2)
+			ref[k++] = ref[i];
+	nref = k;
+	ok(agrees() && bounds_agree(), "filtered: %zu events kept, in order", nref);
+
+	evs_free(&s);
+	free(ref);
+	return done_testing();
+}
