@@ -20,7 +20,7 @@ struct evblock {
 };
 
 #define HALF (EVS_BLOCK / 2)
-#define ONE_LOAD 120 /* an event this wide or less is read with one 16-byte load */
+#define LOAD_BITS 57 /* what one 8-byte load at any bit gives whole */
 #define DICT_SLOTS (2 * EVS_BLOCK)
 
 /* The values one block uses, each given the next index when first seen.
@@ -94,6 +94,16 @@ static inline void put_bits(struct bitw *b, uint64_t v, unsigned w)
 	b->fill = b->fill + w - 64;
 }
 
+static inline uint64_t mask(unsigned w) { return (1ull << w) - 1; } /* w < 64 */
+
+/* LOAD_BITS bits (and more) at bit `at` of p. */
+static inline uint64_t load(const uint8_t *p, uint64_t at)
+{
+	uint64_t x;
+	memcpy(&x, p + (at >> 3), 8);
+	return x >> (at & 7);
+}
+
 /* ---- block layout ------------------------------------------------------------ */
 
 static size_t dur_at(const struct evblock *b) { return (size_t)b->ntrip * 8; }
@@ -101,8 +111,14 @@ static size_t name_at(const struct evblock *b) { return dur_at(b) + (size_t)b->n
 static size_t bits_at(const struct evblock *b) { return name_at(b) + (size_t)b->nname * 4; }
 static size_t block_bytes(const struct evblock *b)
 {
-	/* 16 spare bytes: unpack_at reads 16 from any bit's byte */
+	/* 16 spare bytes: get_bits reads 9 from any bit's byte */
 	return (bits_at(b) + ((size_t)b->n * b->w + 7) / 8 + 16 + 7) & ~(size_t)7;
+}
+
+/* The time and offset in one load, the rest in another (the usual case). */
+static bool two_loads(const struct evblock *b)
+{
+	return b->wts + b->woff <= LOAD_BITS && b->wlane + b->wtrip + b->wname <= LOAD_BITS;
 }
 
 static uint64_t trip_key(const struct cev *c)
@@ -110,35 +126,41 @@ static uint64_t trip_key(const struct cev *c)
 	return (uint64_t)cev_input(c) << 24 | (uint64_t)cev_type(c) << 8 | cev_flags(c);
 }
 
+/* Events j..j+n of block b into c[0..n). */
+static void unpack_run(const struct evstore *s, const struct evblock *b, size_t j, size_t n, struct cev *c)
+{
+	const uint8_t *d = s->pool.p + b->data, *bits = d + bits_at(b), *durs = d + dur_at(b), *names = d + name_at(b);
+	uint64_t at = (uint64_t)j * b->w;
+	bool two = two_loads(b);
+	unsigned wx = b->wts + b->woff, sl = b->wlane, sn = b->wlane + b->wtrip;
+	for (size_t e = 0; e < n; e++, at += b->w) {
+		uint64_t dts, off, lane, ti, ni, k;
+		if (two) { /* the usual case: two loads, then shifts */
+			uint64_t x = load(bits, at), y = load(bits, at + wx);
+			dts = x & mask(b->wts);
+			off = x >> b->wts & mask(b->woff);
+			lane = y & mask(b->wlane);
+			ti = y >> sl & mask(b->wtrip);
+			ni = y >> sn & mask(b->wname);
+		} else {
+			dts = get_bits(bits, at, b->wts);
+			off = get_bits(bits, at + b->wts, b->woff);
+			lane = get_bits(bits, at + wx, b->wlane);
+			ti = get_bits(bits, at + wx + sl, b->wtrip);
+			ni = get_bits(bits, at + wx + sn, b->wname);
+		}
+		memcpy(&k, d + ti * 8, 8);
+		c[e].ts = (int64_t)((uint64_t)b->ts0 + dts);
+		c[e].loc = (k >> 24) << (OFF_BITS + TYPE_BITS) | (b->off0 + off) << TYPE_BITS | (k >> 8 & 0xffff);
+		c[e].lanef = (uint32_t)(b->lane0 + lane) << 8 | (uint32_t)(k & 0xff);
+		memcpy(&c[e].dur, durs + (j + e) * 4, 4);
+		memcpy(&c[e].name, names + ni * 4, 4);
+	}
+}
+
 static void unpack_at(const struct evstore *s, const struct evblock *b, size_t j, struct cev *c)
 {
-	const uint8_t *d = s->pool + b->data, *bits = d + bits_at(b);
-	uint64_t at = (uint64_t)j * b->w, dts, off, lane, ti, ni, k;
-	if (b->w <= ONE_LOAD) { /* the usual case: one load, then shifts */
-		unsigned __int128 x;
-		memcpy(&x, bits + (at >> 3), sizeof x);
-		x >>= at & 7;
-		dts = (uint64_t)x & ((1ull << b->wts) - 1);
-		x >>= b->wts;
-		off = (uint64_t)x & ((1ull << b->woff) - 1);
-		x >>= b->woff;
-		lane = (uint64_t)x & ((1ull << b->wlane) - 1);
-		x >>= b->wlane;
-		ti = (uint64_t)x & ((1ull << b->wtrip) - 1);
-		ni = (uint64_t)(x >> b->wtrip) & ((1ull << b->wname) - 1);
-	} else {
-		dts = get_bits(bits, at, b->wts);
-		off = get_bits(bits, at += b->wts, b->woff);
-		lane = get_bits(bits, at += b->woff, b->wlane);
-		ti = get_bits(bits, at += b->wlane, b->wtrip);
-		ni = get_bits(bits, at + b->wtrip, b->wname);
-	}
-	memcpy(&k, d + ti * 8, 8);
-	c->ts = (int64_t)((uint64_t)b->ts0 + dts);
-	c->loc = (k >> 24) << (OFF_BITS + TYPE_BITS) | (b->off0 + off) << TYPE_BITS | (k >> 8 & 0xffff);
-	c->lanef = (uint32_t)(b->lane0 + lane) << 8 | (uint32_t)(k & 0xff);
-	memcpy(&c->dur, d + dur_at(b) + j * 4, 4);
-	memcpy(&c->name, d + name_at(b) + ni * 4, 4);
+	unpack_run(s, b, j, 1, c);
 }
 
 static uint16_t dict_index(struct dict *d, uint32_t gen, uint64_t key)
@@ -203,17 +225,18 @@ static void pack_scan(struct packer *pk, const struct cev *a, size_t n, struct e
 	b->w = (uint8_t)(b->wts + b->woff + b->wlane + b->wtrip + b->wname);
 }
 
-/* Pack sorted a[0..n) (n <= EVS_BLOCK) as a block at the pool's end. */
-static void pack_block(struct evstore *s, const struct cev *a, size_t n, uint64_t start, struct evblock *b)
+/* Pack sorted a[0..n) (n <= EVS_BLOCK) as a block at the end of pool. */
+static void pack_block(struct evstore *s, struct evpool *pool, const struct cev *a, size_t n, uint64_t start,
+		       struct evblock *b)
 {
 	struct packer *pk = packer_next(s);
 	pack_scan(pk, a, n, b);
 	b->start = start;
 	size_t bytes = block_bytes(b);
-	s->pool = bigmem_grow(&s->pool_mem, &s->cappool, s->npool + bytes, 1);
-	b->data = s->npool;
-	s->npool += bytes;
-	uint8_t *d = s->pool + b->data;
+	pool->p = bigmem_grow(&pool->mem, &pool->cap, pool->n + bytes, 1);
+	b->data = pool->n;
+	pool->n += bytes;
+	uint8_t *d = pool->p + b->data;
 	memcpy(d, pk->trips.val, (size_t)b->ntrip * 8);
 	for (size_t i = 0; i < n; i++)
 		memcpy(d + dur_at(b) + i * 4, &a[i].dur, 4);
@@ -222,16 +245,13 @@ static void pack_block(struct evstore *s, const struct cev *a, size_t n, uint64_
 		memcpy(d + name_at(b) + i * 4, &name, 4);
 	}
 	struct bitw w = {d + bits_at(b), 0, 0};
-	unsigned s1 = b->wts, s2 = s1 + b->woff, s3 = s2 + b->wlane, s4 = s3 + b->wtrip;
 	for (size_t i = 0; i < n; i++) {
 		uint64_t dts = (uint64_t)a[i].ts - (uint64_t)b->ts0, off = cev_off(&a[i]) - b->off0;
 		uint64_t lane = cev_lane(&a[i]) - b->lane0;
-		if (b->w <= ONE_LOAD) {
-			unsigned __int128 x = dts | (unsigned __int128)off << s1 | (unsigned __int128)lane << s2 |
-					      (unsigned __int128)pk->ti[i] << s3 | (unsigned __int128)pk->ni[i] << s4;
-			put_bits(&w, (uint64_t)x, MIN(b->w, 64));
-			if (b->w > 64)
-				put_bits(&w, (uint64_t)(x >> 64), b->w - 64u);
+		if (two_loads(b)) {
+			put_bits(&w, dts | off << b->wts, b->wts + b->woff);
+			put_bits(&w, lane | (uint64_t)pk->ti[i] << b->wlane | (uint64_t)pk->ni[i] << (b->wlane + b->wtrip),
+				 b->wlane + b->wtrip + b->wname);
 		} else {
 			put_bits(&w, dts, b->wts);
 			put_bits(&w, off, b->woff);
@@ -253,10 +273,33 @@ static size_t find_block(const struct evstore *s, uint64_t i)
 	return b;
 }
 
+_Thread_local struct evs_run evs_run;
+
+static uint64_t new_version(void)
+{
+	static uint64_t versions;
+	return __atomic_add_fetch(&versions, 1, __ATOMIC_RELAXED);
+}
+
+/* The packed events changed: runs unpacked before are stale. */
+static void packed_changed(struct evstore *s) { s->version = new_version(); }
+
 void evs_unpack(const struct evstore *s, uint64_t i, struct cev *c)
 {
 	const struct evblock *b = &s->blk[find_block(s, i)];
-	unpack_at(s, b, i - b->start, c);
+	bool in_turn = i == evs_run.next;
+	evs_run.next = i + 1;
+	if (!in_turn) { /* a jump: this one event */
+		unpack_at(s, b, i - b->start, c);
+		return;
+	}
+	size_t j = i - b->start, n = MIN(EVS_RUN, b->n - j);
+	unpack_run(s, b, j, n, evs_run.ev);
+	evs_run.s = s;
+	evs_run.version = s->version;
+	evs_run.start = i;
+	evs_run.n = n;
+	*c = evs_run.ev[0];
 }
 
 int64_t evs_ts(const struct evstore *s, uint64_t i)
@@ -264,7 +307,7 @@ int64_t evs_ts(const struct evstore *s, uint64_t i)
 	if (i >= s->npacked)
 		return s->open[i - s->npacked].ts;
 	const struct evblock *b = &s->blk[find_block(s, i)];
-	const uint8_t *bits = s->pool + b->data + bits_at(b);
+	const uint8_t *bits = s->pool.p + b->data + bits_at(b);
 	return (int64_t)((uint64_t)b->ts0 + get_bits(bits, (i - b->start) * b->w, b->wts));
 }
 
@@ -275,7 +318,15 @@ void evs_set_dur(struct evstore *s, uint64_t i, uint32_t dur)
 		return;
 	}
 	const struct evblock *b = &s->blk[find_block(s, i)];
-	memcpy(s->pool + b->data + dur_at(b) + (i - b->start) * 4, &dur, 4);
+	memcpy(s->pool.p + b->data + dur_at(b) + (i - b->start) * 4, &dur, 4);
+	/* other threads' runs are stale now; this thread's is mended */
+	bool mine = evs_run.s == s && evs_run.version == s->version;
+	packed_changed(s);
+	if (mine) {
+		evs_run.version = s->version;
+		if (i - evs_run.start < evs_run.n)
+			evs_run.ev[i - evs_run.start].dur = dur;
+	}
 }
 
 uint64_t evs_bound(const struct evstore *s, const struct cev *key, bool upper)
@@ -339,7 +390,7 @@ static int by_data(const void *x, const void *y)
  * of the pool, slide the blocks down over them, in pool order. */
 static void compact(struct evstore *s)
 {
-	if (s->garbage < (1u << 20) || s->garbage < s->npool / 4)
+	if (s->garbage < (1u << 20) || s->garbage < s->pool.n / 4)
 		return;
 	struct evblock **order = xcalloc(s->nblk, sizeof *order);
 	for (size_t i = 0; i < s->nblk; i++)
@@ -348,12 +399,12 @@ static void compact(struct evstore *s)
 	size_t at = 0;
 	for (size_t i = 0; i < s->nblk; i++) {
 		size_t bytes = block_bytes(order[i]);
-		memmove(s->pool + at, s->pool + order[i]->data, bytes);
+		memmove(s->pool.p + at, s->pool.p + order[i]->data, bytes);
 		order[i]->data = at;
 		at += bytes;
 	}
 	free(order);
-	s->npool = at;
+	s->pool.n = at;
 	s->garbage = 0;
 }
 
@@ -376,7 +427,7 @@ static void pack_even(struct evstore *s, const struct cev *a, size_t n, uint64_t
 	for (size_t i = 0, at = 0; i < k; i++) {
 		size_t len = n / k + (i < n % k);
 		struct evblock b;
-		pack_block(s, a + at, len, start + at, &b);
+		pack_block(s, &s->pool, a + at, len, start + at, &b);
 		push_block(v, nv, cap, &b);
 		at += len;
 	}
@@ -419,8 +470,7 @@ static void rewrite_block(struct evstore *s, size_t b, const struct cev *a, size
 {
 	const struct evblock *k = &s->blk[b];
 	struct cev *t = tmp_room(s, 2 * (size_t)k->n + n);
-	for (size_t j = 0; j < k->n; j++)
-		unpack_at(s, k, j, &t[j]);
+	unpack_run(s, k, 0, k->n, t);
 	cev_merge(t, k->n, a, n, t + k->n);
 	s->garbage += block_bytes(k);
 	pack_even(s, t + k->n, k->n + n, start, v, nv, cap);
@@ -457,13 +507,16 @@ static void insert_packed(struct evstore *s, const struct cev *a, size_t n)
 	s->npacked += n;
 	index_from(s, b0);
 	compact(s);
+	packed_changed(s);
 }
 
 /* Room for `more` events after the open run. */
 static void open_room(struct evstore *s, size_t more)
 {
 	struct cev *base = s->open_mem.p;
-	if (s->open0 && s->open0 + s->nopen + more > s->capopen) { /* take back what was packed first */
+	/* take back the room of what was packed, once it is as much as what
+	 * is left (each event moves at most once that way) */
+	if (s->open0 && s->open0 >= s->nopen && s->open0 + s->nopen + more > s->capopen) {
 		memmove(base, s->open, s->nopen * sizeof *s->open);
 		s->open0 = 0;
 	}
@@ -491,7 +544,7 @@ void evs_merge(struct evstore *s, const struct cev *a, size_t n)
 	size_t late = 0;
 	if (n && s->npacked) {
 		struct cev last;
-		evs_unpack(s, s->npacked - 1, &last);
+		evs_get(s, s->npacked - 1, &last);
 		late = count_before(a, n, &last);
 	}
 	if (late)
@@ -500,22 +553,47 @@ void evs_merge(struct evstore *s, const struct cev *a, size_t n)
 		merge_open(s, a + late, n - late);
 }
 
-void evs_pack(struct evstore *s)
+void evs_stage(struct evstore *s, uint64_t count)
 {
 	/* the newest events stay unpacked, where late ones usually land:
 	 * an eighth of them, at most EVS_OPEN_MAX */
-	size_t keep = MIN(EVS_OPEN_MAX, (size_t)(evs_count(s) / 8));
-	size_t full = s->nopen > keep ? (s->nopen - keep) / EVS_BLOCK * EVS_BLOCK : 0, b0 = s->nblk;
+	size_t keep = MIN(EVS_OPEN_MAX, (size_t)(count / 8));
+	size_t full = s->nopen > keep ? (s->nopen - keep) / EVS_BLOCK * EVS_BLOCK : 0;
+	s->stage_pool.n = s->nstage = 0;
 	if (!full)
 		return;
-	xgrow(&s->blk, &s->capblk, s->nblk + full / EVS_BLOCK, sizeof *s->blk);
+	xgrow(&s->stage, &s->capstage, full / EVS_BLOCK, sizeof *s->stage);
 	for (size_t at = 0; at < full; at += EVS_BLOCK)
-		pack_block(s, s->open + at, EVS_BLOCK, s->npacked + at, &s->blk[s->nblk++]);
+		pack_block(s, &s->stage_pool, s->open + at, EVS_BLOCK, s->npacked + at, &s->stage[s->nstage++]);
+}
+
+void evs_publish(struct evstore *s)
+{
+	if (!s->nstage)
+		return;
+	size_t b0 = s->nblk, full = s->nstage * EVS_BLOCK;
+	s->pool.p = bigmem_grow(&s->pool.mem, &s->pool.cap, s->pool.n + s->stage_pool.n, 1);
+	memcpy(s->pool.p + s->pool.n, s->stage_pool.p, s->stage_pool.n);
+	xgrow(&s->blk, &s->capblk, s->nblk + s->nstage, sizeof *s->blk);
+	for (size_t i = 0; i < s->nstage; i++) {
+		s->blk[s->nblk] = s->stage[i];
+		s->blk[s->nblk++].data += s->pool.n;
+	}
+	s->pool.n += s->stage_pool.n;
 	s->npacked += full;
 	s->nopen -= full;
 	s->open += full; /* moved down when room is wanted (open_room) */
 	s->open0 += full;
+	s->nstage = 0;
 	index_from(s, b0);
+	if (!s->version) /* (earlier packed events stay as they were) */
+		packed_changed(s);
+}
+
+void evs_pack(struct evstore *s)
+{
+	evs_stage(s, evs_count(s));
+	evs_publish(s);
 }
 
 void evs_filter(struct evstore *s, bool (*keep)(void *ctx, const struct cev *c), void *ctx)
@@ -539,7 +617,7 @@ void evs_filter(struct evstore *s, bool (*keep)(void *ctx, const struct cev *c),
 
 uint64_t evs_bytes(const struct evstore *s)
 {
-	return s->npool + s->nblk * sizeof *s->blk + s->nopen * sizeof *s->open;
+	return s->pool.n + s->nblk * sizeof *s->blk + s->nopen * sizeof *s->open;
 }
 
 void evs_free(struct evstore *s)
@@ -547,7 +625,9 @@ void evs_free(struct evstore *s)
 	free(s->blk);
 	free(s->coarse);
 	free(s->pk);
-	bigmem_free(&s->pool_mem);
+	free(s->stage);
+	bigmem_free(&s->pool.mem);
+	bigmem_free(&s->stage_pool.mem);
 	bigmem_free(&s->open_mem);
 	bigmem_free(&s->tmp_mem);
 	*s = (struct evstore){0};

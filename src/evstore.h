@@ -60,14 +60,20 @@ void cev_merge(const struct cev *a, size_t na, const struct cev *b, size_t nb, s
 struct evblock;
 struct packer;
 
+/* Bytes that blocks live in. */
+struct evpool {
+	uint8_t *p;
+	size_t n, cap;
+	struct bigmem mem;
+};
+
 struct evstore {
 	struct evblock *blk; /* in time order */
 	size_t nblk, capblk;
 	uint32_t *coarse; /* coarse[k]: the block holding position k * EVS_BLOCK / 2 */
 	size_t capcoarse;
-	uint8_t *pool; /* the blocks' bytes */
-	size_t npool, cappool, garbage;
-	struct bigmem pool_mem;
+	struct evpool pool; /* the blocks' bytes */
+	size_t garbage;     /* of them, those no block uses any more */
 	uint64_t npacked; /* events in blocks: positions [0, npacked) */
 	struct cev *open; /* positions [npacked, npacked + nopen), unpacked */
 	size_t nopen, capopen, open0; /* open is open0 events into open_mem */
@@ -76,26 +82,48 @@ struct evstore {
 	size_t captmp;
 	struct bigmem tmp_mem;
 	struct packer *pk; /* packing's dictionaries */
+	/* blocks packed by evs_stage(), not yet in the store */
+	struct evblock *stage;
+	size_t nstage, capstage;
+	struct evpool stage_pool;
+	uint64_t version; /* changes when packed events do (unique among stores) */
 };
 
 void evs_free(struct evstore *s);
 static inline uint64_t evs_count(const struct evstore *s) { return s->npacked + s->nopen; }
 
+/* Readers that go event by event (filters, batch writers) get runs of
+ * EVS_RUN unpacked at once: the thread's last run, valid while the
+ * store's version is the one it was unpacked at. */
+#define EVS_RUN 256
+struct evs_run {
+	const struct evstore *s;
+	uint64_t version, start, n, next; /* next: the position after the last one read */
+	struct cev ev[EVS_RUN];
+};
+extern _Thread_local struct evs_run evs_run;
+
+/* (evs_get() when the event is not at hand) */
 void evs_unpack(const struct evstore *s, uint64_t i, struct cev *c);
 /* Event i (i < evs_count). */
 static inline void evs_get(const struct evstore *s, uint64_t i, struct cev *c)
 {
-	if (i >= s->npacked)
+	struct evs_run *r = &evs_run;
+	if (i >= s->npacked) {
 		*c = s->open[i - s->npacked];
-	else
+	} else if (r->s == s && r->version == s->version && i - r->start < r->n) {
+		*c = r->ev[i - r->start];
+		r->next = i + 1;
+	} else {
 		evs_unpack(s, i, c);
+	}
 }
 /* Event i read where it lies when unpacked, else unpacked into *room. */
 static inline const struct cev *evs_peek(const struct evstore *s, uint64_t i, struct cev *room)
 {
 	if (i >= s->npacked)
 		return &s->open[i - s->npacked];
-	evs_unpack(s, i, room);
+	evs_get(s, i, room);
 	return room;
 }
 int64_t evs_ts(const struct evstore *s, uint64_t i);
@@ -109,8 +137,14 @@ uint64_t evs_time_bound(const struct evstore *s, int64_t t, bool upper);
 /* Merge sorted a[0..n) into the store.  Those after every packed event
  * stay unpacked until evs_pack(). */
 void evs_merge(struct evstore *s, const struct cev *a, size_t n);
-/* Pack the open run's older whole blocks. */
+/* Pack the open run's older whole blocks, keeping the newest unpacked. */
 void evs_pack(struct evstore *s);
+/* evs_pack() in two steps: evs_stage() packs aside, for a store that will
+ * have `count` events, and may run on another thread while the store is
+ * only read; evs_publish() then puts the blocks in (the positions of the
+ * events do not change). */
+void evs_stage(struct evstore *s, uint64_t count);
+void evs_publish(struct evstore *s);
 /* Keep only the events keep() accepts. */
 void evs_filter(struct evstore *s, bool (*keep)(void *ctx, const struct cev *c), void *ctx);
 /* Bytes the store takes now. */

@@ -410,7 +410,7 @@ void model_add(struct model *m, const struct event *e)
 	}
 }
 
-uint64_t model_pending(const struct model *m) { return m->npend + m->nnext; }
+uint64_t model_pending(const struct model *m) { return m->sorting ? m->nnext : m->npend; }
 
 static struct cev *scratch(struct model *m, size_t n)
 {
@@ -852,14 +852,17 @@ static void merge_sorted(struct model *m, bool tail_pairs)
 	m->npend = 0;
 	release_scratch(m);
 	snap_take(m, nev(m));
-	evs_pack(&m->store);
 	m->cur[0].valid = m->cur[1].valid = false;
 }
 
+/* On the sorter thread: sort the pending events, and pack aside what
+ * the commit will leave to pack.  The main thread meanwhile only reads
+ * the store (and adds to next). */
 static void *sort_pending(void *arg)
 {
 	struct model *m = arg;
 	sort_events(m, m->pend, m->npend);
+	evs_stage(&m->store, nev(m) + m->npend);
 	return NULL;
 }
 
@@ -871,6 +874,7 @@ static void finish_sort(struct model *m)
 		return;
 	pthread_join(m->sorter, NULL);
 	m->sorting = false;
+	evs_publish(&m->store);
 	merge_sorted(m, m->sealed_pairs);
 	struct cev *p = m->pend;
 	size_t cap = m->cappend;
@@ -886,6 +890,7 @@ void model_commit(struct model *m)
 	bool tail_pairs = m->tail_pairs;
 	m->tail_pairs = false;
 	merge_sorted(m, tail_pairs);
+	evs_pack(&m->store);
 }
 
 void model_commit_some(struct model *m)
@@ -899,6 +904,7 @@ void model_commit_some(struct model *m)
 	if (!m->sorting) { /* no thread to be had: sort here */
 		sort_events(m, m->pend, m->npend);
 		merge_sorted(m, m->sealed_pairs);
+		evs_pack(&m->store);
 	}
 }
 
