@@ -25,10 +25,14 @@ struct seqent {
 };
 
 /* A position in the merge of all sequences: idx[s] events of sequence s
- * come before `pos`.  Sequence 0 is the compact array. */
+ * come before `pos`.  Sequence 0 is the compact array.  Kept at hand,
+ * so that a step forward asks the sequences for one time, not all: each
+ * one's count and the time of the event at idx[s] (valid when idx[s] <
+ * n[s]); one allocation, idx's. */
 struct cursor {
 	uint64_t pos;
-	uint64_t *idx;
+	uint64_t *idx, *n;
+	int64_t *head;
 	bool valid;
 };
 
@@ -938,7 +942,7 @@ uint32_t model_add_seq(struct model *m, const struct seq_ops *ops, void *ctx)
 	xgrow(&m->seqs, &m->capseqs, m->nseqs + 1, sizeof *m->seqs);
 	m->seqs[m->nseqs] = (struct seqent){ops, ctx};
 	for (int i = 0; i < 2; i++) {
-		free(m->cur[i].idx);
+		free(m->cur[i].idx); /* (and n and head) */
 		m->cur[i] = (struct cursor){0};
 	}
 	m->generation++;
@@ -1017,12 +1021,46 @@ uint64_t model_count(const struct model *m)
 	return n;
 }
 
+/* The least recently chosen cursor, to be placed anew. */
+static struct cursor *cursor_slot(struct model *m)
+{
+	struct cursor *c = &m->cur[m->cur_next];
+	m->cur_next ^= 1;
+	if (!c->idx) {
+		c->idx = xcalloc(3 * m->nseqs, sizeof *c->idx);
+		c->n = c->idx + m->nseqs;
+		c->head = (int64_t *)(c->idx + 2 * m->nseqs);
+	}
+	return c;
+}
+
+static void cursor_head_of(struct model *m, struct cursor *c, size_t s)
+{
+	if (c->idx[s] < c->n[s])
+		c->head[s] = SEQ(m, s, ts, c->idx[s]);
+}
+
+/* The cursor placed (idx and pos set): what it keeps at hand. */
+static void cursor_placed(struct model *m, struct cursor *c)
+{
+	for (size_t s = 0; s < m->nseqs; s++) {
+		c->n[s] = SEQ(m, s, count);
+		cursor_head_of(m, c, s);
+	}
+	c->valid = true;
+}
+
 uint64_t model_seek(struct model *m, int64_t t)
 {
-	uint64_t n = 0;
+	if (m->nseqs == 1)
+		return c_lower(m, t);
+	/* a cursor there too: reading on from a seek needs no bisection */
+	struct cursor *c = cursor_slot(m);
+	c->pos = 0;
 	for (size_t s = 0; s < m->nseqs; s++)
-		n += SEQ(m, s, lower, t);
-	return n;
+		c->pos += c->idx[s] = SEQ(m, s, lower, t);
+	cursor_placed(m, c);
+	return c->pos;
 }
 
 /* Place cursor c at global position p by bisection on time: find the
@@ -1065,22 +1103,25 @@ static void cursor_bisect(struct model *m, struct cursor *c, uint64_t p)
 		r -= same;
 	}
 	c->pos = p;
-	c->valid = true;
+	cursor_placed(m, c);
 }
 
 /* The sequence holding the event at the cursor (the smallest head). */
-static size_t cursor_head(struct model *m, const struct cursor *c)
+static size_t cursor_head(const struct model *m, const struct cursor *c)
 {
 	size_t best = SIZE_MAX;
-	int64_t bt = 0;
-	for (size_t s = 0; s < m->nseqs; s++) {
-		if (c->idx[s] >= SEQ(m, s, count))
-			continue;
-		int64_t t = SEQ(m, s, ts, c->idx[s]);
-		if (best == SIZE_MAX || t < bt)
-			best = s, bt = t;
-	}
+	for (size_t s = 0; s < m->nseqs; s++)
+		if (c->idx[s] < c->n[s] && (best == SIZE_MAX || c->head[s] < c->head[best]))
+			best = s;
 	return best;
+}
+
+static void cursor_forth(struct model *m, struct cursor *c)
+{
+	size_t s = cursor_head(m, c);
+	c->idx[s]++;
+	c->pos++;
+	cursor_head_of(m, c, s);
 }
 
 static void cursor_back(struct model *m, struct cursor *c)
@@ -1095,6 +1136,7 @@ static void cursor_back(struct model *m, struct cursor *c)
 			best = s, bt = t;
 	}
 	c->idx[best]--;
+	c->head[best] = bt;
 	c->pos--;
 }
 
@@ -1113,18 +1155,12 @@ static struct cursor *cursor_at(struct model *m, uint64_t p)
 			best = d, c = k;
 	}
 	if (!c || best > STEP_LIMIT) {
-		/* Reuse the least recently chosen slot. */
-		c = &m->cur[m->cur_next];
-		m->cur_next ^= 1;
-		if (!c->idx)
-			c->idx = xcalloc(m->nseqs, sizeof *c->idx);
+		c = cursor_slot(m);
 		cursor_bisect(m, c, p);
 		return c;
 	}
-	while (c->pos < p) {
-		c->idx[cursor_head(m, c)]++;
-		c->pos++;
-	}
+	while (c->pos < p)
+		cursor_forth(m, c);
 	while (c->pos > p)
 		cursor_back(m, c);
 	return c;

@@ -225,6 +225,16 @@ static void place(struct bars *bs, struct app *a, const struct event *e, uint64_
 		add_mark(bs, a, lb, e, pos);
 }
 
+/* The event at p, unless filtered out. */
+static void place_at(struct bars *bs, struct app *a, uint64_t p)
+{
+	struct event e;
+	if (!vis_is(a, p))
+		return;
+	model_get(a->m, p, &e);
+	place(bs, a, &e, p);
+}
+
 void bars_make(struct bars *bs, struct app *a, const uint32_t *lanes, size_t n, int64_t t0, int64_t t1, int W,
 	       uint64_t budget, uint64_t lookback)
 {
@@ -258,17 +268,21 @@ void bars_make(struct bars *bs, struct app *a, const uint32_t *lanes, size_t n, 
 	uint64_t step = p1 - p0 > budget ? (p1 - p0) / budget : 1;
 	bs->scale = (uint32_t)MIN(step, UINT32_MAX);
 	bs->sampled = step > 1;
-	/* sampled: runs of SAMPLE_RUN events read in order, far apart (reading
-	 * in order is cheap; ATF's merged sequences seek at every jump) */
-	uint64_t run = step > 1 ? SAMPLE_RUN : 1, jump = step * run;
-	struct event e;
-	for (uint64_t at = p0; at < p1; at += jump)
-		for (uint64_t p = at; p < MIN(at + run, p1); p++) {
-			if (!vis_is(a, p))
-				continue;
-			model_get(a->m, p, &e);
-			place(bs, a, &e, p);
-		}
+	if (step == 1) {
+		for (uint64_t p = p0; p < p1; p++)
+			place_at(bs, a, p);
+		return;
+	}
+	/* sampled: runs of SAMPLE_RUN events read in order, at times evenly
+	 * apart (a seek by time is cheap in ATF's merged sequences, a seek by
+	 * position bisects them) */
+	uint64_t runs = (p1 - p0) / (step * SAMPLE_RUN) + 1, span = ts_span(t0, t1), done = p0;
+	for (uint64_t k = 0; k < runs; k++) {
+		int64_t t = ts_add(t0, (uint64_t)((unsigned __int128)span * k / runs));
+		uint64_t at = MAX(model_seek(a->m, t), done);
+		for (done = MIN(at + SAMPLE_RUN, p1); at < done; at++)
+			place_at(bs, a, at);
+	}
 }
 
 void bars_free(struct bars *bs)
