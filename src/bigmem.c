@@ -106,12 +106,17 @@ void *bigmem_grow(struct bigmem *b, size_t *cap, size_t need, size_t size)
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	if (c > (SIZE_MAX - page) / size)
 		oom(SIZE_MAX);
-	size_t n = (c * size + page - 1) / page * page;
-	uint64_t mem, files;
+	size_t n = (c * size + page - 1) / page * page, least = (need * size + page - 1) / page * page;
+	uint64_t mem, files, others;
 	bigmem_usage(&mem, &files);
-	if (!b->fd && mem - b->bytes + n > bigmem_budget() && to_file(b, n, need * size)) {
-		*cap = n / size;
-		return b->p;
+	others = mem - b->bytes;
+	if (!b->fd && others + n > bigmem_budget()) {
+		if (others + least <= bigmem_budget()) /* what is needed fits: grow up to the budget, no further */
+			n = MAX(least, (size_t)(bigmem_budget() - others) / page * page);
+		else if (to_file(b, n, need * size)) {
+			*cap = n / size;
+			return b->p;
+		}
 	}
 	if (b->fd && (posix_fallocate(b->fd - 1, 0, (off_t)n) || ftruncate(b->fd - 1, (off_t)n)))
 		oom(n); /* the disk is full: as out of memory */
