@@ -50,9 +50,11 @@ void cev_merge(const struct cev *a, size_t na, const struct cev *b, size_t nb, s
 		j += t;
 		i += !t;
 	}
-	memmove(out + k, a + i, (na - i) * sizeof *a);
+	if (i < na) /* (either may be empty, even NULL) */
+		memmove(out + k, a + i, (na - i) * sizeof *a);
 	k += na - i;
-	memmove(out + k, b + j, (nb - j) * sizeof *b);
+	if (j < nb)
+		memmove(out + k, b + j, (nb - j) * sizeof *b);
 }
 
 /* ---- bits ------------------------------------------------------------------ */
@@ -524,40 +526,49 @@ static void open_room(struct evstore *s, size_t more)
 	s->open = base + s->open0;
 }
 
-/* Merge sorted a[0..n), all after the last packed event, into the open run. */
-static void merge_open(struct evstore *s, const struct cev *a, size_t n)
+/* Merge sorted a[0..n), all after the last packed event, into the open
+ * run; returns how many of its events were behind a's first. */
+static size_t merge_open(struct evstore *s, const struct cev *a, size_t n)
 {
 	open_room(s, n);
-	if (!s->nopen || !cev_less(&a[0], &s->open[s->nopen - 1])) { /* in order: append */
-		memcpy(s->open + s->nopen, a, n * sizeof *a);
-	} else {
-		size_t p = count_before(s->open, s->nopen, &a[0]), moved = s->nopen - p;
-		struct cev *t = tmp_room(s, moved);
-		memcpy(t, s->open + p, moved * sizeof *t);
-		cev_merge(t, moved, a, n, s->open + p);
+	struct cev *o = s->open;
+	size_t i = s->nopen, j = n, k = s->nopen + n;
+	/* from the end, in place: what is written never passes what is unread */
+	while (j > 0 && i > 0) {
+		bool late = cev_less(&a[j - 1], &o[i - 1]);
+		o[--k] = late ? o[--i] : a[--j];
 	}
+	memcpy(o, a, j * sizeof *a);
 	s->nopen += n;
+	return s->nopen - n - i;
 }
 
 void evs_merge(struct evstore *s, const struct cev *a, size_t n)
 {
 	size_t late = 0;
+	uint64_t reach = 0, before = evs_count(s);
 	if (n && s->npacked) {
 		struct cev last;
 		evs_get(s, s->npacked - 1, &last);
 		late = count_before(a, n, &last);
 	}
-	if (late)
+	if (late) {
+		reach = before - s->blk[block_for(s, &a[0])].start;
 		insert_packed(s, a, late);
-	if (n > late)
-		merge_open(s, a + late, n - late);
+	}
+	if (n > late) {
+		size_t moved = merge_open(s, a + late, n - late);
+		reach = MAX(reach, moved);
+	}
+	s->reach = MAX(s->reach - s->reach / 8, reach);
 }
 
 void evs_stage(struct evstore *s, uint64_t count)
 {
 	/* the newest events stay unpacked, where late ones usually land:
-	 * an eighth of them, at most EVS_OPEN_MAX */
-	size_t keep = MIN(EVS_OPEN_MAX, (size_t)(count / 8));
+	 * an eighth of them, or twice as far back as late ones have landed
+	 * lately, from EVS_OPEN_MIN to EVS_OPEN_MAX */
+	size_t keep = (size_t)MIN(EVS_OPEN_MAX, MAX(MAX(count / 8, 2 * s->reach), EVS_OPEN_MIN));
 	size_t full = s->nopen > keep ? (s->nopen - keep) / EVS_BLOCK * EVS_BLOCK : 0;
 	s->stage_pool.n = s->nstage = 0;
 	if (!full)

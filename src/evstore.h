@@ -12,7 +12,8 @@
  * Blocks hold between EVS_BLOCK / 2 and EVS_BLOCK events (the last one
  * fewer), so that events arriving late (symbols at time 0, a scope
  * written when it ends) rewrite only the blocks they land in.  The newest
- * events (an eighth, at most EVS_OPEN_MAX) stay unpacked, the "open" run:
+ * events (an eighth, or twice as many as late events reach back, from
+ * EVS_OPEN_MIN to EVS_OPEN_MAX) stay unpacked, the "open" run:
  * appending, pairing and most late events (overlapping batches) work on
  * them directly. */
 #ifndef TTV_EVSTORE_H
@@ -55,6 +56,7 @@ static inline bool cev_less(const struct cev *a, const struct cev *b)
 void cev_merge(const struct cev *a, size_t na, const struct cev *b, size_t nb, struct cev *out);
 
 #define EVS_BLOCK 4096
+#define EVS_OPEN_MIN (1u << 18)
 #define EVS_OPEN_MAX (1u << 20)
 
 struct evblock;
@@ -77,6 +79,7 @@ struct evstore {
 	uint64_t npacked; /* events in blocks: positions [0, npacked) */
 	struct cev *open; /* positions [npacked, npacked + nopen), unpacked */
 	size_t nopen, capopen, open0; /* open is open0 events into open_mem */
+	uint64_t reach; /* how far back (events from the end) late events landed lately */
 	struct bigmem open_mem;
 	struct cev *tmp; /* merge space */
 	size_t captmp;

@@ -310,8 +310,9 @@ bool trace_step(struct trace *t, uint64_t budget_ns, bool wait)
 		struct input *in = t->in[i];
 		if (in->done || in->quiet)
 			continue;
-		uint64_t before = in->consumed, size = in->size;
+		uint64_t before = in->consumed, size = in->size, t0 = now_ns();
 		step_input(t, in, wait);
+		uint64_t took = now_ns() - t0;
 		if (t->follow && in->consumed == before && in->size == size) {
 			/* caught up (maybe with a torn record waiting for its rest):
 			 * wait for the watch, or the stream's fd, to say more came */
@@ -320,10 +321,14 @@ bool trace_step(struct trace *t, uint64_t budget_ns, bool wait)
 		}
 		if (!in->done)
 			more = true;
-		/* Stay on a busy input while time remains (fewer, larger commits). */
-		while (!in->done && in->consumed > before && now_ns() < deadline) {
+		/* Stay on a busy input while time remains (fewer, larger commits):
+		 * time for another step as long as the last one (feeds grow, and
+		 * one past the deadline kept the first screen waiting). */
+		while (!in->done && in->consumed > before && now_ns() + took < deadline) {
 			before = in->consumed;
+			t0 = now_ns();
 			step_input(t, in, wait);
+			took = now_ns() - t0;
 			/* Commit in moderate batches: the sort's scratch stays small. */
 			if (model_pending(t->m) > (256u << 10))
 				model_commit_some(t->m);

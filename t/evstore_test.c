@@ -21,7 +21,7 @@ static uint64_t rnd(void)
 
 static struct evstore s;
 static struct cev *ref;
-static size_t nref, capref, serial;
+static size_t nref, serial;
 
 static int cmp(const void *x, const void *y)
 {
@@ -77,13 +77,11 @@ static void merge_batch(enum kind k, size_t n)
 		a[i] = make(k, lo, hi);
 	qsort(a, n, sizeof *a, cmp);
 	evs_merge(&s, a, n);
-	if (nref + n > capref) {
-		capref = (nref + n) * 2;
-		ref = realloc(ref, capref * sizeof *ref);
-	}
-	memcpy(ref + nref, a, n * sizeof *a);
+	struct cev *both = malloc((nref + n) * sizeof *both);
+	cev_merge(ref, nref, a, n, both);
+	free(ref);
+	ref = both;
 	nref += n;
-	qsort(ref, nref, sizeof *ref, cmp);
 	free(a);
 }
 
@@ -141,7 +139,8 @@ int main(void)
 	bool all = true;
 	for (size_t r = 0; r < 3 * ARRAY_LEN(order); r++) {
 		enum kind k = order[r % ARRAY_LEN(order)];
-		size_t n = k == APPEND ? 1 + rnd() % 30000 : 1 + rnd() % 9000;
+		/* more than EVS_OPEN_MIN events: most of them packed */
+		size_t n = k == APPEND ? 1 + rnd() % 150000 : 1 + rnd() % 40000;
 		merge_batch(k, n);
 		if (r % 2)
 			evs_pack(&s);

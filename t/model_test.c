@@ -206,20 +206,21 @@ static void test_radix(void)
 	ok(same, "a batch far out of order, times over the whole range, ties against file order: in order");
 }
 
-/* Begin/end pairs over many commits, each bringing events that land a little
- * before what was committed: every pair is found. */
+/* Begin/end pairs over many commits, each bringing events that land
+ * before what was committed, up to 8 commits back (800,000 events: far
+ * enough back to land among packed events): every pair is found. */
 static void test_late_pairs(void)
 {
 	setup();
 	uint64_t rng = 9;
 	int64_t t = 0;
-	for (int batch = 0; batch < 40; batch++) {
+	for (int batch = 0; batch < 80; batch++) {
 		for (int i = 0; i < 5000; i++, t += 10) {
 			add(lane_a, t_begin, t, ROLE_BEGIN, TTV_NODUR, 0);
 			add(lane_a, t_end, t + 5, ROLE_END, TTV_NODUR, 0);
 		}
-		/* a late pair behind the last commit */
-		int64_t late = t - 10 * 5000 - 7 - (int64_t)(rng_next_test(&rng) % 3);
+		/* a late pair behind the last commits */
+		int64_t late = t - 10 * 5000 * (1 + batch % 8) - 7 - (int64_t)(rng_next_test(&rng) % 3);
 		add(lane_b, t_begin, late, ROLE_BEGIN, TTV_NODUR, 0);
 		add(lane_b, t_end, late + 1, ROLE_END, TTV_NODUR, 0);
 		model_commit(m);
@@ -231,7 +232,7 @@ static void test_late_pairs(void)
 		if (e.dur == TTV_NODUR)
 			unpaired++;
 	}
-	is_int((long long)unpaired, 0, "late begin/end pairs over 40 commits all pair");
+	is_int((long long)unpaired, 0, "late begin/end pairs over 80 commits all pair");
 }
 
 static void test_pairs(void)
