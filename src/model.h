@@ -161,7 +161,7 @@ void model_commit(struct model *m);
  * meanwhile on another thread, is merged into place, and the pending
  * events are sorted on another thread until the next commit. */
 void model_commit_some(struct model *m);
-/* Events added since the last commit. */
+/* Events added and waiting for a commit (not those being sorted). */
 uint64_t model_pending(const struct model *m);
 
 /* Remove every event of an input (its file was truncated: the bytes they
