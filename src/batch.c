@@ -808,19 +808,23 @@ static void stats_scan(struct stats *st, struct filterset *fs)
 	struct trace *t = st->t;
 	bool filtering = filterset_active(fs);
 	uint64_t n = model_count(t->m);
-	struct event e;
+	struct event ev[64];
 	uint64_t pass[SCAN_CHUNK / 64];
-	for (uint64_t pos = 0; pos < n; pos++) {
+	for (uint64_t pos = 0; pos < n; pos += 64) { /* a word of pass at a time */
 		/* Sequences read their records from the mapped files: let the
 		 * pages go as the scan moves on, as --dump does. */
-		if ((pos & 0xffff) == 0xffff)
+		if (pos && pos % 65536 == 0)
 			trace_release(t);
 		if (filtering && pos % SCAN_CHUNK == 0)
 			filterset_mark(fs, t, pos, MIN(n, pos + SCAN_CHUNK), pos, pass, NULL, NULL, 0);
-		if (filtering && !(pass[pos % SCAN_CHUNK / 64] >> (pos % 64) & 1))
+		uint64_t kept = filtering ? pass[pos % SCAN_CHUNK / 64] : ~0ull;
+		size_t k = (size_t)MIN(64, n - pos);
+		if (!kept)
 			continue;
-		model_get(t->m, pos, &e);
-		stats_event(st, &e);
+		model_read(t->m, pos, k, ev);
+		for (size_t j = 0; j < k; j++)
+			if (kept >> j & 1)
+				stats_event(st, &ev[j]);
 	}
 }
 

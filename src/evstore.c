@@ -286,14 +286,14 @@ static uint64_t new_version(void)
 /* The packed events changed: runs unpacked before are stale. */
 static void packed_changed(struct evstore *s) { s->version = new_version(); }
 
-void evs_unpack(const struct evstore *s, uint64_t i, struct cev *c)
+const struct cev *evs_unpack(const struct evstore *s, uint64_t i, struct cev *room)
 {
 	const struct evblock *b = &s->blk[find_block(s, i)];
 	bool in_turn = i == evs_run.next;
 	evs_run.next = i + 1;
 	if (!in_turn) { /* a jump: this one event */
-		unpack_at(s, b, i - b->start, c);
-		return;
+		unpack_at(s, b, i - b->start, room);
+		return room;
 	}
 	size_t j = i - b->start, n = MIN(EVS_RUN, b->n - j);
 	unpack_run(s, b, j, n, evs_run.ev);
@@ -301,7 +301,23 @@ void evs_unpack(const struct evstore *s, uint64_t i, struct cev *c)
 	evs_run.version = s->version;
 	evs_run.start = i;
 	evs_run.n = n;
-	*c = evs_run.ev[0];
+	return &evs_run.ev[0];
+}
+
+size_t evs_span(const struct evstore *s, uint64_t i, size_t n, const struct cev **at)
+{
+	struct evs_run *r = &evs_run;
+	if (i >= s->npacked) {
+		*at = &s->open[i - s->npacked];
+		return n;
+	}
+	if (!(r->s == s && r->version == s->version && i - r->start < r->n)) {
+		r->next = i; /* in turn: unpack a run */
+		evs_unpack(s, i, NULL);
+	}
+	r->next = i + 1;
+	*at = &r->ev[i - r->start];
+	return (size_t)MIN(n, r->start + r->n - i);
 }
 
 int64_t evs_ts(const struct evstore *s, uint64_t i)

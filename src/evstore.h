@@ -106,22 +106,35 @@ struct evs_run {
 };
 extern _Thread_local struct evs_run evs_run;
 
-/* (evs_get() when the event is not at hand) */
-void evs_unpack(const struct evstore *s, uint64_t i, struct cev *c);
-/* Event i (i < evs_count). */
+/* (evs_at() when the event is not at hand) */
+const struct cev *evs_unpack(const struct evstore *s, uint64_t i, struct cev *room);
+/* Event i (i < evs_count), read where it lies (the open run, the thread's
+ * unpacked run) or else unpacked into *room.  Valid until this thread
+ * reads the store again: take what you need at once. */
+static inline const struct cev *evs_at(const struct evstore *s, uint64_t i, struct cev *room)
+{
+	const struct evs_run *r = &evs_run;
+	if (i >= s->npacked)
+		return &s->open[i - s->npacked];
+	if (r->s == s && r->version == s->version && i - r->start < r->n) {
+		evs_run.next = i + 1;
+		return &r->ev[i - r->start];
+	}
+	return evs_unpack(s, i, room);
+}
+/* Event i (i < evs_count), copied. */
 static inline void evs_get(const struct evstore *s, uint64_t i, struct cev *c)
 {
-	struct evs_run *r = &evs_run;
-	if (i >= s->npacked) {
-		*c = s->open[i - s->npacked];
-	} else if (r->s == s && r->version == s->version && i - r->start < r->n) {
-		*c = r->ev[i - r->start];
-		r->next = i + 1;
-	} else {
-		evs_unpack(s, i, c);
-	}
+	const struct cev *at = evs_at(s, i, c);
+	if (at != c)
+		*c = *at;
 }
-/* Event i read where it lies when unpacked, else unpacked into *room. */
+/* Events from i on, read where they lie (the open run, the thread's run,
+ * unpacked into it when need be): returns how many lie together at *at
+ * (at least 1, at most n; n at most what is left).  Valid as evs_at's. */
+size_t evs_span(const struct evstore *s, uint64_t i, size_t n, const struct cev **at);
+/* Event i read where it lies when unpacked, else unpacked into *room:
+ * unlike evs_at(), not moved by reading other events. */
 static inline const struct cev *evs_peek(const struct evstore *s, uint64_t i, struct cev *room)
 {
 	if (i >= s->npacked)

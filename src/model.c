@@ -309,7 +309,7 @@ static uint32_t dur_encode(struct model *m, uint64_t d)
 	return DUR_LONG + (uint32_t)m->nlong++;
 }
 
-static uint64_t dur_decode(const struct model *m, uint32_t v)
+static inline uint64_t dur_decode(const struct model *m, uint32_t v)
 {
 	if (v == DUR_NONE)
 		return TTV_NODUR;
@@ -919,18 +919,23 @@ static int64_t c_ts(void *ctx, uint64_t i) { return evs_ts(&((struct model *)ctx
 static uint64_t c_lower(void *ctx, int64_t t) { return evs_time_bound(&((struct model *)ctx)->store, t, false); }
 static uint64_t c_upper(void *ctx, int64_t t) { return evs_time_bound(&((struct model *)ctx)->store, t, true); }
 
+static inline void cev_event(const struct model *m, const struct cev *c, struct event *e)
+{
+	e->ts = c->ts;
+	e->dur = dur_decode(m, c->dur);
+	e->lane = cev_lane(c);
+	e->type = cev_type(c);
+	e->name = c->name;
+	e->flags = cev_flags(c);
+	e->input = cev_input(c);
+	e->off = cev_off(c);
+}
+
 static void c_get(void *ctx, uint64_t i, struct event *e)
 {
 	const struct model *m = ctx;
-	struct cev c = ev_at(m, i);
-	e->ts = c.ts;
-	e->dur = dur_decode(m, c.dur);
-	e->lane = cev_lane(&c);
-	e->type = cev_type(&c);
-	e->name = c.name;
-	e->flags = cev_flags(&c);
-	e->input = cev_input(&c);
-	e->off = cev_off(&c);
+	struct cev room;
+	cev_event(m, evs_at(&m->store, i, &room), e);
 }
 
 static const struct seq_ops compact_ops = {c_count, c_ts, c_lower, c_upper, c_get, NULL};
@@ -1179,6 +1184,25 @@ void model_get(struct model *m, uint64_t pos, struct event *e)
 	SEQ(m, s, get, c->idx[s], e);
 	e->seq = (uint32_t)s;
 	e->pos = pos;
+}
+
+void model_read(struct model *m, uint64_t pos, size_t n, struct event *e)
+{
+	if (m->nseqs != 1) {
+		for (size_t k = 0; k < n; k++)
+			model_get(m, pos + k, &e[k]);
+		return;
+	}
+	while (n) {
+		const struct cev *c;
+		size_t k = evs_span(&m->store, pos, n, &c);
+		for (size_t j = 0; j < k; j++, e++) {
+			cev_event(m, &c[j], e);
+			e->seq = 0;
+			e->pos = pos++;
+		}
+		n -= k;
+	}
 }
 
 bool model_get_shared(const struct model *m) { return m->nseqs == 1; }

@@ -176,6 +176,9 @@ void model_seq_changed(struct model *m);
 /* The global time order. */
 uint64_t model_count(const struct model *m);
 void model_get(struct model *m, uint64_t pos, struct event *e);
+/* Events [pos, pos + n) into e[0..n), as model_get() on each: for readers
+ * that go in order (n at most what is left). */
+void model_read(struct model *m, uint64_t pos, size_t n, struct event *e);
 int64_t model_ts(struct model *m, uint64_t pos);
 /* First position whose time is >= t (count when none). */
 uint64_t model_seek(struct model *m, int64_t t);

@@ -531,7 +531,7 @@ static void filterset_prepare(struct filterset *fs, struct trace *t)
 #define RUN_NS 200000 /* 0.2 ms */
 #define RUN_FIRST 16
 #define RUN_MAX 4096
-#define CLOCK_EVERY 16 /* events between looks at the clock inside a run */
+#define CLOCK_LOOKS 16 /* looks at the clock inside a run */
 #define RUN_COUNTED 64 /* filters whose drops are counted (a run counts them on its own) */
 
 static int first_drop(struct filterset *fs, struct trace *t, const struct event *e);
@@ -549,7 +549,7 @@ struct mark_job {
 
 struct mark_part {
 	struct mark_job *j;
-	bool scan;     /* keep the events' pages mapped: one thread only (the scan windows are not shared) */
+	bool scan;     /* keep the pages of the events' bytes mapped (when filters decode; one thread does) */
 	uint64_t hole; /* the first event this thread took but did not mark; UINT64_MAX: none */
 	uint64_t end;  /* past the last event it marked */
 };
@@ -577,33 +577,42 @@ static bool time_up(struct mark_job *j)
 	return false;
 }
 
-/* Mark [lo, hi); returns where it stopped (hi, or earlier when time is up;
- * never before lo + 1 when `must` is set). */
-static uint64_t mark_run(struct mark_part *pt, uint64_t lo, uint64_t hi, bool must)
+#define READ_RUN 64 /* events read from the model at once */
+
+/* Mark [lo, hi), looking at the clock every `every` events; returns where
+ * it stopped (hi, or earlier when time is up; never before lo + 1 when
+ * `must` is set). */
+static uint64_t mark_run(struct mark_part *pt, uint64_t lo, uint64_t hi, bool must, uint64_t every)
 {
 	struct mark_job *j = pt->j;
-	struct event e;
+	struct event ev[READ_RUN];
 	uint64_t p = lo, acc = 0, drops[RUN_COUNTED] = {0};
 	unsigned from = (unsigned)((lo - j->base) % 64);
-	for (; p < hi; p++) {
-		if (!(must && p == lo) &&
-		    (atomic_load_explicit(&j->stop, memory_order_relaxed) || ((p - lo) % CLOCK_EVERY == CLOCK_EVERY - 1 && time_up(j))))
-			break;
-		model_get(j->t->m, p, &e);
-		if (pt->scan)
-			trace_scan(j->t, &e);
-		uint64_t i = p - j->base;
-		bool kept = !j->keep || j->keep(j->ctx, &e);
-		int drop = kept ? first_drop(j->fs, j->t, &e) : -1;
-		if (kept && drop < 0)
-			acc |= 1ull << (i % 64);
-		else if (drop >= 0 && drop < RUN_COUNTED)
-			drops[drop]++;
-		if (i % 64 == 63) {
-			put_word(&j->bits[i / 64], from, 64, acc);
-			acc = 0;
-			from = 0;
+	while (p < hi) {
+		size_t n = (size_t)MIN(hi - p, READ_RUN), k = 0;
+		model_read(j->t->m, p, n, ev);
+		for (; k < n; k++, p++) {
+			if (!(must && p == lo) &&
+			    (atomic_load_explicit(&j->stop, memory_order_relaxed) || ((p - lo) % every == every - 1 && time_up(j))))
+				break;
+			const struct event *e = &ev[k];
+			if (pt->scan)
+				trace_scan(j->t, e);
+			uint64_t i = p - j->base;
+			bool kept = !j->keep || j->keep(j->ctx, e);
+			int drop = kept ? first_drop(j->fs, j->t, e) : -1;
+			if (kept && drop < 0)
+				acc |= 1ull << (i % 64);
+			else if (drop >= 0 && drop < RUN_COUNTED)
+				drops[drop]++;
+			if (i % 64 == 63) {
+				put_word(&j->bits[i / 64], from, 64, acc);
+				acc = 0;
+				from = 0;
+			}
 		}
+		if (k < n)
+			break;
 	}
 	unsigned to = (unsigned)((p - j->base) % 64);
 	if (to > from)
@@ -626,7 +635,7 @@ static void mark(void *arg)
 		if (lo >= j->hi)
 			return;
 		uint64_t hi = MIN(j->hi, lo + len), t0 = now_ns();
-		uint64_t reached = mark_run(pt, lo, hi, first);
+		uint64_t reached = mark_run(pt, lo, hi, first, MAX(1, len / CLOCK_LOOKS));
 		first = false;
 		pt->end = MAX(pt->end, reached);
 		if (reached < hi) {
@@ -640,6 +649,15 @@ static void mark(void *arg)
 	}
 }
 
+/* Do the filters decode events (and so read their bytes)? */
+static bool reads_bytes(const struct filterset *fs)
+{
+	for (size_t i = 0; i < fs->n; i++)
+		if (fs->f[i].enabled && (fs->f[i].scope == SC_TEXT || fs->f[i].scope == SC_FIELD))
+			return true;
+	return false;
+}
+
 #define PAR_MIN 4096 /* fewer events are not worth waking the worker */
 
 uint64_t filterset_mark(struct filterset *fs, struct trace *t, uint64_t lo, uint64_t hi, uint64_t base, uint64_t *bits,
@@ -648,7 +666,7 @@ uint64_t filterset_mark(struct filterset *fs, struct trace *t, uint64_t lo, uint
 	if (lo >= hi)
 		return hi;
 	struct mark_job j = {fs, t, hi, base, bits, keep, ctx, deadline, lo, false};
-	struct mark_part first = {&j, true, UINT64_MAX, 0}, second = {&j, false, UINT64_MAX, 0};
+	struct mark_part first = {&j, reads_bytes(fs), UINT64_MAX, 0}, second = {&j, false, UINT64_MAX, 0};
 	bool two = hi - lo >= PAR_MIN && filterset_parallel_ok(fs, t);
 	if (two) {
 		filterset_prepare(fs, t);
