@@ -15,7 +15,7 @@ static uint64_t budget, in_memory, in_files;
 
 void bigmem_set_budget(uint64_t bytes) { __atomic_store_n(&budget, bytes, __ATOMIC_RELAXED); }
 
-/* (the loader's sorter thread grows its arrays too) */
+/* (the model's committer thread grows its arrays too) */
 uint64_t bigmem_budget(void)
 {
 	uint64_t b = __atomic_load_n(&budget, __ATOMIC_RELAXED);
@@ -95,6 +95,24 @@ static bool to_file(struct bigmem *b, size_t n, size_t keep)
 	return true;
 }
 
+/* Anonymous memory moved to n bytes.  ThreadSanitizer does not see
+ * mremap: what it knew of the old pages would stick to the addresses, and
+ * another thread that maps them next would seem to race with this one.
+ * Its builds copy instead. */
+static void *remap(void *p, size_t old, size_t n)
+{
+#if defined(__SANITIZE_THREAD__)
+	void *q = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (q != MAP_FAILED) {
+		memcpy(q, p, old);
+		munmap(p, old);
+	}
+	return q;
+#else
+	return mremap(p, old, n, MREMAP_MAYMOVE);
+#endif
+}
+
 void *bigmem_grow(struct bigmem *b, size_t *cap, size_t need, size_t size)
 {
 	if (need <= *cap)
@@ -120,7 +138,7 @@ void *bigmem_grow(struct bigmem *b, size_t *cap, size_t need, size_t size)
 	}
 	if (b->fd && (posix_fallocate(b->fd - 1, 0, (off_t)n) || ftruncate(b->fd - 1, (off_t)n)))
 		oom(n); /* the disk is full: as out of memory */
-	void *q = b->p ? mremap(b->p, b->bytes, n, MREMAP_MAYMOVE)
+	void *q = b->p ? (b->fd ? mremap(b->p, b->bytes, n, MREMAP_MAYMOVE) : remap(b->p, b->bytes, n))
 		       : mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (q == MAP_FAILED)
 		oom(n);

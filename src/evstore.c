@@ -579,48 +579,26 @@ void evs_merge(struct evstore *s, const struct cev *a, size_t n)
 	s->reach = MAX(s->reach - s->reach / 8, reach);
 }
 
-void evs_stage(struct evstore *s, uint64_t count)
+void evs_pack(struct evstore *s)
 {
 	/* the newest events stay unpacked, where late ones usually land:
 	 * an eighth of them, or twice as far back as late ones have landed
 	 * lately, from EVS_OPEN_MIN to EVS_OPEN_MAX */
-	size_t keep = (size_t)MIN(EVS_OPEN_MAX, MAX(MAX(count / 8, 2 * s->reach), EVS_OPEN_MIN));
+	size_t keep = (size_t)MIN(EVS_OPEN_MAX, MAX(MAX(evs_count(s) / 8, 2 * s->reach), EVS_OPEN_MIN));
 	size_t full = s->nopen > keep ? (s->nopen - keep) / EVS_BLOCK * EVS_BLOCK : 0;
-	s->stage_pool.n = s->nstage = 0;
 	if (!full)
 		return;
-	xgrow(&s->stage, &s->capstage, full / EVS_BLOCK, sizeof *s->stage);
+	size_t b0 = s->nblk;
+	xgrow(&s->blk, &s->capblk, s->nblk + full / EVS_BLOCK, sizeof *s->blk);
 	for (size_t at = 0; at < full; at += EVS_BLOCK)
-		pack_block(s, &s->stage_pool, s->open + at, EVS_BLOCK, s->npacked + at, &s->stage[s->nstage++]);
-}
-
-void evs_publish(struct evstore *s)
-{
-	if (!s->nstage)
-		return;
-	size_t b0 = s->nblk, full = s->nstage * EVS_BLOCK;
-	s->pool.p = bigmem_grow(&s->pool.mem, &s->pool.cap, s->pool.n + s->stage_pool.n, 1);
-	memcpy(s->pool.p + s->pool.n, s->stage_pool.p, s->stage_pool.n);
-	xgrow(&s->blk, &s->capblk, s->nblk + s->nstage, sizeof *s->blk);
-	for (size_t i = 0; i < s->nstage; i++) {
-		s->blk[s->nblk] = s->stage[i];
-		s->blk[s->nblk++].data += s->pool.n;
-	}
-	s->pool.n += s->stage_pool.n;
+		pack_block(s, &s->pool, s->open + at, EVS_BLOCK, s->npacked + at, &s->blk[s->nblk++]);
 	s->npacked += full;
 	s->nopen -= full;
 	s->open += full; /* moved down when room is wanted (open_room) */
 	s->open0 += full;
-	s->nstage = 0;
 	index_from(s, b0);
 	if (!s->version) /* (earlier packed events stay as they were) */
 		packed_changed(s);
-}
-
-void evs_pack(struct evstore *s)
-{
-	evs_stage(s, evs_count(s));
-	evs_publish(s);
 }
 
 void evs_filter(struct evstore *s, bool (*keep)(void *ctx, const struct cev *c), void *ctx)
@@ -652,9 +630,7 @@ void evs_free(struct evstore *s)
 	free(s->blk);
 	free(s->coarse);
 	free(s->pk);
-	free(s->stage);
 	bigmem_free(&s->pool.mem);
-	bigmem_free(&s->stage_pool.mem);
 	bigmem_free(&s->open_mem);
 	bigmem_free(&s->tmp_mem);
 	*s = (struct evstore){0};

@@ -85,10 +85,6 @@ struct evstore {
 	size_t captmp;
 	struct bigmem tmp_mem;
 	struct packer *pk; /* packing's dictionaries */
-	/* blocks packed by evs_stage(), not yet in the store */
-	struct evblock *stage;
-	size_t nstage, capstage;
-	struct evpool stage_pool;
 	uint64_t version; /* changes when packed events do (unique among stores) */
 };
 
@@ -155,12 +151,6 @@ uint64_t evs_time_bound(const struct evstore *s, int64_t t, bool upper);
 void evs_merge(struct evstore *s, const struct cev *a, size_t n);
 /* Pack the open run's older whole blocks, keeping the newest unpacked. */
 void evs_pack(struct evstore *s);
-/* evs_pack() in two steps: evs_stage() packs aside, for a store that will
- * have `count` events, and may run on another thread while the store is
- * only read; evs_publish() then puts the blocks in (the positions of the
- * events do not change). */
-void evs_stage(struct evstore *s, uint64_t count);
-void evs_publish(struct evstore *s);
 /* Keep only the events keep() accepts. */
 void evs_filter(struct evstore *s, bool (*keep)(void *ctx, const struct cev *c), void *ctx);
 /* Bytes the store takes now. */

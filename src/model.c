@@ -49,6 +49,12 @@ struct snap {
 #define MATCH_DEPTH 64
 #define STACK_MAX (1u << 20)
 
+/* What a batch of added events holds. */
+struct batch_kind {
+	bool pairs; /* begins or ends */
+	bool spans; /* complete spans (with a duration) */
+};
+
 struct model {
 	struct strtab *st;
 
@@ -68,10 +74,15 @@ struct model {
 	struct cev *pend;     /* added, not yet committed */
 	size_t npend, cappend;
 	struct bigmem pend_mem, scratch_mem, rkeys_mem; /* where pend, scratch and rkeys live */
-	/* model_commit_some(): pend sorted on another thread meanwhile;
-	 * what is added in that time waits in next */
-	pthread_t sorter;
-	bool sorting, sealed_pairs;
+	/* model_commit_some(): pend, sorted, is merged, paired and packed on
+	 * another thread meanwhile (the committer), which then owns the store,
+	 * the pairing state (lanes' stacks and long spans, snapshots), the long
+	 * durations and the cursors; what is added in that time waits in next.
+	 * Anything else that would touch those, or grow the lane or type
+	 * tables, waits for it first (finish_commit). */
+	pthread_t commit_thread;
+	bool committing;
+	struct batch_kind sealed; /* what the events being committed hold */
 	struct cev *next;
 	size_t nnext, capnext;
 	struct bigmem next_mem;
@@ -84,8 +95,8 @@ struct model {
 
 	bool have_span;
 	int64_t first, last;
-	bool has_pairs;  /* some event is a begin or an end */
-	bool tail_pairs; /* ... among those added since the last commit */
+	bool has_pairs; /* some committed event is a begin or an end */
+	struct batch_kind tail; /* what the events added since the last commit hold */
 
 	struct snap snaps[SNAP_MAX];
 	size_t nsnaps;
@@ -101,6 +112,7 @@ struct model {
 };
 
 static const struct seq_ops compact_ops;
+static void finish_commit(struct model *m);
 
 struct model *model_new(void)
 {
@@ -120,8 +132,8 @@ void model_free(struct model *m)
 {
 	if (!m)
 		return;
-	if (m->sorting) /* a sort under way uses pend and the scratch */
-		pthread_join(m->sorter, NULL);
+	if (m->committing) /* a commit under way uses pend and the store */
+		pthread_join(m->commit_thread, NULL);
 	for (size_t i = 0; i < m->nlanes; i++) {
 		free(m->lanes[i].stk);
 		free(m->lanes[i].longest);
@@ -181,6 +193,7 @@ uint32_t model_lane(struct model *m, uint32_t source, uint64_t key, uint32_t nam
 	}
 	if (m->nlanes >= MAX_LANES - 1)
 		return (uint32_t)m->nlanes - 1; /* full: share the last lane rather than fail */
+	finish_commit(m); /* (the committer reads the table) */
 	xgrow(&m->lanes, &m->caplanes, m->nlanes + 1, sizeof *m->lanes);
 	m->lanes[m->nlanes] = (struct lane){.name = name, .source = source, .key = key};
 	m->lane_slot[i] = (uint32_t)++m->nlanes;
@@ -283,6 +296,7 @@ uint32_t model_type(struct model *m, const struct type *t)
 			return m->type_slot[i] - 1;
 	if (m->ntypes >= (1u << TYPE_BITS))
 		return 0;
+	finish_commit(m); /* (the committer reads the table) */
 	xgrow(&m->types, &m->captypes, m->ntypes + 1, sizeof *m->types);
 	m->types[m->ntypes] = *t;
 	m->type_slot[i] = (uint32_t)++m->ntypes;
@@ -369,10 +383,10 @@ size_t model_lane_open(const struct model *m, uint32_t lane, const uint64_t **po
 /* ---- adding and committing ------------------------------------------------ */
 
 /* Where an added event goes: after the pending ones, or while they are
- * sorted (model_commit_some), into next. */
+ * committed (model_commit_some), into next. */
 static struct cev *add_slot(struct model *m)
 {
-	if (UNLIKELY(m->sorting)) {
+	if (UNLIKELY(m->committing)) {
 		if (m->nnext == m->capnext)
 			m->next = bigmem_grow(&m->next_mem, &m->capnext, m->nnext + 1, sizeof *m->next);
 		return &m->next[m->nnext++];
@@ -384,6 +398,8 @@ static struct cev *add_slot(struct model *m)
 
 void model_add(struct model *m, const struct event *e)
 {
+	if (UNLIKELY(e->dur >= DUR_LONG && e->dur != TTV_NODUR))
+		finish_commit(m); /* a long duration goes in the committer's table */
 	struct cev *c = add_slot(m);
 	uint32_t type = e->type < m->ntypes ? e->type : 0;
 	uint32_t lane = e->lane < m->nlanes ? e->lane : 0;
@@ -394,12 +410,12 @@ void model_add(struct model *m, const struct event *e)
 	c->name = e->name;
 	c->lanef = lane << 8 | (e->flags & 0xff);
 	if ((e->flags & EVF_ROLE) >= ROLE_BEGIN)
-		m->has_pairs = m->tail_pairs = true;
+		m->tail.pairs = true;
 	struct lane *l = m->nlanes ? &m->lanes[lane] : NULL;
 	if (l)
 		l->count++;
-	if (l && (e->flags & EVF_ROLE) == ROLE_COMPLETE && e->dur != TTV_NODUR)
-		note_span(l, e->ts, e->dur, c->loc);
+	if ((e->flags & EVF_ROLE) == ROLE_COMPLETE && e->dur != TTV_NODUR)
+		m->tail.spans = true; /* noted among the lane's long spans when committed */
 	if (!(e->flags & EVF_META)) {
 		/* the timeline reaches the end of a complete span, not just its start */
 		bool whole = (e->flags & EVF_ROLE) == ROLE_COMPLETE && e->dur != TTV_NODUR;
@@ -414,7 +430,7 @@ void model_add(struct model *m, const struct event *e)
 	}
 }
 
-uint64_t model_pending(const struct model *m) { return m->sorting ? m->nnext : m->npend; }
+uint64_t model_pending(const struct model *m) { return m->committing ? m->nnext : m->npend; }
 
 static struct cev *scratch(struct model *m, size_t n)
 {
@@ -809,8 +825,8 @@ static size_t hold_moved(struct model *m, uint64_t p, uint64_t old, struct held 
 
 /* Merge the pending events, sorted, before the last committed one; keep
  * the positions held in the stacks and snapshots on their events and
- * pair what changed.  tail_pairs: some of them begin or end a span. */
-static void merge_late(struct model *m, bool tail_pairs)
+ * pair what changed. */
+static void merge_late(struct model *m, struct batch_kind k)
 {
 	uint64_t old = nev(m), p = evs_bound(&m->store, &m->pend[0], true);
 	struct cev last_old = ev_at(m, old - 1);
@@ -818,7 +834,7 @@ static void merge_late(struct model *m, bool tail_pairs)
 	/* the first late begin or end: pairing changes from there on */
 	struct cev first_pair = {0};
 	bool late_pairs = false;
-	for (size_t i = 0; tail_pairs && i < m->npend && cev_less(&m->pend[i], &last_old); i++)
+	for (size_t i = 0; k.pairs && i < m->npend && cev_less(&m->pend[i], &last_old); i++)
 		if (cev_role(&m->pend[i]) >= ROLE_BEGIN) {
 			first_pair = m->pend[i];
 			late_pairs = true;
@@ -837,49 +853,56 @@ static void merge_late(struct model *m, bool tail_pairs)
 		pair_range(m, evs_bound(&m->store, &last_old, false) + 1);
 }
 
-/* Merge the pending events, sorted, into place and pair; tail_pairs: some
- * of them begin or end a span. */
-static void merge_sorted(struct model *m, bool tail_pairs)
+/* Merge the pending events, sorted, into place, pair and note their long
+ * spans. */
+static void merge_sorted(struct model *m, struct batch_kind k)
 {
 	if (!m->npend)
 		return;
+	m->has_pairs |= k.pairs;
+	for (size_t i = 0; k.spans && i < m->npend; i++) {
+		const struct cev *c = &m->pend[i];
+		if (cev_role(c) == ROLE_COMPLETE && c->dur != DUR_NONE)
+			note_span(&m->lanes[cev_lane(c)], c->ts, dur_decode(m, c->dur), c->loc);
+	}
 	uint64_t old = nev(m);
 	/* (with sequences, compact positions are not global ones) */
 	m->changed_from = MIN(m->changed_from, m->nseqs == 1 ? old : 0);
 	struct cev last = old ? ev_at(m, old - 1) : (struct cev){0};
 	if (old && cev_less(&m->pend[0], &last)) {
-		merge_late(m, tail_pairs);
+		merge_late(m, k);
 	} else {
 		evs_merge(&m->store, m->pend, m->npend);
 		pair_range(m, old);
 	}
 	m->npend = 0;
-	release_scratch(m);
 	snap_take(m, nev(m));
 	m->cur[0].valid = m->cur[1].valid = false;
 }
 
-/* On the sorter thread: sort the pending events, and pack aside what
- * the commit will leave to pack.  The main thread meanwhile only reads
- * the store (and adds to next). */
-static void *sort_pending(void *arg)
+/* The pending events, sorted (what k says they hold), merged, paired, and
+ * the open run packed. */
+static void commit_sorted(struct model *m, struct batch_kind k)
+{
+	merge_sorted(m, k);
+	evs_pack(&m->store);
+}
+
+/* On the committer thread (while the main thread decodes on). */
+static void *committer(void *arg)
 {
 	struct model *m = arg;
-	sort_events(m, m->pend, m->npend);
-	evs_stage(&m->store, nev(m) + m->npend);
+	commit_sorted(m, m->sealed);
 	return NULL;
 }
 
-/* The sort under way done: merge its events, then make what was added
- * meanwhile the pending ones. */
-static void finish_sort(struct model *m)
+/* The commit under way done: what was added meanwhile becomes pending. */
+static void finish_commit(struct model *m)
 {
-	if (!m->sorting)
+	if (!m->committing)
 		return;
-	pthread_join(m->sorter, NULL);
-	m->sorting = false;
-	evs_publish(&m->store);
-	merge_sorted(m, m->sealed_pairs);
+	pthread_join(m->commit_thread, NULL);
+	m->committing = false;
 	struct cev *p = m->pend;
 	size_t cap = m->cappend;
 	struct bigmem mem = m->pend_mem;
@@ -887,29 +910,39 @@ static void finish_sort(struct model *m)
 	m->next = p, m->capnext = cap, m->next_mem = mem, m->nnext = 0;
 }
 
-void model_commit(struct model *m)
+/* The events added so far, as the committer will take them. */
+static struct batch_kind seal(struct model *m)
 {
-	finish_sort(m);
-	sort_events(m, m->pend, m->npend);
-	bool tail_pairs = m->tail_pairs;
-	m->tail_pairs = false;
-	merge_sorted(m, tail_pairs);
-	evs_pack(&m->store);
+	struct batch_kind k = m->tail;
+	m->tail = (struct batch_kind){0};
+	return k;
 }
 
+void model_commit(struct model *m)
+{
+	finish_commit(m);
+	sort_events(m, m->pend, m->npend);
+	release_scratch(m);
+	commit_sorted(m, seal(m));
+}
+
+/* The main thread sorts (what came while the committer worked on the
+ * last batch), the committer merges, pairs and packs. */
 void model_commit_some(struct model *m)
 {
-	finish_sort(m);
+	bool sorted = m->committing;
+	if (sorted)
+		sort_events(m, m->next, m->nnext);
+	finish_commit(m);
 	if (!m->npend)
 		return;
-	m->sealed_pairs = m->tail_pairs;
-	m->tail_pairs = false;
-	m->sorting = !pthread_create(&m->sorter, NULL, sort_pending, m);
-	if (!m->sorting) { /* no thread to be had: sort here */
+	if (!sorted)
 		sort_events(m, m->pend, m->npend);
-		merge_sorted(m, m->sealed_pairs);
-		evs_pack(&m->store);
-	}
+	release_scratch(m);
+	m->sealed = seal(m);
+	m->committing = !pthread_create(&m->commit_thread, NULL, committer, m);
+	if (!m->committing) /* no thread to be had: commit here */
+		commit_sorted(m, m->sealed);
 }
 
 /* ---- the compact array as sequence 0 -------------------------------------- */
@@ -944,6 +977,7 @@ static const struct seq_ops compact_ops = {c_count, c_ts, c_lower, c_upper, c_ge
 
 uint32_t model_add_seq(struct model *m, const struct seq_ops *ops, void *ctx)
 {
+	finish_commit(m);
 	xgrow(&m->seqs, &m->capseqs, m->nseqs + 1, sizeof *m->seqs);
 	m->seqs[m->nseqs] = (struct seqent){ops, ctx};
 	for (int i = 0; i < 2; i++) {
@@ -1000,6 +1034,7 @@ uint64_t model_drop_input(struct model *m, uint32_t input)
 
 void model_seq_changed(struct model *m)
 {
+	finish_commit(m);
 	m->cur[0].valid = m->cur[1].valid = false;
 	m->generation++;
 	m->changed_from = 0;

@@ -157,11 +157,12 @@ const struct type *model_type_get(const struct model *m, uint32_t type);
  * committed are not visible. */
 void model_add(struct model *m, const struct event *e);
 void model_commit(struct model *m);
-/* The same in a pipeline (a loader's batches): the previous batch, sorted
- * meanwhile on another thread, is merged into place, and the pending
- * events are sorted on another thread until the next commit. */
+/* The same in a pipeline (a loader's batches): the pending events are
+ * sorted, then merged, paired and packed on another thread while more are
+ * added, until the next commit (any call that reads the committed events,
+ * or model_commit(), waits for it). */
 void model_commit_some(struct model *m);
-/* Events added and waiting for a commit (not those being sorted). */
+/* Events added and waiting for a commit (not those being committed). */
 uint64_t model_pending(const struct model *m);
 
 /* Remove every event of an input (its file was truncated: the bytes they

@@ -344,9 +344,13 @@ bool trace_step(struct trace *t, uint64_t budget_ns, bool wait)
 	return more;
 }
 
+/* Loading everything: steps long enough that the model commits in the
+ * background throughout (each step ends with a commit on this thread). */
+#define LOAD_ALL_STEP_NS 10000000000ull
+
 void trace_load_all(struct trace *t)
 {
-	while (trace_step(t, 100000000, true))
+	while (trace_step(t, LOAD_ALL_STEP_NS, true))
 		;
 }
 
