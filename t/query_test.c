@@ -273,7 +273,7 @@ int main(void)
 		}
 		trace_free(&t);
 	}
-	/* big enough that the loader sorts each batch on another thread while it
+	/* big enough that the loader commits each batch on another thread while it
 	 * decodes the next (model_commit_some): in order, nothing lost */
 	static const char *const big[] = {"htwrite", "d9write"};
 	for (size_t g = 0; g < ARRAY_LEN(big); g++) {
@@ -288,7 +288,7 @@ int main(void)
 			model_get(t.m, i, &b);
 			bad += a.ts > b.ts;
 		}
-		ok(n >= 700000 && !bad, "%s, 700000 events loaded in batches sorted on another thread: %llu events, in order",
+		ok(n >= 700000 && !bad, "%s, 700000 events loaded in batches committed on another thread: %llu events, in order",
 		   big[g], (unsigned long long)n);
 		trace_free(&t);
 	}
