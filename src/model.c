@@ -1,6 +1,7 @@
 #include "src/model.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 
 #include "src/bigmem.h"
@@ -49,6 +50,15 @@ struct snap {
 #define MATCH_DEPTH 64
 #define STACK_MAX (1u << 20)
 
+/* Room a sort works in (one per thread that sorts). */
+struct sortbuf {
+	struct cev *scratch;
+	size_t capscratch;
+	struct rkey *rkeys; /* radix_sort's keys */
+	size_t caprkeys;
+	struct bigmem scratch_mem, rkeys_mem;
+};
+
 /* What a batch of added events holds. */
 struct batch_kind {
 	bool pairs; /* begins or ends */
@@ -73,7 +83,7 @@ struct model {
 	struct evstore store; /* committed, in time order */
 	struct cev *pend;     /* added, not yet committed */
 	size_t npend, cappend;
-	struct bigmem pend_mem, scratch_mem, rkeys_mem; /* where pend, scratch and rkeys live */
+	struct bigmem pend_mem; /* where pend lives */
 	/* model_commit_some(): pend, sorted, is merged, paired and packed on
 	 * another thread meanwhile (the committer), which then owns the store,
 	 * the pairing state (lanes' stacks and long spans, snapshots), the long
@@ -86,10 +96,9 @@ struct model {
 	struct cev *next;
 	size_t nnext, capnext;
 	struct bigmem next_mem;
-	struct cev *scratch;
-	size_t capscratch;
-	struct rkey *rkeys; /* radix_sort's keys */
-	size_t caprkeys;
+	struct sortbuf sort_main, sort_committer; /* each thread's room to sort in */
+	_Atomic bool commit_done; /* the committer has finished its batch */
+	bool sealed_sorted;       /* the batch it was given is sorted already */
 	uint64_t *longdur;
 	size_t nlong, caplong;
 
@@ -113,6 +122,7 @@ struct model {
 
 static const struct seq_ops compact_ops;
 static void finish_commit(struct model *m);
+static void release_sortbuf(struct sortbuf *b, uint64_t events);
 
 struct model *model_new(void)
 {
@@ -150,8 +160,8 @@ void model_free(struct model *m)
 	evs_free(&m->store);
 	bigmem_free(&m->pend_mem);
 	bigmem_free(&m->next_mem);
-	bigmem_free(&m->scratch_mem);
-	bigmem_free(&m->rkeys_mem);
+	release_sortbuf(&m->sort_main, 0);
+	release_sortbuf(&m->sort_committer, 0);
 	free(m->longdur);
 	free(m->seqs);
 	strtab_free(m->st);
@@ -432,22 +442,19 @@ void model_add(struct model *m, const struct event *e)
 
 uint64_t model_pending(const struct model *m) { return m->committing ? m->nnext : m->npend; }
 
-static struct cev *scratch(struct model *m, size_t n)
+static struct cev *scratch(struct sortbuf *b, size_t n)
 {
-	return m->scratch = bigmem_grow(&m->scratch_mem, &m->capscratch, n, sizeof *m->scratch);
+	return b->scratch = bigmem_grow(&b->scratch_mem, &b->capscratch, n, sizeof *b->scratch);
 }
 
-static void release_scratch(struct model *m)
+/* Give back a sort's room when it is big beside `events` (0: always);
+ * else keep it for the next commit (a fresh one costs page faults). */
+static void release_sortbuf(struct sortbuf *b, uint64_t events)
 {
-	/* Keep a scratch the next commit will want again (a fresh one costs
-	 * page faults); give back one that is big beside the events. */
-	if (m->capscratch * sizeof *m->scratch > (16u << 20) && m->capscratch > evs_count(&m->store) / 4) {
-		bigmem_free(&m->scratch_mem);
-		m->scratch = NULL;
-		m->capscratch = 0;
-		bigmem_free(&m->rkeys_mem);
-		m->rkeys = NULL;
-		m->caprkeys = 0;
+	if (!events || (b->capscratch * sizeof *b->scratch > (16u << 20) && b->capscratch > events / 4)) {
+		bigmem_free(&b->scratch_mem);
+		bigmem_free(&b->rkeys_mem);
+		*b = (struct sortbuf){0};
 	}
 }
 
@@ -495,10 +502,10 @@ struct rkey {
 	uint32_t i;
 };
 
-static void radix_sort(struct model *m, struct cev *a, size_t n)
+static void radix_sort(struct sortbuf *b, struct cev *a, size_t n)
 {
-	m->rkeys = bigmem_grow(&m->rkeys_mem, &m->caprkeys, 2 * n, sizeof *m->rkeys);
-	struct rkey *k = m->rkeys, *o = m->rkeys + n;
+	b->rkeys = bigmem_grow(&b->rkeys_mem, &b->caprkeys, 2 * n, sizeof *b->rkeys);
+	struct rkey *k = b->rkeys, *o = b->rkeys + n;
 	int64_t lo = a[0].ts, hi = a[0].ts;
 	for (size_t i = 1; i < n; i++) {
 		lo = MIN(lo, a[i].ts);
@@ -523,7 +530,7 @@ static void radix_sort(struct model *m, struct cev *a, size_t n)
 		k = o;
 		o = t;
 	}
-	struct cev *tmp = scratch(m, n);
+	struct cev *tmp = scratch(b, n);
 	for (size_t i = 0; i < n; i++)
 		tmp[i] = a[k[i].i];
 	memcpy(a, tmp, n * sizeof *a);
@@ -536,14 +543,14 @@ static void radix_sort(struct model *m, struct cev *a, size_t n)
 	}
 }
 
-static void sort_events(struct model *m, struct cev *a, size_t n)
+static void sort_events(struct sortbuf *b, struct cev *a, size_t n)
 {
 	/* how far out of order: judged by the batch's first events */
 	size_t descents = 0, probe = MIN(n, 8192);
 	for (size_t i = 1; i < probe; i++)
 		descents += cev_less(&a[i], &a[i - 1]);
 	if (descents > probe / 64 && n <= UINT32_MAX) {
-		radix_sort(m, a, n);
+		radix_sort(b, a, n);
 		return;
 	}
 	if (insertion_sort(a, n))
@@ -556,7 +563,7 @@ static void sort_events(struct model *m, struct cev *a, size_t n)
 			run[nrun++] = i;
 		}
 	run[nrun] = n;
-	struct cev *tmp = scratch(m, n);
+	struct cev *tmp = scratch(b, n);
 	struct cev *src = a, *dst = tmp;
 	while (nrun > 1) {
 		size_t k = 0;
@@ -892,7 +899,10 @@ static void commit_sorted(struct model *m, struct batch_kind k)
 static void *committer(void *arg)
 {
 	struct model *m = arg;
+	if (!m->sealed_sorted)
+		sort_events(&m->sort_committer, m->pend, m->npend);
 	commit_sorted(m, m->sealed);
+	atomic_store_explicit(&m->commit_done, true, memory_order_release);
 	return NULL;
 }
 
@@ -903,6 +913,7 @@ static void finish_commit(struct model *m)
 		return;
 	pthread_join(m->commit_thread, NULL);
 	m->committing = false;
+	release_sortbuf(&m->sort_committer, nev(m));
 	struct cev *p = m->pend;
 	size_t cap = m->cappend;
 	struct bigmem mem = m->pend_mem;
@@ -921,28 +932,32 @@ static struct batch_kind seal(struct model *m)
 void model_commit(struct model *m)
 {
 	finish_commit(m);
-	sort_events(m, m->pend, m->npend);
-	release_scratch(m);
+	sort_events(&m->sort_main, m->pend, m->npend);
+	release_sortbuf(&m->sort_main, nev(m) + m->npend);
 	commit_sorted(m, seal(m));
 }
 
-/* The main thread sorts (what came while the committer worked on the
- * last batch), the committer merges, pairs and packs. */
+/* Who sorts a batch balances the two threads: when the committer is still
+ * busy with the last one, this thread sorts the next meanwhile (decoding
+ * is the lighter side); when it is idle, it sorts too. */
 void model_commit_some(struct model *m)
 {
-	bool sorted = m->committing;
+	bool sorted = m->committing && !atomic_load_explicit(&m->commit_done, memory_order_acquire);
 	if (sorted)
-		sort_events(m, m->next, m->nnext);
+		sort_events(&m->sort_main, m->next, m->nnext);
 	finish_commit(m);
 	if (!m->npend)
 		return;
-	if (!sorted)
-		sort_events(m, m->pend, m->npend);
-	release_scratch(m);
+	release_sortbuf(&m->sort_main, nev(m) + m->npend);
 	m->sealed = seal(m);
+	m->sealed_sorted = sorted;
+	m->commit_done = false;
 	m->committing = !pthread_create(&m->commit_thread, NULL, committer, m);
-	if (!m->committing) /* no thread to be had: commit here */
+	if (!m->committing) { /* no thread to be had: commit here */
+		if (!sorted)
+			sort_events(&m->sort_main, m->pend, m->npend);
 		commit_sorted(m, m->sealed);
+	}
 }
 
 /* ---- the compact array as sequence 0 -------------------------------------- */
