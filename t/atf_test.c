@@ -211,6 +211,7 @@ static size_t make_thread(enum shape sh, uint64_t *rng, struct rec *r, size_t ca
 	size_t n = 0;
 	int64_t ts = 1000 + (int64_t)(rng_next(rng) % 100);
 	uint32_t depth = 0;
+	bool down = false;
 	if (sh == RANDOM || sh == TIES) {
 		for (; n < cap; n++) {
 			uint64_t x = rng_next(rng);
@@ -228,12 +229,15 @@ static size_t make_thread(enum shape sh, uint64_t *rng, struct rec *r, size_t ca
 			uint64_t x = rng_next(rng);
 			ts += 1 + (int64_t)(x % 50);
 			uint32_t kind;
-			if (sh == DEEP ? (depth < 3000 && x % 3 != 0) || depth == 0 : depth == 0 || (depth < 30 && x % 2 == 0))
+			/* deep trees climb to depth 3000 and then all the way down */
+			down = sh == DEEP && (depth >= 3000 || (down && depth > 0));
+			if (sh == DEEP ? (!down && x % 3 != 0) || depth == 0 : depth == 0 || (depth < 30 && x % 2 == 0))
 				kind = 1, depth++;
 			else
 				kind = 2;
-			/* now and then a return goes missing */
-			if (kind == 2 && x % 97 == 0) {
+			/* now and then a return goes missing (in deep trees, often
+			 * one of a shallow call, whose body is long) */
+			if (kind == 2 && (x % 97 == 0 || (sh == DEEP && depth <= 2 && x % 2 == 0))) {
 				depth--;
 				continue;
 			}
@@ -252,9 +256,11 @@ static size_t make_thread(enum shape sh, uint64_t *rng, struct rec *r, size_t ca
 	return n;
 }
 
-/* Direct reading of the pairing rule (unbounded scan). */
-static bool rule_partner(const struct rec *r, size_t n, size_t i, bool drain, size_t *out)
+/* Direct reading of the pairing rule (unbounded scan); *at: the record
+ * that decided (n: none). */
+static bool rule_partner(const struct rec *r, size_t n, size_t i, bool drain, size_t *out, size_t *at)
 {
+	*at = n;
 #define STREAM(k) ((r[k].kind == 1 || r[k].kind == 2) && !(drain && r[k].link != NO_LINK_T))
 	if (!STREAM(i))
 		return false;
@@ -265,6 +271,7 @@ static bool rule_partner(const struct rec *r, size_t n, size_t i, bool drain, si
 		size_t s = fwd ? i + k : i - k;
 		if (!STREAM(s) || r[s].depth > r[i].depth)
 			continue;
+		*at = s;
 		if (r[s].depth == r[i].depth && r[s].kind == (fwd ? 2u : 1u) && (fwd ? r[s].ts >= r[i].ts : r[s].ts <= r[i].ts)) {
 			*out = s;
 			return true;
@@ -359,13 +366,14 @@ static void test_order_and_pairs(void)
 	}
 	ok(ra, "random access agrees with seek");
 	/* pairing: the model's partners equal the rule read directly */
-	uint64_t checked = 0, wrong = 0, far = 0;
+	uint64_t checked = 0, wrong = 0, far = 0, far_none = 0;
 	for (uint64_t q = 0; q < n; q++) {
 		model_get(t->m, q, &e);
 		uint32_t slot = (uint32_t)(model_lane_get(t->m, e.lane)->key & 0xffffffff);
-		size_t i = (size_t)((e.off - 64) / 32), want;
+		size_t i = (size_t)((e.off - 64) / 32), want, at;
 		/* every generated file steps back in time: linked records are copies */
-		bool has = rule_partner(recs[slot], nrec[slot], i, true, &want);
+		bool has = rule_partner(recs[slot], nrec[slot], i, true, &want, &at);
+		far_none += !has && at < nrec[slot] && (at > i + 4096 || i > at + 4096);
 		uint64_t other;
 		bool got = model_partner(t->m, q, &other);
 		checked++;
@@ -389,6 +397,8 @@ static void test_order_and_pairs(void)
 	ok(wrong == 0, "pairs follow the rule for all %llu events (%llu wrong, %llu far apart)",
 	   (unsigned long long)checked, (unsigned long long)wrong, (unsigned long long)far);
 	ok(far > 0, "some pairs are more than 4096 records apart");
+	ok(far_none > 0, "some records are decided unpaired more than 4096 records away (%llu)",
+	   (unsigned long long)far_none);
 	for (int s = 0; s < 5; s++) {
 		free(seen[s]);
 		free(recs[s]);

@@ -48,6 +48,7 @@
 
 #define CHUNK_MIN 4096 /* records between candidate chunk boundaries */
 #define PAIR_NEAR 4096 /* partners further apart (in records) go in a table */
+#define FAR_NONE UINT64_MAX /* in that table: a call decided further away, unpaired */
 #define PERM_CACHE 4   /* sorted chunks kept per thread */
 #define STACK_MAX (1u << 16)
 #define EXAMPLES 3
@@ -124,7 +125,9 @@ struct idx {
 	struct frame *stk;
 	size_t nstk, capstk;
 	uint64_t stk_full;
-	struct hmap far; /* record -> partner record, for pairs more than PAIR_NEAR apart */
+	struct hmap far; /* record -> partner record, for pairs more than PAIR_NEAR apart
+			  * (or FAR_NONE: a call decided that far away, unpaired) */
+	uint64_t far_pairs;
 	struct pcache *pc; /* recent answers of partner_rec() (a call's return is asked for soon after it) */
 	uint32_t pc_gen;   /* bumped when records are added: older answers are void */
 };

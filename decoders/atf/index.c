@@ -163,9 +163,14 @@ static void pair_step(struct idx *x, uint64_t r, uint32_t kind, uint32_t depth, 
 {
 	while (x->nstk && x->stk[x->nstk - 1].depth >= depth) {
 		struct frame f = x->stk[--x->nstk];
-		if (kind == K_RETURN && f.depth == depth && ts >= f.ts && r - f.rec > PAIR_NEAR) {
+		if (r - f.rec <= PAIR_NEAR)
+			continue;
+		if (kind == K_RETURN && f.depth == depth && ts >= f.ts) {
 			hmap_put(&x->far, f.rec, r);
 			hmap_put(&x->far, r, f.rec);
+			x->far_pairs++;
+		} else { /* decided far away, and not a pair: no scan need look */
+			hmap_put(&x->far, f.rec, FAR_NONE);
 		}
 	}
 	if (kind != K_CALL)
@@ -187,6 +192,7 @@ static void become_drain(struct idx *x, uint64_t upto)
 	if (!x->linked)
 		return; /* no linked record yet: the pairs stay the same */
 	hmap_clear(&x->far);
+	x->far_pairs = 0;
 	x->nstk = 0;
 	for (uint64_t r = 0; r < upto; r++) {
 		const uint8_t *q = irec(x, r);
@@ -206,6 +212,12 @@ static bool partner_scan(struct idx *x, uint64_t r, uint64_t *out)
 	uint32_t kind = ld32le(q + 20), depth = ld32le(q + 24);
 	if (!in_stream(x, kind, ld32le(q + 28)))
 		return false;
+	/* decided far away (a long span): known without a scan */
+	uint64_t v;
+	if (x->far.n && hmap_get(&x->far, r, &v)) {
+		*out = v;
+		return v != FAR_NONE;
+	}
 	int64_t ts = (int64_t)ld64le(q);
 	bool fwd = kind == K_CALL;
 	for (uint64_t k = 1; k <= PAIR_NEAR; k++) {
@@ -223,12 +235,7 @@ static bool partner_scan(struct idx *x, uint64_t r, uint64_t *out)
 		}
 		return false;
 	}
-	/* nothing decided within PAIR_NEAR records: a far pair, if any */
-	uint64_t v;
-	if (!x->far.n || !hmap_get(&x->far, r, &v))
-		return false;
-	*out = v;
-	return true;
+	return false; /* nothing decided within PAIR_NEAR records, nor far away yet */
 }
 
 static bool partner_rec(struct idx *x, uint64_t r, uint64_t *out)

@@ -80,7 +80,7 @@ static void info_index(struct idx *x, struct fsink *out)
 					   .meaning = x->nch == 1 && big > CHUNK_MIN
 							      ? "the whole file is one chunk: sorting it takes 4 bytes per record"
 							      : NULL});
-		f_uint(out, "long_pairs", x->far.n / 2);
+		f_uint(out, "long_pairs", x->far_pairs);
 		if (x->stk_full)
 			f_put(out, &(struct field){.name = "calls_too_deep", .kind = FK_UINT, .v.u = x->stk_full,
 						   .meaning = "nested deeper than 65536: their far returns are not paired"});
