@@ -59,6 +59,20 @@ struct sortbuf {
 	struct bigmem scratch_mem, rkeys_mem;
 };
 
+/* A lane's spans: the longest seen and the pairing stack.  The committer's
+ * while it runs, so apart from struct lane (which the main thread writes
+ * as it adds events): the two threads never write one cache line. */
+struct lane_pairs {
+	/* the LONG_SPANS longest spans seen, and the longest of all others */
+	struct long_span *longest;
+	uint8_t nlongest;
+	uint64_t other_max;
+	/* pairing stack (begin positions): the spans still open */
+	uint64_t *stk;
+	size_t cap;
+	uint32_t depth;
+};
+
 /* What a batch of added events holds. */
 struct batch_kind {
 	bool pairs; /* begins or ends */
@@ -70,6 +84,8 @@ struct model {
 
 	struct lane *lanes;
 	size_t nlanes, caplanes;
+	struct lane_pairs *lp; /* by lane, as lanes */
+	size_t caplp;
 	uint64_t lane_renames; /* views that measured names measure again */
 	struct hmap raw_names;  /* a name shown (demangled) -> the name as written */
 	uint32_t *lane_slot; /* hash (source, key) -> lane id + 1 */
@@ -145,8 +161,8 @@ void model_free(struct model *m)
 	if (m->committing) /* a commit under way uses pend and the store */
 		pthread_join(m->commit_thread, NULL);
 	for (size_t i = 0; i < m->nlanes; i++) {
-		free(m->lanes[i].stk);
-		free(m->lanes[i].longest);
+		free(m->lp[i].stk);
+		free(m->lp[i].longest);
 	}
 	for (size_t i = 0; i < m->nsnaps; i++)
 		free(m->snaps[i].data);
@@ -154,6 +170,7 @@ void model_free(struct model *m)
 	free(m->cur[1].idx);
 	hmap_free(&m->raw_names);
 	free(m->lanes);
+	free(m->lp);
 	free(m->lane_slot);
 	free(m->types);
 	free(m->type_slot);
@@ -206,6 +223,8 @@ uint32_t model_lane(struct model *m, uint32_t source, uint64_t key, uint32_t nam
 	finish_commit(m); /* (the committer reads the table) */
 	xgrow(&m->lanes, &m->caplanes, m->nlanes + 1, sizeof *m->lanes);
 	m->lanes[m->nlanes] = (struct lane){.name = name, .source = source, .key = key};
+	xgrow(&m->lp, &m->caplp, m->nlanes + 1, sizeof *m->lp);
+	m->lp[m->nlanes] = (struct lane_pairs){0};
 	m->lane_slot[i] = (uint32_t)++m->nlanes;
 	if (m->nlanes * 2 > m->nlane_slot)
 		lane_rehash(m);
@@ -343,7 +362,7 @@ static inline uint64_t dur_decode(const struct model *m, uint32_t v)
 }
 
 /* Keep the lane's longest spans; anything else only raises other_max. */
-static void note_span(struct lane *l, int64_t ts, uint64_t dur, uint64_t loc)
+static void note_span(struct lane_pairs *l, int64_t ts, uint64_t dur, uint64_t loc)
 {
 	if (!l->longest)
 		l->longest = xcalloc(LONG_SPANS, sizeof *l->longest);
@@ -377,17 +396,17 @@ size_t model_lane_longest(const struct model *m, uint32_t lane, const struct lon
 		*rest = 0;
 		return 0;
 	}
-	*out = m->lanes[lane].longest;
-	*rest = m->lanes[lane].other_max;
-	return m->lanes[lane].nlongest;
+	*out = m->lp[lane].longest;
+	*rest = m->lp[lane].other_max;
+	return m->lp[lane].nlongest;
 }
 
 size_t model_lane_open(const struct model *m, uint32_t lane, const uint64_t **pos)
 {
 	if (lane >= m->nlanes)
 		return 0;
-	*pos = m->lanes[lane].stk;
-	return m->lanes[lane].depth;
+	*pos = m->lp[lane].stk;
+	return m->lp[lane].depth;
 }
 
 /* ---- adding and committing ------------------------------------------------ */
@@ -612,7 +631,7 @@ static bool cev_hinted(const struct model *m, const struct cev *c)
 
 /* A span closed at stack entry j: what was above stays unpaired, except
  * the begins of keyed types (they wait for their own ends). */
-static void stack_close(const struct model *m, struct lane *l, uint32_t j)
+static void stack_close(const struct model *m, struct lane_pairs *l, uint32_t j)
 {
 	uint32_t k = j;
 	for (uint32_t i = j + 1; i < l->depth; i++) {
@@ -626,7 +645,7 @@ static void stack_close(const struct model *m, struct lane *l, uint32_t j)
 /* The stack entry of keyed end e's begin (-1: none): the one its dur
  * points back to, or else the latest compatible one of another input.
  * The stack holds begins in time order. */
-static int64_t keyed_begin(const struct model *m, const struct lane *l, const struct cev *e)
+static int64_t keyed_begin(const struct model *m, const struct lane_pairs *l, const struct cev *e)
 {
 	if (cev_hinted(m, e)) {
 		int64_t t = (int64_t)((uint64_t)e->ts - dur_decode(m, e->dur));
@@ -657,7 +676,7 @@ static int64_t keyed_begin(const struct model *m, const struct lane *l, const st
 }
 
 /* Keyed end e, at position i. */
-static void pair_keyed(struct model *m, struct lane *l, const struct cev *e, uint64_t i)
+static void pair_keyed(struct model *m, struct lane_pairs *l, const struct cev *e, uint64_t i)
 {
 	int64_t j = keyed_begin(m, l, e);
 	if (j < 0)
@@ -673,7 +692,7 @@ static void pair_keyed(struct model *m, struct lane *l, const struct cev *e, uin
 }
 
 /* End e, at position i: pair it with the latest compatible begin. */
-static void pair_end(struct model *m, struct lane *l, const struct cev *e, uint64_t i)
+static void pair_end(struct model *m, struct lane_pairs *l, const struct cev *e, uint64_t i)
 {
 	uint32_t lim = l->depth > MATCH_DEPTH ? l->depth - MATCH_DEPTH : 0;
 	for (uint32_t j = l->depth; j-- > lim;) {
@@ -706,7 +725,7 @@ static void pair_range(struct model *m, uint64_t from)
 		enum ev_role r = cev_role(e);
 		if (r != ROLE_BEGIN && r != ROLE_END)
 			continue;
-		struct lane *l = &m->lanes[cev_lane(e)];
+		struct lane_pairs *l = &m->lp[cev_lane(e)];
 		if (r == ROLE_BEGIN) {
 			if (l->depth < STACK_MAX) {
 				xgrow(&l->stk, &l->cap, l->depth + 1, sizeof *l->stk);
@@ -743,7 +762,7 @@ static void snap_take(struct model *m, uint64_t pos)
 	*s = (struct snap){.pos = pos};
 	size_t cap = 0;
 	for (size_t li = 0; li < m->nlanes; li++) {
-		const struct lane *l = &m->lanes[li];
+		const struct lane_pairs *l = &m->lp[li];
 		if (!l->depth)
 			continue;
 		xgrow(&s->data, &cap, s->n + 2 + l->depth, sizeof *s->data);
@@ -763,9 +782,9 @@ static void repair_from(struct model *m, uint64_t p)
 	const struct snap *s = m->nsnaps ? &m->snaps[m->nsnaps - 1] : NULL;
 	uint64_t from = s ? s->pos : 0, n = nev(m);
 	for (size_t li = 0; li < m->nlanes; li++)
-		m->lanes[li].depth = 0;
+		m->lp[li].depth = 0;
 	for (size_t i = 0; s && i < s->n;) {
-		struct lane *l = &m->lanes[s->data[i]];
+		struct lane_pairs *l = &m->lp[s->data[i]];
 		uint32_t depth = (uint32_t)s->data[i + 1];
 		i += 2;
 		xgrow(&l->stk, &l->cap, depth, sizeof *l->stk);
@@ -809,7 +828,7 @@ static size_t hold_moved(struct model *m, uint64_t p, uint64_t old, struct held 
 {
 	size_t n = 0, cap = 0;
 	for (size_t li = 0; li < m->nlanes; li++) {
-		struct lane *l = &m->lanes[li];
+		struct lane_pairs *l = &m->lp[li];
 		for (uint32_t j = 0; j < l->depth; j++)
 			if (l->stk[j] >= p)
 				hold(h, &n, &cap, m, &l->stk[j], old);
@@ -870,7 +889,7 @@ static void merge_sorted(struct model *m, struct batch_kind k)
 	for (size_t i = 0; k.spans && i < m->npend; i++) {
 		const struct cev *c = &m->pend[i];
 		if (cev_role(c) == ROLE_COMPLETE && c->dur != DUR_NONE)
-			note_span(&m->lanes[cev_lane(c)], c->ts, dur_decode(m, c->dur), c->loc);
+			note_span(&m->lp[cev_lane(c)], c->ts, dur_decode(m, c->dur), c->loc);
 	}
 	uint64_t old = nev(m);
 	/* (with sequences, compact positions are not global ones) */
@@ -1030,7 +1049,7 @@ uint64_t model_drop_input(struct model *m, uint32_t input)
 		return 0;
 	/* pair again from scratch, and forget long spans that may be gone */
 	for (size_t i = 0; i < m->nlanes; i++)
-		m->lanes[i].nlongest = 0;
+		m->lp[i].nlongest = 0;
 	while (m->nsnaps)
 		free(m->snaps[--m->nsnaps].data);
 	repair_from(m, 0);
@@ -1039,7 +1058,7 @@ uint64_t model_drop_input(struct model *m, uint32_t input)
 	for (uint64_t i = 0; i < n; i++) {
 		struct cev c = ev_at(m, i);
 		if (cev_role(&c) == ROLE_COMPLETE && c.dur != DUR_NONE)
-			note_span(&m->lanes[cev_lane(&c)], c.ts, dur_decode(m, c.dur), c.loc);
+			note_span(&m->lp[cev_lane(&c)], c.ts, dur_decode(m, c.dur), c.loc);
 	}
 	m->cur[0].valid = m->cur[1].valid = false;
 	m->generation++;

@@ -66,14 +66,7 @@ struct lane {
 	uint64_t count;  /* events on this lane */
 	int64_t first, last; /* time span of its timeline events (valid when has_span) */
 	bool has_span;
-	/* the LONG_SPANS longest spans seen, and the longest of all others */
-	struct long_span *longest;
-	uint8_t nlongest;
-	uint64_t other_max;
-	/* pairing stack (begin positions): the spans still open */
-	uint64_t *stk;
-	size_t cap;
-	uint32_t depth;
+	/* (its spans: model_lane_longest, model_lane_open) */
 	/* a counter track: its events are samples of one number (the field
 	 * its type's value_field names), drawn as a value row */
 	bool counter;
