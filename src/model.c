@@ -956,6 +956,8 @@ void model_commit(struct model *m)
 	commit_sorted(m, seal(m));
 }
 
+void model_sync(struct model *m) { finish_commit(m); }
+
 /* Who sorts a batch balances the two threads: when the committer is still
  * busy with the last one, this thread sorts the next meanwhile (decoding
  * is the lighter side); when it is idle, it sorts too. */

@@ -155,6 +155,9 @@ void model_commit(struct model *m);
  * added, until the next commit (any call that reads the committed events,
  * or model_commit(), waits for it). */
 void model_commit_some(struct model *m);
+/* Wait for the commit under way, if any: the model can be read again; the
+ * events still pending stay out of it until the next commit. */
+void model_sync(struct model *m);
 /* Events added and waiting for a commit (not those being committed). */
 uint64_t model_pending(const struct model *m);
 

@@ -302,6 +302,20 @@ static void step_input(struct trace *t, struct input *in, bool wait)
 		align_settle(in->src);
 }
 
+/* Commit in moderate batches (the sort's room stays small), each on the
+ * committer thread while decoding goes on.  Short steps (the viewer's)
+ * take smaller ones, so that the committer works beside the decoding
+ * within the step, and what is left to wait for at its end is little. */
+#define BATCH_LONG (256u << 10)
+#define BATCH_SHORT (64u << 10)
+#define SHORT_STEP_NS 50000000
+
+static void commit_batch(struct model *m, uint64_t budget_ns)
+{
+	if (model_pending(m) > (budget_ns < SHORT_STEP_NS ? BATCH_SHORT : BATCH_LONG))
+		model_commit_some(m);
+}
+
 bool trace_step(struct trace *t, uint64_t budget_ns, bool wait)
 {
 	uint64_t deadline = now_ns() + budget_ns;
@@ -312,6 +326,7 @@ bool trace_step(struct trace *t, uint64_t budget_ns, bool wait)
 			continue;
 		uint64_t before = in->consumed, size = in->size, t0 = now_ns();
 		step_input(t, in, wait);
+		commit_batch(t->m, budget_ns);
 		uint64_t took = now_ns() - t0;
 		if (t->follow && in->consumed == before && in->size == size) {
 			/* caught up (maybe with a torn record waiting for its rest):
@@ -329,9 +344,7 @@ bool trace_step(struct trace *t, uint64_t budget_ns, bool wait)
 			t0 = now_ns();
 			step_input(t, in, wait);
 			took = now_ns() - t0;
-			/* Commit in moderate batches: the sort's scratch stays small. */
-			if (model_pending(t->m) > (256u << 10))
-				model_commit_some(t->m);
+			commit_batch(t->m, budget_ns);
 		}
 		if (now_ns() >= deadline) {
 			/* out of time: the inputs after this one were not stepped */
@@ -340,7 +353,12 @@ bool trace_step(struct trace *t, uint64_t budget_ns, bool wait)
 			break;
 		}
 	}
-	model_commit(t->m);
+	/* When more is coming, a batch short of the commit size may wait for the
+	 * next step; everything is committed once all is read (a live file
+	 * caught up) and for the first screen. */
+	model_sync(t->m);
+	if (!more || !model_count(t->m))
+		model_commit(t->m);
 	return more;
 }
 
