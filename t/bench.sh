@@ -130,6 +130,25 @@ first_screen() {
 	msrow "first screen, $name" $(stats3 <"$TMP_R")
 }
 
+# view_load NAME FILE: the viewer loads FILE to the end in its steps of
+# 15 ms (TTV_SCRIPT: no drawing between them), then quits: the time of the
+# whole run.
+view_load() {
+	name=$1 file=$2
+	script=$(mktemp)
+	echo q >"$script"
+	: >"$TMP_R"
+	cat_all "$file"
+	i=0
+	while [ $i -lt "$RUNS" ]; do
+		/usr/bin/time -f '%e' -o "$TMP_T" env TTV_SCRIPT="$script" TTV_SIZE=120x40 "$TTV" "$file" >/dev/null 2>&1 || true
+		awk '{ printf "%.0f\n", $1 * 1e9 }' "$TMP_T" >>"$TMP_R"
+		i=$((i + 1))
+	done
+	msrow "load in the viewer, $name" $(stats3 <"$TMP_R")
+	rm -f "$script"
+}
+
 # filter_time NAME FILE RE: the viewer filters FILE with RE (& RE Enter);
 # the time from Enter to the screen drawn with every event filtered.
 # LOADED=1: once the whole file is loaded (the script's `check`).
@@ -255,6 +274,9 @@ echo "viewer                                          median      (min-max)"
 for f in "podtrace 30M:$PT" "syscall 30M:$SC" "htdump 30M:$HT" "dial9 30M:$D9" "atf 1 GB:$ATF"; do
 	first_screen "${f%%:*}" "${f#*:}"
 done
+for f in "podtrace 30M:$PT" "syscall 30M:$SC" "htdump 30M:$HT" "dial9 30M:$D9"; do
+	view_load "${f%%:*}" "${f#*:}"
+done
 keys "keystroke to screen, podtrace 30M" "$PT"
 first_screen "dial9 100M" "$D9H"
 keys "keystroke to screen, dial9 100M" "$D9H"
@@ -278,6 +300,7 @@ follow_latency "follow: append to screen, podtrace"
 echo "first screen: ttv FILE on a script(1) pty, from main() to the first screen drawn (TTV_QUIT_AT_FIRST_SCREEN)."
 echo "keystroke: TTV_SCRIPT session, each key handled and the screen drawn (120x40)."
 echo "filter: TTV_SCRIPT, Enter on the filter prompt until the screen is drawn, all events filtered."
+echo "load in the viewer: TTV_SCRIPT \"q\", the whole run (its 15 ms loading steps, then q)."
 echo
 
 PT5=$DIR/podtrace-5M.ptrace
