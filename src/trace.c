@@ -326,8 +326,8 @@ bool trace_step(struct trace *t, uint64_t budget_ns, bool wait)
 			continue;
 		uint64_t before = in->consumed, size = in->size, t0 = now_ns();
 		step_input(t, in, wait);
-		commit_batch(t->m, budget_ns);
 		uint64_t took = now_ns() - t0;
+		commit_batch(t->m, budget_ns);
 		if (t->follow && in->consumed == before && in->size == size) {
 			/* caught up (maybe with a torn record waiting for its rest):
 			 * wait for the watch, or the stream's fd, to say more came */
