@@ -146,6 +146,30 @@ case $BUILD in
 	;;
 esac
 
+# Loading a big trace in the viewer's short steps (batches committed on
+# another thread while it reads on): keys and a resize while it reads, and
+# once it has read everything, every event is there (as many as --stats,
+# which loads in one long step, counts) and G reaches the last
+"$TBIN/d9write" --generate 3000000 --seed 3 "$TMP/load.bin"
+total=$("$TTV" --stats "$TMP/load.bin" | awk 'NR == 1 {print $1}')
+S=ttv-test-$$-load
+tm new-session -d -s "$S" -x 80 -y 24 "TERM=xterm-256color '$TTV' '$TMP/load.bin'; echo \"exit=\$?\"; sleep 30"
+wait_for "#1/"; ok $? "a 3M-event trace: the first screen comes while it loads"
+tm send-keys -t "$S" Tab j j
+tm resize-window -t "$S" -x 160 -y 40
+tm send-keys -t "$S" Escape
+wait_for "/$total "; r=$?
+ok $r "keys and a resize while it loads; then every event is there ($total, as --stats counts)"
+[ $r = 0 ] || screen | tail -1 | sed "s/^/# /"
+unlike "$(screen | tail -1)" "reading" "the status line no longer says reading"
+tm send-keys -t "$S" G
+wait_for "#$total/$total"; ok $? "G reaches the last event"
+is "$(screen | awk 'END {print NR}')" 40 "drawn at the new size"
+tm send-keys -t "$S" q
+wait_for "exit=0"; ok $? "q quits with status 0"
+tm kill-server 2>/dev/null
+rm -f "$TMP/load.bin"
+
 # a binary copied alone (no keymaps/ or themes/ beside it) has its keys:
 # they are compiled in
 mkdir "$TMP/alone"
