@@ -27,6 +27,7 @@
 #ifndef TTV_DECODER_H
 #define TTV_DECODER_H
 
+#include "src/blob.h"
 #include "src/fields.h"
 #include "src/input.h"
 #include "src/model.h"
@@ -94,6 +95,16 @@ struct decoder {
 	 * gone.  Forget what was decoded from it.  Without it, the state is
 	 * closed and opened again. */
 	void (*restart)(void *st);
+	/* Optional: the saved index (src/saved.h), for formats of one file.
+	 * save(): what fields(), summary(), info() and further feeds need of
+	 * state st, once everything is read.  restore(): that read back into
+	 * the state open() has just made for the same file (its strings,
+	 * lanes and types are in the model already, with the same ids), each
+	 * value checked against what exists (model_ntypes, model_nlanes ...);
+	 * false when anything does not hold.  Without them a source is
+	 * always indexed afresh. */
+	void (*save)(void *st, struct buf *out);
+	bool (*restore)(void *st, struct blob *r);
 	/* Format findings for --info and the info view, once per source. */
 	void (*info)(struct source *src, struct fsink *out);
 	void (*close)(void *st);

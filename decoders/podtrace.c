@@ -821,6 +821,41 @@ static void pt_info(struct source *src, struct fsink *out)
 	f_end(out);
 }
 
+static void pt_save(void *st, struct buf *out)
+{
+	struct pt *pt = st;
+	put_array(out, pt->type_ids, 1, sizeof pt->type_ids);
+	hmap_save(&pt->unknown_types, out);
+	hmap_save(&pt->pids, out);
+	put_u64(out, pt->frames);
+	put_u64(out, pt->invalid);
+	put_array(out, pt->by_version, VERSIONS, sizeof *pt->by_version);
+}
+
+static bool pt_restore(void *st, struct blob *r)
+{
+	struct pt *pt = st;
+	struct model *m = dec_model(pt->in);
+	size_t n;
+	const void *ids = get_array(r, &n, sizeof pt->type_ids);
+	if (n != 1)
+		return false;
+	memcpy(pt->type_ids, ids, sizeof pt->type_ids);
+	for (size_t i = 0; i < T_KNOWN; i++)
+		for (size_t v = 0; v < 4; v++)
+			if (pt->type_ids[i][v] > model_ntypes(m))
+				return false;
+	hmap_restore(&pt->unknown_types, r, model_ntypes(m));
+	hmap_restore(&pt->pids, r, (uint64_t)model_nlanes(m) << 1);
+	pt->frames = get_u64(r);
+	pt->invalid = get_u64(r);
+	const void *by = get_array(r, &n, sizeof *pt->by_version);
+	if (r->bad || n != VERSIONS)
+		return false;
+	memcpy(pt->by_version, by, sizeof pt->by_version);
+	return true;
+}
+
 const struct decoder podtrace_decoder = {
 	.name = "podtrace",
 	.title = "podtrace event records",
@@ -830,6 +865,8 @@ const struct decoder podtrace_decoder = {
 	.feed = pt_feed,
 	.fields = pt_fields,
 	.summary = pt_summary,
+	.save = pt_save,
+	.restore = pt_restore,
 	.info = pt_info,
 	.close = pt_close,
 };

@@ -372,10 +372,13 @@ bool clock_warning(struct trace *t, struct buf *b)
 	return true;
 }
 
-/* Where the index went, when it outgrew the memory budget. */
-static void index_summary(struct buf *b)
+/* Where the index came from (a saved one), and where it went when it
+ * outgrew the memory budget. */
+static void index_summary(const struct trace *t, struct buf *b)
 {
 	uint64_t mem, files;
+	if (t->restored)
+		buf_adds(b, "\nindex:   the one saved by the last run on these files (--no-cache indexes afresh)\n");
 	bigmem_usage(&mem, &files);
 	if (!files)
 		return;
@@ -484,7 +487,7 @@ void info_text(struct trace *t, struct buf *b)
 		}
 	}
 	clock_summary(t, b);
-	index_summary(b);
+	index_summary(t, b);
 }
 
 void info_json(struct trace *t, struct buf *b)
@@ -555,8 +558,9 @@ void info_json(struct trace *t, struct buf *b)
 	buf_printf(b, ",\"clocks\":\"%s\",\"aligned\":%s", clocks[clock_domains(t, &x, &y)], t->align ? "true" : "false");
 	uint64_t mem, files;
 	bigmem_usage(&mem, &files);
-	buf_printf(b, ",\"index\":{\"bytes_in_memory\":%llu,\"bytes_in_files\":%llu,\"memory_budget\":%llu}}",
-		   (unsigned long long)mem, (unsigned long long)files, (unsigned long long)bigmem_budget());
+	buf_printf(b, ",\"index\":{\"bytes_in_memory\":%llu,\"bytes_in_files\":%llu,\"memory_budget\":%llu,\"saved\":%s}}",
+		   (unsigned long long)mem, (unsigned long long)files, (unsigned long long)bigmem_budget(),
+		   t->restored ? "true" : "false");
 }
 
 void batch_info(struct trace *t, bool json, FILE *out)

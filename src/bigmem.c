@@ -52,19 +52,11 @@ static int index_file(const char *dir, size_t n)
 
 static int cache_file(size_t n)
 {
-	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME"), *tmp = getenv("TMPDIR");
+	const char *tmp = getenv("TMPDIR");
 	struct buf dir = {0};
 	int fd = -1;
-	if (xdg && *xdg == '/')
-		buf_printf(&dir, "%s", xdg);
-	else if (home && *home == '/')
-		buf_printf(&dir, "%s/.cache", home);
-	if (dir.len) {
-		mkdir(dir.p, 0700);
-		buf_adds(&dir, "/ttv");
-		mkdir(dir.p, 0700);
+	if (cache_dir(&dir))
 		fd = index_file(dir.p, n);
-	}
 	if (fd < 0 && tmp && *tmp == '/')
 		fd = index_file(tmp, n);
 	if (fd < 0)
@@ -90,7 +82,7 @@ static bool to_file(struct bigmem *b, size_t n, size_t keep)
 		munmap(b->p, b->bytes);
 	}
 	count(b, -(int64_t)b->bytes);
-	*b = (struct bigmem){q, n, fd + 1};
+	*b = (struct bigmem){q, n, fd + 1, false};
 	count(b, (int64_t)n);
 	return true;
 }
@@ -113,10 +105,35 @@ static void *remap(void *p, size_t old, size_t n)
 #endif
 }
 
+bool bigmem_map_saved(struct bigmem *b, int fd, uint64_t off, size_t bytes)
+{
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, (off_t)off);
+	if (p == MAP_FAILED)
+		return false;
+	*b = (struct bigmem){p, bytes, 0, true}; /* (counted nowhere: its pages are the saved file's) */
+	return true;
+}
+
+/* A saved index's array, copied to anonymous memory before it grows (the
+ * file's mapping cannot). */
+static void unsave(struct bigmem *b)
+{
+	void *q = mmap(NULL, b->bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (q == MAP_FAILED)
+		oom(b->bytes);
+	memcpy(q, b->p, b->bytes);
+	munmap(b->p, b->bytes);
+	b->p = q;
+	b->saved = false;
+	count(b, (int64_t)b->bytes);
+}
+
 void *bigmem_grow(struct bigmem *b, size_t *cap, size_t need, size_t size)
 {
 	if (need <= *cap)
 		return b->p;
+	if (b->saved)
+		unsave(b);
 	/* in a file, room is taken as it grows: smaller steps waste less disk */
 	size_t c = *cap ? *cap : 16;
 	while (c < need)
@@ -153,7 +170,8 @@ void bigmem_free(struct bigmem *b)
 {
 	if (b->p)
 		munmap(b->p, b->bytes);
-	count(b, -(int64_t)b->bytes);
+	if (!b->saved)
+		count(b, -(int64_t)b->bytes);
 	if (b->fd)
 		close(b->fd - 1);
 	*b = (struct bigmem){0};

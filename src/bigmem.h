@@ -19,6 +19,7 @@ struct bigmem {
 	void *p;      /* the array (NULL while empty) */
 	size_t bytes; /* mapped */
 	int fd;       /* its file + 1, 0 while in memory */
+	bool saved;   /* a private mapping of a saved index (bigmem_map_saved) */
 };
 
 /* The budget in bytes (0: half the RAM). */
@@ -30,6 +31,11 @@ uint64_t bigmem_budget(void);
  * is below that). */
 void *bigmem_grow(struct bigmem *b, size_t *cap, size_t need, size_t size);
 void bigmem_free(struct bigmem *b);
+/* An array read back from a saved index: `bytes` bytes of file fd from
+ * `off` (a multiple of the page size) mapped privately, so that what is
+ * written stays in this process (the file is never written); growing it
+ * copies it to memory of its own first.  False when it cannot be mapped. */
+bool bigmem_map_saved(struct bigmem *b, int fd, uint64_t off, size_t bytes);
 /* Bytes of such arrays now in memory and in files. */
 void bigmem_usage(uint64_t *in_memory, uint64_t *in_files);
 /* Parse a size: a number of bytes with an optional K, M, G or T (powers of

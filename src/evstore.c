@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "src/blob.h"
 #include "src/util.h"
 
 /* A block's bytes in the pool: the (input, type, flags) combinations
@@ -634,4 +635,78 @@ void evs_free(struct evstore *s)
 	bigmem_free(&s->open_mem);
 	bigmem_free(&s->tmp_mem);
 	*s = (struct evstore){0};
+}
+
+/* ---- the saved index ----------------------------------------------------------- */
+
+void evs_save(const struct evstore *s, struct buf *out)
+{
+	put_array(out, s->blk, s->nblk, sizeof *s->blk);
+	put_u64(out, s->garbage);
+	put_u64(out, s->reach);
+	put_array(out, s->open, s->nopen, sizeof *s->open);
+}
+
+static bool cev_valid(const struct cev *c, const struct evs_limits *lim)
+{
+	return cev_input(c) < lim->inputs && cev_type(c) < lim->types && cev_lane(c) < lim->lanes &&
+	       c->name < lim->names;
+}
+
+/* A block that lies within the pool, whose widths add up and whose
+ * dictionaries name what exists. */
+static bool block_valid(const struct evstore *s, const struct evblock *b, uint64_t start, const struct evs_limits *lim)
+{
+	if (b->start != start || !b->n || b->n > EVS_BLOCK || !b->ntrip || b->ntrip > b->n || !b->nname ||
+	    b->nname > b->n || b->wts > 64 || b->woff > OFF_BITS || b->wlane > 24 ||
+	    b->wtrip != width(b->ntrip - 1u) || b->wname != width(b->nname - 1u) ||
+	    b->w != b->wts + b->woff + b->wlane + b->wtrip + b->wname || b->data > s->pool.n ||
+	    block_bytes(b) > s->pool.n - b->data || b->lane0 >= lim->lanes)
+		return false;
+	const uint8_t *d = s->pool.p + b->data;
+	for (size_t i = 0; i < b->ntrip; i++) {
+		uint64_t k;
+		memcpy(&k, d + i * 8, 8);
+		if (k >> 24 >= lim->inputs || (k >> 8 & 0xffff) >= lim->types)
+			return false;
+	}
+	for (size_t i = 0; i < b->nname; i++) {
+		uint32_t name;
+		memcpy(&name, d + name_at(b) + i * 4, 4);
+		if (name >= lim->names)
+			return false;
+	}
+	return true;
+}
+
+bool evs_restore(struct evstore *s, struct blob *r, struct bigmem *pool, size_t npool, const struct evs_limits *lim)
+{
+	evs_free(s);
+	s->pool.mem = *pool;
+	*pool = (struct bigmem){0};
+	s->pool.p = s->pool.mem.p;
+	s->pool.n = npool;
+	s->pool.cap = s->pool.mem.bytes;
+	s->blk = get_copy(r, &s->nblk, sizeof *s->blk);
+	s->capblk = s->nblk;
+	s->garbage = get_below(r, npool + 1);
+	s->reach = get_u64(r);
+	size_t nopen;
+	const struct cev *open = get_array(r, &nopen, sizeof *open);
+	if (r->bad || npool > s->pool.cap || s->nblk > UINT32_MAX)
+		return false;
+	for (size_t i = 0; i < s->nblk; i++) {
+		if (!block_valid(s, &s->blk[i], s->npacked, lim))
+			return false;
+		s->npacked += s->blk[i].n;
+	}
+	open_room(s, nopen);
+	memcpy(s->open, open, nopen * sizeof *open);
+	s->nopen = nopen;
+	for (size_t i = 0; i < nopen; i++)
+		if (!cev_valid(&s->open[i], lim) || (i && cev_less(&s->open[i], &s->open[i - 1])))
+			return false;
+	index_from(s, 0);
+	packed_changed(s);
+	return true;
 }

@@ -156,4 +156,18 @@ void evs_filter(struct evstore *s, bool (*keep)(void *ctx, const struct cev *c),
 /* Bytes the store takes now. */
 uint64_t evs_bytes(const struct evstore *s);
 
+/* The saved index (src/saved.h): the store without its pool's bytes, which
+ * are saved apart (s->pool.p[0..pool.n)) and handed back, mapped, to
+ * evs_restore().  That checks every block against the pool and the
+ * limits (ids that exist) and takes the mapping over (freed with the
+ * store); false when anything does not hold (the store is then unusable:
+ * only evs_free() it). */
+struct buf;
+struct blob;
+struct evs_limits {
+	uint64_t inputs, types, lanes, names;
+};
+void evs_save(const struct evstore *s, struct buf *out);
+bool evs_restore(struct evstore *s, struct blob *r, struct bigmem *pool, size_t npool, const struct evs_limits *lim);
+
 #endif

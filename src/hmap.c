@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 
+#include "src/blob.h"
 #include "src/util.h"
 
 static size_t slot(uint64_t key, size_t cap)
@@ -92,4 +93,26 @@ void hmap_free(struct hmap *h)
 	free(h->vals);
 	free(h->used);
 	*h = (struct hmap){0};
+}
+
+void hmap_save(const struct hmap *h, struct buf *out)
+{
+	put_u64(out, h->n);
+	for (size_t i = 0; i < h->cap; i++)
+		if (h->used[i]) {
+			put_u64(out, h->keys[i]);
+			put_u64(out, h->vals[i]);
+		}
+}
+
+bool hmap_restore(struct hmap *h, struct blob *r, uint64_t val_limit)
+{
+	uint64_t n = get_u64(r);
+	if (n > (uint64_t)(r->end - r->p) / 16)
+		r->bad = true;
+	for (uint64_t i = 0; i < n && !r->bad; i++) {
+		uint64_t k = get_u64(r);
+		hmap_put(h, k, get_below(r, val_limit));
+	}
+	return !r->bad;
 }

@@ -22,5 +22,11 @@ bool hmap_get(const struct hmap *h, uint64_t key, uint64_t *val);
 void hmap_del(struct hmap *h, uint64_t key);
 void hmap_clear(struct hmap *h);
 void hmap_free(struct hmap *h);
+/* The saved index (src/saved.h): every entry, and back (added to h; each
+ * value checked to be below val_limit). */
+struct buf;
+struct blob;
+void hmap_save(const struct hmap *h, struct buf *out);
+bool hmap_restore(struct hmap *h, struct blob *r, uint64_t val_limit);
 
 #endif

@@ -9,6 +9,7 @@
 #include "src/cli.h"
 #include "src/esc.h"
 #include "src/export.h"
+#include "src/saved.h"
 #include "ui/ui.h"
 
 /* The viewer reads this long before drawing: probing and a decoder's first
@@ -44,6 +45,9 @@ static void usage(FILE *f)
 		"      --memory SIZE     memory the index may take (512M, 8G ...; default half\n"
 		"                        the RAM); past it, it is kept in a file under\n"
 		"                        $XDG_CACHE_HOME/ttv that no one else sees\n"
+		"      --no-cache        index afresh, and save no index for the next run\n"
+		"      --cache-size SIZE room for saved indexes in $XDG_CACHE_HOME/ttv (default\n"
+		"                        2G; the least recently used go first)\n"
 		"  -h, --help            this text\n"
 		"  -V, --version         the version\n"
 		"PATH may be - for standard input or tcp:HOST:PORT (HawkTracer); gzip is read\n"
@@ -64,7 +68,7 @@ static int usage_error(const char *fmt, const char *arg)
 int cli_parse(struct cli *c, int argc, char **argv)
 {
 	enum { O_DUMP = 256, O_JSON, O_INFO, O_STATS, O_EXPORT, O_FORMAT, O_KEYMAP, O_THEME, O_TIME, O_ALIGN,
-	       O_NOFOLLOW, O_MEMORY };
+	       O_NOFOLLOW, O_MEMORY, O_NOCACHE, O_CACHESIZE };
 	static const struct option opts[] = {
 		{"dump", no_argument, NULL, O_DUMP},
 		{"json", no_argument, NULL, O_JSON},
@@ -80,6 +84,8 @@ int cli_parse(struct cli *c, int argc, char **argv)
 		{"time", required_argument, NULL, O_TIME},
 		{"align", no_argument, NULL, O_ALIGN},
 		{"memory", required_argument, NULL, O_MEMORY},
+		{"no-cache", no_argument, NULL, O_NOCACHE},
+		{"cache-size", required_argument, NULL, O_CACHESIZE},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{0},
@@ -127,6 +133,14 @@ int cli_parse(struct cli *c, int argc, char **argv)
 			if (!bigmem_parse_size(optarg, &bytes))
 				return usage_error("--memory: want a size such as 512M or 8G, not '%s'", optarg);
 			bigmem_set_budget(bytes);
+			break;
+		}
+		case O_NOCACHE: saved_set_limit(0); break;
+		case O_CACHESIZE: {
+			uint64_t bytes;
+			if (!bigmem_parse_size(optarg, &bytes))
+				return usage_error("--cache-size: want a size such as 512M or 8G, not '%s'", optarg);
+			saved_set_limit(bytes);
 			break;
 		}
 		case O_KEYMAP: c->keymap = optarg; break;
@@ -221,6 +235,8 @@ int main(int argc, char **argv)
 	t.align = c.align;
 	for (size_t i = 0; i < c.npaths; i++)
 		trace_open(&t, c.paths[i]);
+	if (!c.follow)
+		trace_restore(&t);
 
 	int status;
 	if (c.mode == MODE_VIEW) { /* a first look: a file no decoder takes fails now */
@@ -250,6 +266,7 @@ int main(int argc, char **argv)
 		if (fs.too_expensive)
 			fprintf(stderr, "%s: a filter pattern was too expensive for some events (pcre2 limits); "
 					"those events did not match\n", progname);
+		trace_save(&t);
 		status = !trace_any_readable(&t) ? 1 : trace_damaged(&t) ? 3 : 0;
 	}
 	trace_free(&t);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "src/bigmem.h"
+#include "src/blob.h"
 #include "src/evstore.h"
 #include "src/hmap.h"
 #include "src/util.h"
@@ -356,8 +357,8 @@ static inline uint64_t dur_decode(const struct model *m, uint32_t v)
 {
 	if (v == DUR_NONE)
 		return TTV_NODUR;
-	if (v >= DUR_LONG)
-		return m->longdur[v - DUR_LONG];
+	if (v >= DUR_LONG) /* (checked: a saved index's durations are not trusted) */
+		return v - DUR_LONG < m->nlong ? m->longdur[v - DUR_LONG] : TTV_NODUR;
 	return v;
 }
 
@@ -1380,4 +1381,208 @@ bool model_span(const struct model *m, int64_t *first, int64_t *last)
 	*first = f;
 	*last = l;
 	return have;
+}
+
+/* ---- the saved index ------------------------------------------------------- */
+
+bool model_savable(struct model *m)
+{
+	finish_commit(m);
+	return m->nseqs == 1 && !m->npend;
+}
+
+const uint8_t *model_pool(const struct model *m, size_t *n)
+{
+	*n = m->store.pool.n;
+	return m->store.pool.p;
+}
+
+static uint32_t owner_index(const void *owner, const void *const *owners, size_t nowners)
+{
+	for (size_t i = 0; i < nowners; i++)
+		if (owners[i] == owner)
+			return (uint32_t)i;
+	return UINT32_MAX; /* (none: type 0) */
+}
+
+static void save_lanes(const struct model *m, struct buf *out)
+{
+	put_u64(out, m->nlanes);
+	for (size_t i = 0; i < m->nlanes; i++) {
+		const struct lane *l = &m->lanes[i];
+		const struct lane_pairs *p = &m->lp[i];
+		put_u64(out, l->source);
+		put_u64(out, l->key);
+		put_u64(out, l->name);
+		put_u64(out, l->count);
+		put_i64(out, l->first);
+		put_i64(out, l->last);
+		put_u64(out, (uint64_t)l->has_span | (uint64_t)l->counter << 1);
+		put_array(out, p->longest, p->nlongest, sizeof *p->longest);
+		put_u64(out, p->other_max);
+		put_array(out, p->stk, p->depth, sizeof *p->stk);
+	}
+}
+
+static void save_types(const struct model *m, struct buf *out, const void *const *owners, size_t nowners)
+{
+	put_u64(out, m->ntypes);
+	for (size_t i = 0; i < m->ntypes; i++) {
+		const struct type *t = &m->types[i];
+		put_u64(out, (uint64_t)t->name << 32 | t->category);
+		put_u64(out, (uint64_t)t->name_field << 32 | t->pair);
+		put_u64(out, (uint64_t)t->source << 32 | t->value_field);
+		put_u64(out, (uint64_t)owner_index(t->owner, owners, nowners) << 32 | (uint64_t)t->keyed << 8 | t->role);
+	}
+}
+
+void model_save(const struct model *m, struct buf *out, const void *const *owners, size_t nowners)
+{
+	uint32_t nstr = strtab_count(m->st);
+	put_u64(out, nstr);
+	for (uint32_t id = 0; id < nstr; id++) {
+		size_t len;
+		const char *s = strtab_get(m->st, id, &len);
+		put_array(out, s, len, 1);
+	}
+	save_lanes(m, out);
+	save_types(m, out, owners, nowners);
+	put_u64(out, m->raw_names.n);
+	for (size_t i = 0; i < m->raw_names.cap; i++)
+		if (m->raw_names.used[i])
+			put_u64(out, m->raw_names.keys[i] << 32 | m->raw_names.vals[i]);
+	put_array(out, m->longdur, m->nlong, sizeof *m->longdur);
+	put_u64(out, (uint64_t)m->have_span | (uint64_t)m->has_pairs << 1);
+	put_i64(out, m->first);
+	put_i64(out, m->last);
+	evs_save(&m->store, out);
+	put_u64(out, m->nsnaps);
+	for (size_t i = 0; i < m->nsnaps; i++) {
+		put_u64(out, m->snaps[i].pos);
+		put_array(out, m->snaps[i].data, m->snaps[i].n, sizeof *m->snaps[i].data);
+	}
+}
+
+/* Strings, lanes and types are made again as their first run made them,
+ * each one checked to get the id it had: what the decoders' open() made
+ * before (the same, in the same order) is found, the rest added. */
+static bool restore_strings(struct model *m, struct blob *r)
+{
+	uint64_t n = get_below(r, UINT32_MAX);
+	for (uint64_t id = 0; id < n && !r->bad; id++) {
+		size_t len;
+		const char *s = get_array(r, &len, 1);
+		if (r->bad || strtab_intern(m->st, s, len) != id)
+			return false;
+	}
+	return !r->bad;
+}
+
+/* (the stacks' positions are checked once the events are there) */
+static bool restore_lanes(struct model *m, struct blob *r, uint64_t nsources)
+{
+	uint64_t n = get_below(r, MAX_LANES - 1);
+	uint32_t nstr = strtab_count(m->st);
+	for (uint64_t id = 0; id < n && !r->bad; id++) {
+		uint32_t source = (uint32_t)get_below(r, nsources);
+		uint64_t key = get_u64(r);
+		uint32_t name = (uint32_t)get_below(r, nstr);
+		if (r->bad || model_lane(m, source, key, name) != id)
+			return false;
+		struct lane *l = &m->lanes[id];
+		l->count = get_u64(r);
+		l->first = get_i64(r);
+		l->last = get_i64(r);
+		uint64_t flags = get_u64(r);
+		l->has_span = flags & 1;
+		l->counter = flags >> 1 & 1;
+		struct lane_pairs *p = &m->lp[id];
+		size_t nlong, depth;
+		p->longest = xcalloc(LONG_SPANS, sizeof *p->longest);
+		const void *longest = get_array(r, &nlong, sizeof *p->longest);
+		if (nlong > LONG_SPANS)
+			return false;
+		memcpy(p->longest, longest, nlong * sizeof *p->longest);
+		p->nlongest = (uint8_t)nlong;
+		p->other_max = get_u64(r);
+		p->stk = get_copy(r, &depth, sizeof *p->stk);
+		p->cap = p->depth = (uint32_t)depth;
+	}
+	return !r->bad;
+}
+
+static bool restore_types(struct model *m, struct blob *r, const void *const *owners, size_t nowners)
+{
+	uint64_t n = get_below(r, 1u << TYPE_BITS);
+	uint32_t nstr = strtab_count(m->st);
+	for (uint64_t id = 0; id < n && !r->bad; id++) {
+		uint64_t a = get_u64(r), b = get_u64(r), c = get_u64(r), d = get_u64(r);
+		uint32_t owner = (uint32_t)(d >> 32);
+		struct type t = {.name = (uint32_t)(a >> 32), .category = (uint32_t)a, .name_field = (uint32_t)(b >> 32),
+				 .pair = (uint32_t)b, .source = (uint32_t)(c >> 32), .value_field = (uint32_t)c,
+				 .keyed = d >> 8 & 1, .role = (uint8_t)d, .owner = owner < nowners ? owners[owner] : NULL};
+		if (r->bad || t.name >= nstr || t.category >= nstr || t.name_field >= nstr || t.value_field >= nstr ||
+		    t.pair >= n || t.role > ROLE_END || (owner >= nowners && owner != UINT32_MAX) ||
+		    model_type(m, &t) != id)
+			return false;
+	}
+	return !r->bad;
+}
+
+static bool restore_snaps(struct model *m, struct blob *r, uint64_t nev)
+{
+	uint64_t n = get_below(r, SNAP_MAX + 1);
+	for (uint64_t i = 0; i < n && !r->bad; i++) {
+		struct snap *s = &m->snaps[m->nsnaps++];
+		s->pos = get_u64(r);
+		s->data = get_copy(r, &s->n, sizeof *s->data);
+		if (s->pos > nev || (i && s->pos <= s[-1].pos))
+			return false;
+		for (size_t k = 0; k + 2 <= s->n;) { /* lane, depth, positions */
+			uint64_t lane = s->data[k], depth = s->data[k + 1];
+			if (lane >= m->nlanes || depth > s->n - k - 2)
+				return false;
+			for (k += 2; depth--; k++)
+				if (s->data[k] >= nev)
+					return false;
+			if (k == s->n)
+				break;
+		}
+	}
+	return !r->bad;
+}
+
+bool model_restore(struct model *m, struct blob *r, struct bigmem *pool, size_t npool, uint64_t nsources,
+		   uint64_t ninputs, const void *const *owners, size_t nowners)
+{
+	if (!restore_strings(m, r) || !restore_lanes(m, r, nsources) || !restore_types(m, r, owners, nowners))
+		return false;
+	uint64_t nraw = get_below(r, UINT32_MAX);
+	uint32_t nstr = strtab_count(m->st);
+	for (uint64_t i = 0; i < nraw && !r->bad; i++) {
+		uint64_t v = get_u64(r);
+		if (v >> 32 >= nstr || (uint32_t)v >= nstr)
+			return false;
+		model_name_alias(m, (uint32_t)(v >> 32), (uint32_t)v);
+	}
+	m->longdur = get_copy(r, &m->nlong, sizeof *m->longdur);
+	m->caplong = m->nlong;
+	uint64_t flags = get_u64(r);
+	m->have_span = flags & 1;
+	m->has_pairs = flags >> 1 & 1;
+	m->first = get_i64(r);
+	m->last = get_i64(r);
+	struct evs_limits lim = {ninputs, m->ntypes, m->nlanes, nstr};
+	if (r->bad || !evs_restore(&m->store, r, pool, npool, &lim))
+		return false;
+	uint64_t n = nev(m);
+	for (size_t i = 0; i < m->nlanes; i++)
+		for (uint32_t j = 0; j < m->lp[i].depth; j++)
+			if (m->lp[i].stk[j] >= n)
+				return false;
+	if (!restore_snaps(m, r, n))
+		return false;
+	m->changed_from = 0;
+	m->generation++;
+	return true;
 }

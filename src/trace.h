@@ -84,6 +84,7 @@ struct trace {
 	uint64_t last_check; /* when every input was last looked at (ns) */
 	char notice[512];
 	uint64_t notices;   /* bumped with each new notice */
+	bool restored;      /* loaded from a saved index (nothing to save again) */
 };
 
 void trace_init(struct trace *t);
@@ -94,6 +95,13 @@ struct source *trace_open(struct trace *t, const char *path);
 bool trace_step(struct trace *t, uint64_t budget_ns, bool wait);
 /* Decode everything (batch mode). */
 void trace_load_all(struct trace *t);
+/* The saved index (src/saved.h).  trace_restore(): right after every
+ * trace_open(), take back what the last run that loaded the same files
+ * saved (true: everything is loaded); false: nothing was, load as usual.
+ * trace_save(): once everything is loaded, save it for the next run (when
+ * the trace is big enough to be worth it). */
+bool trace_restore(struct trace *t);
+void trace_save(struct trace *t);
 /* Is there damage in any source?  Could anything be read at all? */
 bool trace_damaged(const struct trace *t);
 bool trace_any_readable(const struct trace *t);

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -31,6 +32,22 @@ int nameless_file(const char *dir, const char *prefix)
 		unlink(b.p);
 	buf_free(&b);
 	return fd;
+}
+
+bool cache_dir(struct buf *dir)
+{
+	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+	buf_reset(dir);
+	if (xdg && *xdg == '/')
+		buf_printf(dir, "%s", xdg);
+	else if (home && *home == '/')
+		buf_printf(dir, "%s/.cache", home);
+	else
+		return false;
+	mkdir(dir->p, 0700);
+	buf_adds(dir, "/ttv");
+	mkdir(dir->p, 0700);
+	return true;
 }
 
 void *xmalloc(size_t n)

@@ -37,6 +37,10 @@ static inline uint64_t ts_span(int64_t lo, int64_t hi) { return hi > lo ? (uint6
  * unlinked at once): no other process sees it, and it is gone when ttv
  * ends, however it ends.  -1 when dir has no room for one. */
 int nameless_file(const char *dir, const char *prefix);
+/* ttv's cache directory, $XDG_CACHE_HOME/ttv (else ~/.cache/ttv), made when
+ * missing (mode 0700), into *dir; false when neither is set. */
+struct buf;
+bool cache_dir(struct buf *dir);
 
 /* Allocation: out of memory is fatal (message, exit 1). */
 void oom(size_t n);

@@ -18,8 +18,9 @@ export TTV_TEST_TAG="$TMP"
 # (A test that left anything running fails.)
 trap '"$T_DIR/leftovers.sh" "TTV_TEST_TAG=$TMP" || _left=1; rm -rf "$TMP"; [ -z "${_left:-}" ] || exit 1' EXIT
 export NO_COLOR=1 LC_ALL=C.UTF-8
-# never read or write the user's own configuration and history
-export XDG_CONFIG_HOME=$TMP/config XDG_STATE_HOME=$TMP/state
+# never read or write the user's own configuration, history and cache (saved
+# indexes)
+export XDG_CONFIG_HOME=$TMP/config XDG_STATE_HOME=$TMP/state XDG_CACHE_HOME=$TMP/cache
 
 _n=0
 _failed=0

@@ -20,7 +20,7 @@ for name in $(formats); do
 	is "$rc2 $(cksum <"$TMP/in-file")" "$rc1 $(cksum <"$TMP/in-memory")" \
 		"$name: --memory 256K: the same events, fields and exit status as in memory"
 	run --memory 256K --info --json "$trace"
-	like "$OUT" '"index":\{"bytes_in_memory":[0-9]+,"bytes_in_files":[0-9]+,"memory_budget":262144\}' \
+	like "$OUT" '"index":\{"bytes_in_memory":[0-9]+,"bytes_in_files":[0-9]+,"memory_budget":262144,"saved":false\}' \
 		"$name: --info --json says where the index is"
 	mem=$(printf '%s' "$OUT" | sed -n 's/.*"bytes_in_memory":\([0-9]*\).*/\1/p')
 	ok "$([ "${mem:-999999999}" -le 262144 ]; echo $?)" "$name: no more than the budget of it in memory (${mem:-?} bytes)"

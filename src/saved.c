@@ -1,0 +1,214 @@
+#include "src/saved.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "src/util.h"
+
+#define ID_SPAN (64u << 10)
+#define MAGIC "ttv-idx\n"
+#define VERSION 1
+#define BYTE_ORDER_MARK 0x0102030405060708ull
+#define DEFAULT_LIMIT (2ull << 30)
+
+/* The file's first bytes. */
+struct header {
+	char magic[8];
+	uint64_t version, order, key;
+	uint64_t nmeta, meta_hash; /* meta follows the header */
+	uint64_t pool_off, npool;  /* pool_off: a multiple of the page size */
+};
+
+static uint64_t limit = DEFAULT_LIMIT;
+
+void saved_set_limit(uint64_t bytes) { limit = bytes; }
+uint64_t saved_limit(void) { return limit; }
+
+bool file_id_of(int fd, const uint8_t *map, uint64_t size, struct file_id *id)
+{
+	struct stat st;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || (uint64_t)st.st_size != size)
+		return false;
+	uint64_t head = MIN(size, ID_SPAN), tail = MIN(size - head, ID_SPAN);
+	*id = (struct file_id){(uint64_t)st.st_dev, (uint64_t)st.st_ino, size,
+			       (uint64_t)st.st_mtim.tv_sec * 1000000000ull + (uint64_t)st.st_mtim.tv_nsec,
+			       hash_bytes(map, head) ^ hash_bytes(map + size - tail, tail) * 31};
+	return true;
+}
+
+static void index_path(struct buf *b, uint64_t key)
+{
+	buf_printf(b, "/index-%016llx", (unsigned long long)key);
+}
+
+static size_t page_size(void) { return (size_t)sysconf(_SC_PAGESIZE); }
+
+bool saved_open(uint64_t key, struct saved *s)
+{
+	struct buf path = {0};
+	*s = (struct saved){.fd = -1};
+	if (!limit || !cache_dir(&path)) {
+		buf_free(&path);
+		return false;
+	}
+	index_path(&path, key);
+	s->fd = open(path.p, O_RDONLY | O_CLOEXEC);
+	buf_free(&path);
+	struct stat st;
+	struct header h;
+	if (s->fd < 0 || fstat(s->fd, &st) || pread(s->fd, &h, sizeof h, 0) != sizeof h)
+		goto fail;
+	uint64_t size = (uint64_t)st.st_size;
+	if (memcmp(h.magic, MAGIC, 8) || h.version != VERSION || h.order != BYTE_ORDER_MARK || h.key != key ||
+	    h.nmeta > size - sizeof h || h.pool_off % page_size() || h.pool_off < sizeof h + h.nmeta ||
+	    h.pool_off > size || h.npool > size - h.pool_off)
+		goto fail;
+	s->maplen = sizeof h + h.nmeta;
+	s->map = mmap(NULL, s->maplen, PROT_READ, MAP_PRIVATE, s->fd, 0);
+	if (s->map == MAP_FAILED) {
+		s->map = NULL;
+		goto fail;
+	}
+	const uint8_t *meta = (const uint8_t *)s->map + sizeof h;
+	if (hash_bytes(meta, h.nmeta) != h.meta_hash)
+		goto fail;
+	s->meta = (struct blob){meta, meta + h.nmeta, false};
+	s->pool_off = h.pool_off;
+	s->npool = h.npool;
+	/* used now: the last to go when the directory is pruned */
+	futimens(s->fd, NULL);
+	return true;
+fail:
+	saved_close(s);
+	return false;
+}
+
+bool saved_map_pool(struct saved *s, struct bigmem *pool)
+{
+	size_t page = page_size(), bytes = (s->npool + page - 1) / page * page;
+	*pool = (struct bigmem){0};
+	return !bytes || bigmem_map_saved(pool, s->fd, s->pool_off, bytes);
+}
+
+void saved_close(struct saved *s)
+{
+	if (s->map)
+		munmap(s->map, s->maplen);
+	if (s->fd >= 0)
+		close(s->fd);
+	*s = (struct saved){.fd = -1};
+}
+
+void saved_forget(uint64_t key)
+{
+	struct buf path = {0};
+	if (cache_dir(&path)) {
+		index_path(&path, key);
+		unlink(path.p);
+	}
+	buf_free(&path);
+}
+
+static bool write_all(int fd, const void *p, size_t n)
+{
+	const uint8_t *q = p;
+	while (n) {
+		ssize_t w = write(fd, q, MIN(n, (size_t)1 << 30));
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return false;
+		q += w;
+		n -= (size_t)w;
+	}
+	return true;
+}
+
+static bool write_index(int fd, uint64_t key, const struct buf *meta, const uint8_t *pool, size_t npool)
+{
+	size_t page = page_size();
+	struct header h = {.version = VERSION, .order = BYTE_ORDER_MARK, .key = key, .nmeta = meta->len,
+			   .meta_hash = hash_bytes(meta->p, meta->len), .npool = npool};
+	memcpy(h.magic, MAGIC, 8);
+	h.pool_off = (sizeof h + meta->len + page - 1) / page * page;
+	/* the pool is mapped in whole pages: the file holds its last one whole */
+	uint64_t end = h.pool_off + (npool + page - 1) / page * page;
+	return write_all(fd, &h, sizeof h) && write_all(fd, meta->p, meta->len) &&
+	       lseek(fd, (off_t)h.pool_off, SEEK_SET) == (off_t)h.pool_off &&
+	       write_all(fd, pool, npool) && ftruncate(fd, (off_t)end) == 0;
+}
+
+/* A saved index in the directory: its name, size and last use. */
+struct entry {
+	char *name;
+	uint64_t bytes;
+	struct timespec used;
+};
+
+static int by_use(const void *x, const void *y)
+{
+	const struct entry *a = x, *b = y;
+	if (a->used.tv_sec != b->used.tv_sec)
+		return a->used.tv_sec < b->used.tv_sec ? -1 : 1;
+	return (a->used.tv_nsec > b->used.tv_nsec) - (a->used.tv_nsec < b->used.tv_nsec);
+}
+
+/* Remove the least recently used indexes until the rest fit the limit. */
+static void prune(const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	struct entry *e = NULL;
+	size_t n = 0, cap = 0;
+	uint64_t total = 0;
+	for (struct dirent *de; (de = readdir(d));) {
+		struct stat st;
+		if (strncmp(de->d_name, "index-", 6) || fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) ||
+		    !S_ISREG(st.st_mode))
+			continue;
+		xgrow(&e, &cap, n + 1, sizeof *e);
+		e[n++] = (struct entry){xstrdup(de->d_name), (uint64_t)st.st_size, st.st_mtim};
+		total += (uint64_t)st.st_size;
+	}
+	qsort(e, n, sizeof *e, by_use);
+	for (size_t i = 0; i < n; i++) {
+		if (total > limit && !unlinkat(dirfd(d), e[i].name, 0))
+			total -= e[i].bytes;
+		free(e[i].name);
+	}
+	free(e);
+	closedir(d);
+}
+
+bool saved_write(uint64_t key, const struct buf *meta, const uint8_t *pool, size_t npool)
+{
+	struct buf dir = {0}, tmp = {0}, path = {0};
+	bool ok = false;
+	if (!limit || sizeof(struct header) + meta->len + npool + 2 * page_size() > limit || !cache_dir(&dir))
+		goto out;
+	buf_printf(&tmp, "%s/index-%016llx.XXXXXX", dir.p, (unsigned long long)key);
+	buf_printf(&path, "%s", dir.p);
+	index_path(&path, key);
+	int fd = mkostemp(tmp.p, O_CLOEXEC);
+	if (fd < 0)
+		goto out;
+	ok = write_index(fd, key, meta, pool, npool);
+	close(fd);
+	ok = ok && !rename(tmp.p, path.p);
+	if (!ok)
+		unlink(tmp.p);
+	else
+		prune(dir.p);
+out:
+	buf_free(&dir);
+	buf_free(&tmp);
+	buf_free(&path);
+	return ok;
+}

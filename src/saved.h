@@ -1,0 +1,55 @@
+/* The saved index: what a run that indexed a trace leaves in ttv's cache
+ * directory for the next run that opens the same files, so that reopening
+ * a big trace takes a moment instead of a full decode.
+ *
+ * One file per set of opened paths (named by a hash of them and of how
+ * they were opened): a header, then the loader's and the model's state
+ * (`meta`, src/trace.c writes it), then the events' packed bytes (`pool`,
+ * page-aligned: mapped back privately, never read into memory).  The
+ * meta is checked against its hash, and every value read from it against
+ * what exists before use (src/blob.h); the files it was made from are
+ * checked by the loader (file_id).  Written whole to a nameless file and
+ * renamed into place, so a reader never sees half of one.  The directory
+ * is kept under a size limit, the least recently used index going first. */
+#ifndef TTV_SAVED_H
+#define TTV_SAVED_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "src/bigmem.h"
+#include "src/blob.h"
+
+/* What identifies a file's contents: device, inode, size, modification
+ * time, and a hash of its first and last 64 KB. */
+struct file_id {
+	uint64_t dev, ino, size, mtime_ns, hash;
+};
+/* Of an open regular file whose bytes [0, size) are mapped at map. */
+bool file_id_of(int fd, const uint8_t *map, uint64_t size, struct file_id *id);
+
+/* The limit on the directory's saved indexes (bytes; 0: save nothing). */
+void saved_set_limit(uint64_t bytes);
+uint64_t saved_limit(void);
+
+struct saved {
+	int fd;
+	void *map; /* header and meta */
+	size_t maplen;
+	struct blob meta;
+	uint64_t pool_off, npool;
+};
+
+/* The saved index for `key`, its meta checked; false when there is none
+ * (or it is not whole). */
+bool saved_open(uint64_t key, struct saved *s);
+/* Its pool, mapped privately into *pool. */
+bool saved_map_pool(struct saved *s, struct bigmem *pool);
+void saved_close(struct saved *s);
+/* The index for `key` is no good: remove it. */
+void saved_forget(uint64_t key);
+/* Save meta and pool for `key` (replacing what was there), then keep the
+ * directory under the limit.  False when it could not be written. */
+bool saved_write(uint64_t key, const struct buf *meta, const uint8_t *pool, size_t npool);
+
+#endif

@@ -1,0 +1,268 @@
+/* The loader's side of the saved index (src/saved.h): what is kept of a
+ * loaded trace, and how a later run that opens the same files takes it
+ * back instead of decoding them again.
+ *
+ * For now a trace qualifies when every source is one regular file (not
+ * compressed) whose decoder can save its state, opened without --align;
+ * anything else is indexed as always. */
+#include <stdlib.h>
+
+#include "decoders/decoder.h"
+#include "src/saved.h"
+#include "src/trace.h"
+
+#define KEY_VERSION "ttv saved index 1"
+/* Smaller traces index in less time than the saved index takes to write. */
+#define SAVE_MIN_BYTES (16ull << 20)
+
+static size_t ndecoders(void)
+{
+	size_t n = 0;
+	while (decoders[n])
+		n++;
+	return n;
+}
+
+/* Every source one regular file, its decoder (when known) one that saves. */
+static bool qualifies(const struct trace *t)
+{
+	if (!t->nsrc || t->align || t->decode_only)
+		return false;
+	for (size_t i = 0; i < t->nsrc; i++) {
+		const struct source *s = t->src[i];
+		const struct input *in = s->ninputs == 1 ? s->inputs[0] : NULL;
+		if (s->error || !in || !in->regular || in->gzip || in->is_stdin || s->live ||
+		    (s->dec && (!s->dec->save || !s->dec->restore)))
+			return false;
+	}
+	return true;
+}
+
+/* The index's name: the sources' absolute paths and how they are read. */
+static bool trace_key(const struct trace *t, uint64_t *key)
+{
+	struct buf b = {0};
+	buf_printf(&b, "%s\n%s\n", KEY_VERSION, t->format ? t->format : "");
+	for (size_t i = 0; i < t->nsrc; i++) {
+		char *abs = realpath(t->src[i]->path, NULL);
+		if (!abs) {
+			buf_free(&b);
+			return false;
+		}
+		buf_printf(&b, "%s%c", abs, 0);
+		free(abs);
+	}
+	*key = hash_bytes(b.p, b.len);
+	buf_free(&b);
+	return true;
+}
+
+static void put_str(struct buf *out, const char *s) { put_array(out, s, strlen(s), 1); }
+
+/* A string that put_str wrote, NUL-terminated, into *b. */
+static const char *get_str(struct blob *r, struct buf *b)
+{
+	size_t n;
+	const char *s = get_array(r, &n, 1);
+	buf_reset(b);
+	buf_add(b, s, n);
+	return buf_str(b);
+}
+
+static bool input_id(const struct input *in, struct file_id *id)
+{
+	return file_id_of(in->fd, in->map, in->size, id);
+}
+
+static void save_sources(const struct trace *t, struct buf *out)
+{
+	put_u64(out, t->nsrc);
+	for (size_t i = 0; i < t->nsrc; i++) {
+		const struct source *s = t->src[i];
+		struct file_id id;
+		input_id(s->inputs[0], &id);
+		put_str(out, s->path);
+		put_str(out, s->dec->name);
+		put_array(out, &id, 1, sizeof id);
+	}
+}
+
+static void save_damage(const struct source *s, struct buf *out)
+{
+	put_u64(out, s->ndmg);
+	for (size_t d = 0; d < s->ndmg; d++) {
+		const struct damage *g = &s->dmg[d];
+		put_str(out, g->path);
+		put_str(out, g->msg);
+		put_u64(out, g->off);
+		put_i64(out, g->ts);
+		put_u64(out, (uint64_t)g->has_off | (uint64_t)g->fatal << 1 | (uint64_t)g->has_ts << 2);
+	}
+	put_u64(out, s->dmg_dropped);
+	put_u64(out, s->has_boot);
+	put_i64(out, s->boot_ns);
+}
+
+static void save_input(const struct input *in, struct buf *out)
+{
+	put_u64(out, in->consumed);
+	put_u64(out, in->feed);
+	put_i64(out, in->last_ts);
+	put_u64(out, in->has_last_ts);
+	struct buf st = {0};
+	in->dec->save(in->dstate, &st);
+	put_array(out, st.p, st.len, 1);
+	buf_free(&st);
+}
+
+void trace_save(struct trace *t)
+{
+	uint64_t key, bytes = 0, least = SAVE_MIN_BYTES;
+	const char *min = getenv("TTV_SAVE_MIN"); /* (tests: save small traces too) */
+	if (min)
+		least = strtoull(min, NULL, 10);
+	if (!saved_limit() || t->restored || t->follow || !qualifies(t) || !model_savable(t->m))
+		return;
+	for (size_t i = 0; i < t->nin; i++) {
+		if (!t->in[i]->done || !t->in[i]->dec)
+			return;
+		bytes += t->in[i]->size;
+	}
+	if (bytes < least || !trace_key(t, &key))
+		return;
+	struct buf meta = {0};
+	save_sources(t, &meta);
+	model_save(t->m, &meta, (const void *const *)decoders, ndecoders());
+	for (size_t i = 0; i < t->nsrc; i++)
+		save_damage(t->src[i], &meta);
+	for (size_t i = 0; i < t->nin; i++)
+		save_input(t->in[i], &meta);
+	size_t npool;
+	const uint8_t *pool = model_pool(t->m, &npool);
+	saved_write(key, &meta, pool, npool);
+	buf_free(&meta);
+}
+
+/* The saved sources are these files, unchanged: their decoders in *dec. */
+static bool same_sources(const struct trace *t, struct blob *r, const struct decoder **dec)
+{
+	struct buf b = {0};
+	bool same = get_u64(r) == t->nsrc;
+	for (size_t i = 0; same && i < t->nsrc; i++) {
+		const struct source *s = t->src[i];
+		struct file_id now, then;
+		size_t n;
+		same = !strcmp(get_str(r, &b), s->path);
+		dec[i] = decoder_find(get_str(r, &b));
+		const void *id = get_array(r, &n, sizeof then);
+		if (!same || r->bad || n != 1 || !dec[i] || !dec[i]->restore || (s->dec && s->dec != dec[i]) ||
+		    !input_id(s->inputs[0], &now))
+			same = false;
+		else
+			same = !memcmp(memcpy(&then, id, sizeof then), &now, sizeof now);
+	}
+	buf_free(&b);
+	return same && !r->bad;
+}
+
+static bool restore_damage(struct source *s, struct blob *r)
+{
+	struct buf path = {0}, msg = {0};
+	uint64_t n = get_below(r, (uint64_t)(r->end - r->p) / 40 + 1);
+	for (uint64_t d = 0; d < n && !r->bad; d++) {
+		get_str(r, &path);
+		get_str(r, &msg);
+		uint64_t off = get_u64(r);
+		int64_t ts = get_i64(r);
+		uint64_t f = get_u64(r);
+		xgrow(&s->dmg, &s->capdmg, s->ndmg + 1, sizeof *s->dmg);
+		s->dmg[s->ndmg++] = (struct damage){xstrdup(buf_str(&path)), off, f & 1, xstrdup(buf_str(&msg)),
+						    f >> 1 & 1, f >> 2 & 1, ts};
+	}
+	s->dmg_dropped = get_u64(r);
+	s->has_boot = get_u64(r) & 1;
+	s->boot_ns = get_i64(r);
+	buf_free(&path);
+	buf_free(&msg);
+	return !r->bad;
+}
+
+static bool restore_input(struct input *in, const struct decoder *dec, struct blob *r)
+{
+	in->consumed = get_below(r, in->size + 1);
+	in->feed = get_u64(r);
+	in->last_ts = get_i64(r);
+	in->has_last_ts = get_u64(r) & 1;
+	size_t n;
+	const uint8_t *st = get_array(r, &n, 1);
+	if (r->bad)
+		return false;
+	if (!in->dstate) {
+		in->dec = in->src->dec = dec;
+		in->dstate = dec->open(in);
+	}
+	struct blob sub = {st, st + n, false};
+	in->done = true;
+	return dec->restore(in->dstate, &sub) && !sub.bad && sub.p == sub.end;
+}
+
+/* Everything read back, checked as it comes; false at the first thing
+ * that does not hold (the trace is then half made). */
+static bool restore(struct trace *t, struct saved *s, const struct decoder **dec)
+{
+	struct bigmem pool;
+	struct blob *r = &s->meta;
+	if (!saved_map_pool(s, &pool))
+		return false;
+	if (!model_restore(t->m, r, &pool, s->npool, t->nsrc, t->nin, (const void *const *)decoders, ndecoders())) {
+		bigmem_free(&pool);
+		return false;
+	}
+	for (size_t i = 0; i < t->nsrc; i++)
+		if (!restore_damage(t->src[i], r))
+			return false;
+	for (size_t i = 0; i < t->nin; i++)
+		if (!restore_input(t->in[i], dec[t->in[i]->src->id], r))
+			return false;
+	return r->p == r->end;
+}
+
+/* Start again from the paths: what a failed restore made is dropped. */
+static void reopen(struct trace *t)
+{
+	size_t n = t->nsrc;
+	char **paths = xcalloc(n, sizeof *paths);
+	for (size_t i = 0; i < n; i++)
+		paths[i] = xstrdup(t->src[i]->path);
+	const char *format = t->format;
+	bool follow = t->follow;
+	trace_free(t);
+	trace_init(t);
+	t->format = format;
+	t->follow = follow;
+	for (size_t i = 0; i < n; i++) {
+		trace_open(t, paths[i]);
+		free(paths[i]);
+	}
+	free(paths);
+}
+
+bool trace_restore(struct trace *t)
+{
+	uint64_t key;
+	struct saved s;
+	if (!qualifies(t) || model_count(t->m) || !trace_key(t, &key) || !saved_open(key, &s))
+		return false;
+	const struct decoder **dec = xcalloc(t->nsrc, sizeof *dec);
+	bool ok = false;
+	if (same_sources(t, &s.meta, dec)) {
+		ok = restore(t, &s, dec);
+		if (!ok) { /* a damaged index: gone, and the trace indexed afresh */
+			saved_forget(key);
+			reopen(t);
+		}
+	}
+	free(dec);
+	saved_close(&s);
+	return t->restored = ok;
+}

@@ -1,0 +1,163 @@
+#!/bin/sh
+# The saved index (src/saved.h): a trace opened again is read back from the
+# index its last run saved and shows exactly what indexing it afresh shows
+# (every format, damaged and cut short too); a changed file is indexed
+# afresh; a damaged index is never trusted; --no-cache, --cache-size and
+# the least recently used order; the viewer on a reopened trace.
+. "$(dirname "$0")/lib.sh"
+
+export TTV_SAVE_MIN=0 # (small fixtures are saved too)
+SAVES="podtrace"      # the formats that save their index so far
+IDX=$XDG_CACHE_HOME/ttv
+nidx() { find "$IDX" -name 'index-*' -type f 2>/dev/null | wc -l | tr -d ' '; }
+saved() { "$TTV" "$@" --info --json 2>/dev/null | grep -o '"saved":[a-z]*' | cut -d: -f2; }
+# out ARGS: what a batch run prints, and its status (--info's line on where
+# its index came from left out)
+out() {
+	"$TTV" "$@" >"$TMP/o" 2>"$TMP/e"
+	echo "status $?"
+	grep -v '^index: \|^$' "$TMP/o"
+	cat "$TMP/e"
+}
+# same WHAT TRACE...: every batch mode, from the saved index, as afresh
+same() {
+	what=$1
+	shift
+	for mode in --dump "--dump --json" --info "--stats --json"; do
+		# shellcheck disable=SC2086
+		fresh=$(out --no-cache $mode "$@")
+		# shellcheck disable=SC2086
+		is "$(out $mode "$@")" "$fresh" "$what: $mode as afresh"
+	done
+}
+saves() { case " $SAVES " in *" $1 "*) return 0 ;; esac; return 1; }
+
+for name in $(formats); do
+	writer=$(format_field "$name" writer) unit=$(format_field "$name" unit)
+	t=$TMP/$name.trace
+	"$TBIN/$writer" --generate $((1048576 / unit + 1)) --seed 7 "$t" || exit 1
+	if [ -f "$t" ]; then
+		size=$(stat -c %s "$t")
+		head -c $((size * 2 / 3)) "$t" >"$t.cut"
+		cp "$t" "$t.bad"
+		head -c 200 /dev/urandom | dd of="$t.bad" bs=1 seek=$((size / 2)) conv=notrunc 2>/dev/null
+		variants="$t $t.cut $t.bad"
+	else
+		variants=$t # (a directory: never saved)
+	fi
+	for v in $variants; do
+		rm -rf "$IDX"
+		sum=$(find "$v" -type f -exec cksum {} + | sort)
+		"$TTV" --info "$v" >/dev/null 2>&1
+		if saves "$name" && [ -f "$t" ]; then want=true n=1; else want=false n=0; fi
+		is "$(nidx)" "$n" "$name ${v#"$t"}: $n index saved"
+		is "$(saved "$v")" "$want" "$name ${v#"$t"}: reopened from it: $want"
+		same "$name ${v#"$t"}" "$v"
+		is "$(find "$v" -type f -exec cksum {} + | sort)" "$sum" "$name ${v#"$t"}: the trace is not written"
+	done
+done
+
+# ---- what decides whether an index is used (podtrace) ----
+P=$TMP/p.pt
+"$TBIN/ptwrite" --generate 20000 --seed 3 "$P" || exit 1
+rm -rf "$IDX"
+is "$(saved --no-cache "$P")$(nidx)" false0 "--no-cache: nothing saved"
+"$TTV" --info "$P" >/dev/null
+is "$(saved --no-cache "$P")" false "--no-cache: a saved index is not used"
+is "$(saved "$P")" true "without it, it is"
+cat "$P" "$P" >"$TMP/twice.pt"
+cat "$TMP/twice.pt" >"$P"
+is "$(saved "$P")" false "the file grew: indexed afresh"
+same "grown" "$P"
+printf 'X' | dd of="$P" bs=1 seek=$(($(stat -c %s "$P") / 2)) conv=notrunc 2>/dev/null
+is "$(saved "$P")" false "a byte in the middle changed (same size, a new mtime): indexed afresh"
+same "changed" "$P"
+"$TBIN/ptwrite" --generate 5000 --seed 4 "$TMP/q.pt" || exit 1
+"$TTV" --info "$P" "$TMP/q.pt" >/dev/null
+is "$(saved "$P" "$TMP/q.pt")" true "two files merged: reopened from their index"
+is "$(saved "$TMP/q.pt" "$P")" false "... which is not the index of the same files in another order"
+same "merged" "$P" "$TMP/q.pt"
+
+# ---- a damaged index: never trusted, replaced ----
+rm -rf "$IDX"
+"$TBIN/ptwrite" --generate 20000 --seed 3 "$P" || exit 1
+"$TTV" --info "$P" >/dev/null
+f=$(find "$IDX" -name 'index-*' -type f)
+cp "$f" "$TMP/pristine"
+fresh=$(out --no-cache --dump --json "$P")
+head -c $(($(stat -c %s "$f") / 2)) "$TMP/pristine" >"$f"
+is "$(out --dump --json "$P")" "$fresh" "an index cut in half: indexed afresh"
+is "$(saved "$P")" true "... and saved whole again"
+cp "$TMP/pristine" "$f"
+printf 'Z' | dd of="$f" bs=1 seek=100 conv=notrunc 2>/dev/null
+is "$(out --dump --json "$P")" "$fresh" "a byte of its meta changed (its hash no longer holds): indexed afresh"
+# Damage that passes the hash reaches the checks of each value read back:
+# whatever it makes of the index, ttv neither crashes nor reads outside it.
+nmeta=$("$TBIN/rehash" "$f" 0 0) || exit 1
+bad=0
+for off in $(awk -v n="$nmeta" 'BEGIN { for (i = 0; i < 160; i++) print int(i * 7919 % n) }'); do
+	cp "$TMP/pristine" "$f"
+	"$TBIN/rehash" "$f" "$off" 0x5a >/dev/null || exit 1
+	"$TTV" --dump --json "$P" >"$TMP/o" 2>"$TMP/e"
+	rc=$?
+	if { [ $rc != 0 ] && [ $rc != 3 ]; } || grep -q 'Sanitizer\|runtime error' "$TMP/e"; then
+		bad=$((bad + 1))
+		echo "# offset $off: status $rc: $(head -c 300 "$TMP/e")"
+	fi
+done
+is "$bad" 0 "160 damaged values that pass the hash: no crash, no sanitizer report, status 0 or 3"
+
+# ---- the limit: least recently used first ----
+rm -rf "$IDX"
+for x in a b c; do "$TBIN/ptwrite" --generate 20000 --seed 9 "$TMP/$x.pt" || exit 1; done
+"$TTV" --info "$TMP/a.pt" >/dev/null
+one=$(du -sb "$IDX" | cut -f1)
+"$TTV" --info "$TMP/b.pt" >/dev/null
+is "$(saved "$TMP/a.pt")" true "a reopened (and so used after b)"
+"$TTV" --cache-size $((one * 5 / 2)) --info "$TMP/c.pt" >/dev/null
+is "$(nidx)" 2 "c saved past the limit of two: one went"
+is "$(saved --cache-size $((one * 5 / 2)) "$TMP/c.pt")$(saved --cache-size $((one * 5 / 2)) "$TMP/a.pt")" truetrue "a's and c's were kept"
+is "$(saved --cache-size $((one * 5 / 2)) "$TMP/b.pt")" false "... b's went, the least recently used"
+rm -rf "$IDX"
+"$TTV" --cache-size $((one / 2)) --info "$TMP/b.pt" >/dev/null
+is "$(saved --cache-size $((one / 2)) "$TMP/b.pt")" false "an index larger than the limit is not saved"
+
+# ---- the viewer on a reopened trace (tmux) ----
+if command -v tmux >/dev/null 2>&1; then
+	S=ttv-test-$$
+	export TMUX_TMPDIR=$TMP
+	tm() { tmux -L "$S" "$@"; }
+	screen() { tm capture-pane -p -t "$S"; }
+	wait_for() {
+		i=0
+		while [ $i -lt 50 ]; do
+			screen | grep -qF -- "$1" && return 0
+			sleep 0.1
+			i=$((i + 1))
+		done
+		return 1
+	}
+	# view ARGS: the list at the last event, 80x24
+	view() {
+		tm new-session -d -s "$S" -x 80 -y 24 "TERM=xterm-256color '$TTV' $*; echo \"exit=\$?\"; sleep 30"
+		wait_for "#1/20000"
+		tm send-keys -t "$S" Tab G
+		wait_for "#20000/20000"
+		screen >"$TMP/screen"
+		tm send-keys -t "$S" q
+		wait_for "exit=0"
+		echo "exit=$?"
+		tm kill-server 2>/dev/null
+	}
+	rm -rf "$IDX"
+	"$TBIN/ptwrite" --generate 20000 --seed 3 "$P" || exit 1
+	"$TTV" --info "$P" >/dev/null
+	is "$(view "'$P'")" exit=0 "the viewer opens a reopened trace, goes to its last event and quits"
+	cp "$TMP/screen" "$TMP/screen-saved"
+	is "$(view --no-cache "'$P'")" exit=0 "... and afresh"
+	is "$(cat "$TMP/screen-saved")" "$(cat "$TMP/screen")" "the same screen at the last event, from the saved index and afresh"
+else
+	ok 0 "# SKIP tmux is not installed"
+fi
+
+done_testing
