@@ -328,6 +328,7 @@ reopen() {
 }
 echo "saved index                                     median      (min-max)"
 reopen "podtrace 30M" "$PT"
+reopen "dial9 100M" "$D9H"
 echo "reopen: ttv FILE again, the index saved by the run before read back (src/saved.h)."
 echo
 

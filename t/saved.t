@@ -7,7 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 
 export TTV_SAVE_MIN=0 # (small fixtures are saved too)
-SAVES="podtrace"      # the formats that save their index so far
+SAVES="dial9 podtrace" # the formats that save their index so far
 IDX=$XDG_CACHE_HOME/ttv
 nidx() { find "$IDX" -name 'index-*' -type f 2>/dev/null | wc -l | tr -d ' '; }
 saved() { "$TTV" "$@" --info --json 2>/dev/null | grep -o '"saved":[a-z]*' | cut -d: -f2; }
@@ -93,19 +93,35 @@ printf 'Z' | dd of="$f" bs=1 seek=100 conv=notrunc 2>/dev/null
 is "$(out --dump --json "$P")" "$fresh" "a byte of its meta changed (its hash no longer holds): indexed afresh"
 # Damage that passes the hash reaches the checks of each value read back:
 # whatever it makes of the index, ttv neither crashes nor reads outside it.
-nmeta=$("$TBIN/rehash" "$f" 0 0) || exit 1
-bad=0
-for off in $(awk -v n="$nmeta" 'BEGIN { for (i = 0; i < 160; i++) print int(i * 7919 % n) }'); do
-	cp "$TMP/pristine" "$f"
-	"$TBIN/rehash" "$f" "$off" 0x5a >/dev/null || exit 1
-	"$TTV" --dump --json "$P" >"$TMP/o" 2>"$TMP/e"
-	rc=$?
-	if { [ $rc != 0 ] && [ $rc != 3 ]; } || grep -q 'Sanitizer\|runtime error' "$TMP/e"; then
-		bad=$((bad + 1))
-		echo "# offset $off: status $rc: $(head -c 300 "$TMP/e")"
-	fi
+for name in $SAVES; do
+	t=$TMP/$name.trace
+	rm -rf "$IDX"
+	"$TTV" --info "$t" >/dev/null
+	f=$(find "$IDX" -name 'index-*' -type f)
+	cp "$f" "$TMP/pristine"
+	nmeta=$("$TBIN/rehash" "$f" 0 0) || exit 1
+	bad=0
+	for off in $(awk -v n="$nmeta" 'BEGIN { for (i = 0; i < 160; i++) print int(i * 7919 % n) }'); do
+		cp "$TMP/pristine" "$f"
+		"$TBIN/rehash" "$f" "$off" 0x5a >/dev/null || exit 1
+		"$TTV" --dump --json "$t" >"$TMP/o" 2>"$TMP/e"
+		rc=$?
+		if { [ $rc != 0 ] && [ $rc != 3 ]; } || grep -q 'Sanitizer\|runtime error' "$TMP/e"; then
+			bad=$((bad + 1))
+			echo "# offset $off: status $rc: $(head -c 300 "$TMP/e")"
+		fi
+	done
+	is "$bad" 0 "$name: 160 damaged values that pass the hash: no crash, no sanitizer report, status 0 or 3"
 done
-is "$bad" 0 "160 damaged values that pass the hash: no crash, no sanitizer report, status 0 or 3"
+
+# ---- the shared samples (real files) ----
+for name in $SAVES; do
+	s=$(sample "$name") || exit 1
+	rm -rf "$IDX"
+	"$TTV" --info "$s" >/dev/null 2>&1
+	is "$(saved "$s")" true "$name sample: reopened from its index"
+	same "$name sample" "$s"
+done
 
 # ---- the limit: least recently used first ----
 rm -rf "$IDX"

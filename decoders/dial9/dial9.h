@@ -358,6 +358,10 @@ void d9_fields(void *st, const struct event *e, struct fsink *out);
 void d9_settle(void *st);
 void d9_summary(void *st, const struct event *e, struct buf *b);
 
+/* saved.c: the saved index: an input's state kept and read back */
+void d9_save(void *st, struct buf *out);
+bool d9_restore(void *st, struct blob *r);
+
 /* info.c: --info: frames, schemas, annotations, clocks and segments */
 void d9_info(struct source *src, struct fsink *out);
 

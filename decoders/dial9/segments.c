@@ -665,6 +665,8 @@ const struct decoder dial9_decoder = {
 	.fields = d9_fields,
 	.summary = d9_summary,
 	.span_ids = d9_span_ids,
+	.save = d9_save,
+	.restore = d9_restore,
 	.info = d9_info,
 	.close = d9_close,
 };
