@@ -75,6 +75,16 @@ static inline const void *get_array(struct blob *r, size_t *n, size_t size)
 	return get_raw(r, (size_t)k * size);
 }
 
+/* A bool of a struct copied from saved bytes: 0 or 1 after this, whatever
+ * byte was there (any other is no bool at all). */
+static inline void fix_bool(bool *b)
+{
+	unsigned char c;
+	memcpy(&c, b, 1);
+	c = c != 0;
+	memcpy(b, &c, 1);
+}
+
 /* The same, copied into a fresh allocation (NULL when empty or bad). */
 static inline void *get_copy(struct blob *r, size_t *n, size_t size)
 {

@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "src/blob.h"
 #include "src/util.h"
@@ -695,11 +696,17 @@ bool evs_restore(struct evstore *s, struct blob *r, struct bigmem *pool, size_t 
 	const struct cev *open = get_array(r, &nopen, sizeof *open);
 	if (r->bad || npool > s->pool.cap || s->nblk > UINT32_MAX)
 		return false;
-	for (size_t i = 0; i < s->nblk; i++) {
-		if (!block_valid(s, &s->blk[i], s->npacked, lim))
-			return false;
+	/* the check reads a few bytes of each block: only those pages, not
+	 * the kernel's usual neighbours (the whole pool, in memory at once) */
+	madvise(s->pool.p, s->pool.mem.bytes, MADV_RANDOM);
+	bool valid = true;
+	for (size_t i = 0; valid && i < s->nblk; i++) {
+		valid = block_valid(s, &s->blk[i], s->npacked, lim);
 		s->npacked += s->blk[i].n;
 	}
+	madvise(s->pool.p, s->pool.mem.bytes, MADV_NORMAL);
+	if (!valid)
+		return false;
 	open_room(s, nopen);
 	memcpy(s->open, open, nopen * sizeof *open);
 	s->nopen = nopen;

@@ -7,7 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 
 export TTV_SAVE_MIN=0 # (small fixtures are saved too)
-SAVES="dial9 podtrace" # the formats that save their index so far
+SAVES="dial9 htdump podtrace syscall" # the formats that save their index so far
 IDX=$XDG_CACHE_HOME/ttv
 nidx() { find "$IDX" -name 'index-*' -type f 2>/dev/null | wc -l | tr -d ' '; }
 saved() { "$TTV" "$@" --info --json 2>/dev/null | grep -o '"saved":[a-z]*' | cut -d: -f2; }

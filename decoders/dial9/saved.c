@@ -223,6 +223,7 @@ static bool get_pend(struct d9 *d, struct blob *r)
 	d->pend = get_table(r, &d->npend, &d->cappend, sizeof *d->pend);
 	for (size_t i = 0; i < d->npend; i++) {
 		const struct event *e = &d->pend[i].e;
+		fix_bool(&d->pend[i].dead);
 		if (e->input != d->in->id || e->lane >= model_nlanes(d->m) || e->type >= model_ntypes(d->m) ||
 		    e->name >= strtab_count(model_strings(d->m)) || d->pend[i].prev > d->npend ||
 		    d->pend[i].thread_name >= strtab_count(model_strings(d->m)))
