@@ -105,6 +105,11 @@ struct decoder {
 	 * always indexed afresh. */
 	void (*save)(void *st, struct buf *out);
 	bool (*restore)(void *st, struct blob *r);
+	/* With save: would more bytes after these go on as a fresh decode of
+	 * all of them would (nothing held back was let go at the end, nothing
+	 * cut short given up)?  Then a file that grew is read on from the
+	 * saved state; otherwise it is indexed afresh. */
+	bool (*resumable)(void *st);
 	/* Format findings for --info and the info view, once per source. */
 	void (*info)(struct source *src, struct fsink *out);
 	void (*close)(void *st);

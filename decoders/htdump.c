@@ -1593,6 +1593,14 @@ static bool ht_restore(void *vst, struct blob *r)
 	return !r->bad;
 }
 
+/* (an event cut short at the end is damage: a source with damage is not
+ * read on) */
+static bool ht_resumable(void *st)
+{
+	(void)st;
+	return true;
+}
+
 const struct decoder htdump_decoder = {
 	.name = "htdump",
 	.title = "HawkTracer HTDUMP",
@@ -1607,6 +1615,7 @@ const struct decoder htdump_decoder = {
 	.summary = ht_summary,
 	.save = ht_save,
 	.restore = ht_restore,
+	.resumable = ht_resumable,
 	.info = ht_info,
 	.close = ht_close,
 };

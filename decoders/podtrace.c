@@ -856,6 +856,14 @@ static bool pt_restore(void *st, struct blob *r)
 	return true;
 }
 
+/* (a record cut short at the end is damage: a source with damage is not
+ * read on) */
+static bool pt_resumable(void *st)
+{
+	(void)st;
+	return true;
+}
+
 const struct decoder podtrace_decoder = {
 	.name = "podtrace",
 	.title = "podtrace event records",
@@ -867,6 +875,7 @@ const struct decoder podtrace_decoder = {
 	.summary = pt_summary,
 	.save = pt_save,
 	.restore = pt_restore,
+	.resumable = pt_resumable,
 	.info = pt_info,
 	.close = pt_close,
 };

@@ -1546,6 +1546,13 @@ static bool sc_restore(void *st, struct blob *r)
 	return !r->bad;
 }
 
+/* Not while a page's gap was still being skipped (the end came inside it). */
+static bool sc_resumable(void *st)
+{
+	const struct sc *sc = st;
+	return !sc->skip && !sc->gap_past_end;
+}
+
 const struct decoder syscall_decoder = {
 	.name = "syscall",
 	.title = "syscall capture (TLV, magic 0x780617a5)",
@@ -1557,6 +1564,7 @@ const struct decoder syscall_decoder = {
 	.summary = sc_summary,
 	.save = sc_save,
 	.restore = sc_restore,
+	.resumable = sc_resumable,
 	.info = sc_info,
 	.close = sc_close,
 };

@@ -378,7 +378,8 @@ static void index_summary(const struct trace *t, struct buf *b)
 {
 	uint64_t mem, files;
 	if (t->restored)
-		buf_adds(b, "\nindex:   the one saved by the last run on these files (--no-cache indexes afresh)\n");
+		buf_printf(b, "\nindex:   the one saved by the last run on these files%s (--no-cache indexes afresh)\n",
+			   t->restored_grew ? ", read on where they grew since" : "");
 	bigmem_usage(&mem, &files);
 	if (!files)
 		return;

@@ -235,14 +235,14 @@ int main(int argc, char **argv)
 	t.align = c.align;
 	for (size_t i = 0; i < c.npaths; i++)
 		trace_open(&t, c.paths[i]);
-	if (!c.follow)
+	if (c.mode == MODE_VIEW)
+		t.follow = c.follow;
+	if (c.mode == MODE_VIEW || !c.follow) /* (--dump -f prints as it reads) */
 		trace_restore(&t);
 
 	int status;
-	if (c.mode == MODE_VIEW) { /* a first look: a file no decoder takes fails now */
-		t.follow = c.follow;
+	if (c.mode == MODE_VIEW) /* a first look: a file no decoder takes fails now */
 		trace_step(&t, FIRST_LOOK_NS, false);
-	}
 	if (c.mode == MODE_VIEW && !trace_any_readable(&t)) {
 		trace_report(&t); /* as less does: nothing to show, no screen */
 		status = 1;

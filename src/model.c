@@ -1502,7 +1502,8 @@ static bool restore_lanes(struct model *m, struct blob *r, uint64_t nsources)
 		const void *longest = get_array(r, &nlong, sizeof *p->longest);
 		if (nlong > LONG_SPANS)
 			return false;
-		memcpy(p->longest, longest, nlong * sizeof *p->longest);
+		if (nlong)
+			memcpy(p->longest, longest, nlong * sizeof *p->longest);
 		p->nlongest = (uint8_t)nlong;
 		p->other_max = get_u64(r);
 		p->stk = get_copy(r, &depth, sizeof *p->stk);

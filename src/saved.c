@@ -30,16 +30,31 @@ static uint64_t limit = DEFAULT_LIMIT;
 void saved_set_limit(uint64_t bytes) { limit = bytes; }
 uint64_t saved_limit(void) { return limit; }
 
+static uint64_t ends_hash(const uint8_t *map, uint64_t size)
+{
+	uint64_t head = MIN(size, ID_SPAN), tail = MIN(size - head, ID_SPAN);
+	return hash_bytes(map, head) ^ hash_bytes(map + size - tail, tail) * 31;
+}
+
 bool file_id_of(int fd, const uint8_t *map, uint64_t size, struct file_id *id)
 {
 	struct stat st;
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || (uint64_t)st.st_size != size)
 		return false;
-	uint64_t head = MIN(size, ID_SPAN), tail = MIN(size - head, ID_SPAN);
 	*id = (struct file_id){(uint64_t)st.st_dev, (uint64_t)st.st_ino, size,
 			       (uint64_t)st.st_mtim.tv_sec * 1000000000ull + (uint64_t)st.st_mtim.tv_nsec,
-			       hash_bytes(map, head) ^ hash_bytes(map + size - tail, tail) * 31};
+			       ends_hash(map, size)};
 	return true;
+}
+
+enum file_fate file_fate(const struct file_id *then, int fd, const uint8_t *map, uint64_t size)
+{
+	struct file_id now;
+	if (!file_id_of(fd, map, size, &now) || now.dev != then->dev || now.ino != then->ino)
+		return FILE_OTHER;
+	if (!memcmp(&now, then, sizeof now))
+		return FILE_SAME;
+	return size > then->size && ends_hash(map, then->size) == then->hash ? FILE_GREW : FILE_OTHER;
 }
 
 static void index_path(struct buf *b, uint64_t key)

@@ -27,6 +27,11 @@ struct file_id {
 };
 /* Of an open regular file whose bytes [0, size) are mapped at map. */
 bool file_id_of(int fd, const uint8_t *map, uint64_t size, struct file_id *id);
+/* What became of a file since its id `then` was taken: the same bytes; the
+ * same file with more after them (its first then.size bytes hash as they
+ * did); or something else. */
+enum file_fate { FILE_SAME, FILE_GREW, FILE_OTHER };
+enum file_fate file_fate(const struct file_id *then, int fd, const uint8_t *map, uint64_t size);
 
 /* The limit on the directory's saved indexes (bytes; 0: save nothing). */
 void saved_set_limit(uint64_t bytes);

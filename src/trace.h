@@ -84,7 +84,9 @@ struct trace {
 	uint64_t last_check; /* when every input was last looked at (ns) */
 	char notice[512];
 	uint64_t notices;   /* bumped with each new notice */
-	bool restored;      /* loaded from a saved index (nothing to save again) */
+	bool restored;      /* loaded from a saved index */
+	bool restored_grew; /* ... and read on: its files grew since */
+	uint64_t restored_bytes; /* what its inputs had consumed (more: the index is saved again) */
 };
 
 void trace_init(struct trace *t);
@@ -97,7 +99,8 @@ bool trace_step(struct trace *t, uint64_t budget_ns, bool wait);
 void trace_load_all(struct trace *t);
 /* The saved index (src/saved.h).  trace_restore(): right after every
  * trace_open(), take back what the last run that loaded the same files
- * saved (true: everything is loaded); false: nothing was, load as usual.
+ * saved (true: everything is loaded, but what they grew by since, which
+ * loading reads on); false: nothing was, load as usual.
  * trace_save(): once everything is loaded, save it for the next run (when
  * the trace is big enough to be worth it). */
 bool trace_restore(struct trace *t);

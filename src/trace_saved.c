@@ -57,6 +57,14 @@ static bool trace_key(const struct trace *t, uint64_t *key)
 	return true;
 }
 
+static uint64_t consumed(const struct trace *t)
+{
+	uint64_t n = 0;
+	for (size_t i = 0; i < t->nin; i++)
+		n += t->in[i]->consumed;
+	return n;
+}
+
 static void put_str(struct buf *out, const char *s) { put_array(out, s, strlen(s), 1); }
 
 /* A string that put_str wrote, NUL-terminated, into *b. */
@@ -74,6 +82,15 @@ static bool input_id(const struct input *in, struct file_id *id)
 	return file_id_of(in->fd, in->map, in->size, id);
 }
 
+/* A source whose file may be read on from here when it grows: all of it
+ * decoded without damage, its decoder ready to go on. */
+static bool resumable(const struct source *s)
+{
+	const struct input *in = s->inputs[0];
+	return !s->ndmg && !s->dmg_dropped && in->consumed == in->size && s->dec->resumable &&
+	       s->dec->resumable(in->dstate);
+}
+
 static void save_sources(const struct trace *t, struct buf *out)
 {
 	put_u64(out, t->nsrc);
@@ -84,6 +101,7 @@ static void save_sources(const struct trace *t, struct buf *out)
 		put_str(out, s->path);
 		put_str(out, s->dec->name);
 		put_array(out, &id, 1, sizeof id);
+		put_u64(out, resumable(s));
 	}
 }
 
@@ -121,7 +139,8 @@ void trace_save(struct trace *t)
 	const char *min = getenv("TTV_SAVE_MIN"); /* (tests: save small traces too) */
 	if (min)
 		least = strtoull(min, NULL, 10);
-	if (!saved_limit() || t->restored || t->follow || !qualifies(t) || !model_savable(t->m))
+	if (!saved_limit() || (t->restored && consumed(t) == t->restored_bytes) || t->follow || !qualifies(t) ||
+	    !model_savable(t->m))
 		return;
 	for (size_t i = 0; i < t->nin; i++) {
 		if (!t->in[i]->done || !t->in[i]->dec)
@@ -143,23 +162,29 @@ void trace_save(struct trace *t)
 	buf_free(&meta);
 }
 
-/* The saved sources are these files, unchanged: their decoders in *dec. */
-static bool same_sources(const struct trace *t, struct blob *r, const struct decoder **dec)
+/* The saved sources are these files, unchanged or grown where they could
+ * be read on: their decoders in *dec, those that grew in *grew. */
+static bool same_sources(const struct trace *t, struct blob *r, const struct decoder **dec, bool *grew)
 {
 	struct buf b = {0};
 	bool same = get_u64(r) == t->nsrc;
 	for (size_t i = 0; same && i < t->nsrc; i++) {
 		const struct source *s = t->src[i];
-		struct file_id now, then;
+		const struct input *in = s->inputs[0];
+		struct file_id then;
 		size_t n;
 		same = !strcmp(get_str(r, &b), s->path);
 		dec[i] = decoder_find(get_str(r, &b));
 		const void *id = get_array(r, &n, sizeof then);
-		if (!same || r->bad || n != 1 || !dec[i] || !dec[i]->restore || (s->dec && s->dec != dec[i]) ||
-		    !input_id(s->inputs[0], &now))
+		bool can_grow = get_u64(r) & 1;
+		if (!same || r->bad || n != 1 || !dec[i] || !dec[i]->restore || (s->dec && s->dec != dec[i]))
 			same = false;
-		else
-			same = !memcmp(memcpy(&then, id, sizeof then), &now, sizeof now);
+		else {
+			enum file_fate f = file_fate(memcpy(&then, id, sizeof then), in->fd, in->map, in->size);
+			/* following, every file may grow from here on */
+			grew[i] = f == FILE_GREW || (f == FILE_SAME && t->follow);
+			same = (f == FILE_SAME && !t->follow) || (grew[i] && can_grow);
+		}
 	}
 	buf_free(&b);
 	return same && !r->bad;
@@ -254,14 +279,21 @@ bool trace_restore(struct trace *t)
 	if (!qualifies(t) || model_count(t->m) || !trace_key(t, &key) || !saved_open(key, &s))
 		return false;
 	const struct decoder **dec = xcalloc(t->nsrc, sizeof *dec);
-	bool ok = false;
-	if (same_sources(t, &s.meta, dec)) {
+	bool ok = false, *grew = xcalloc(t->nsrc, sizeof *grew);
+	if (same_sources(t, &s.meta, dec, grew)) {
 		ok = restore(t, &s, dec);
 		if (!ok) { /* a damaged index: gone, and the trace indexed afresh */
 			saved_forget(key);
 			reopen(t);
 		}
 	}
+	for (size_t i = 0; ok && i < t->nsrc; i++)
+		if (grew[i]) { /* read on from where the index ends */
+			t->src[i]->inputs[0]->done = false;
+			t->restored_grew = true;
+		}
+	t->restored_bytes = consumed(t);
+	free(grew);
 	free(dec);
 	saved_close(&s);
 	return t->restored = ok;

@@ -31,6 +31,25 @@ same() {
 	done
 }
 saves() { case " $SAVES " in *" $1 "*) return 0 ;; esac; return 1; }
+# grown WHAT FILE MORE: FILE's index saved, then MORE appended to it: every
+# mode reads on from the index as saved (put back before each) as afresh;
+# WANT: whether it reads on (true) or indexes afresh (false)
+grown() {
+	rm -rf "$IDX"
+	"$TTV" --info "$2" >/dev/null 2>&1
+	cp -r "$IDX" "$TMP/idx-saved"
+	cat "$3" >>"$2"
+	is "$(saved "$2")" "$4" "$1: the file grew: read on from its index: $4"
+	for mode in --dump "--dump --json" --info "--stats --json"; do
+		rm -rf "$IDX"
+		cp -r "$TMP/idx-saved" "$IDX"
+		# shellcheck disable=SC2086
+		got=$(out $mode "$2")
+		# shellcheck disable=SC2086
+		is "$got" "$(out --no-cache $mode "$2")" "$1: $mode as afresh"
+	done
+	rm -rf "$TMP/idx-saved"
+}
 
 for name in $(formats); do
 	writer=$(format_field "$name" writer) unit=$(format_field "$name" unit)
@@ -55,6 +74,16 @@ for name in $(formats); do
 		same "$name ${v#"$t"}" "$v"
 		is "$(find "$v" -type f -exec cksum {} + | sort)" "$sum" "$name ${v#"$t"}: the trace is not written"
 	done
+	if saves "$name" && [ -f "$t" ]; then
+		# the file grows: another capture after it (each format reads two in a row)
+		"$TBIN/$writer" --generate $((1048576 / unit + 1)) --seed 8 "$t.more" || exit 1
+		cp "$t" "$t.grown"
+		grown "$name" "$t.grown" "$t.more" true
+		# cut inside a record when its index was saved (damage): afresh
+		head -c $((size - 5)) "$t" >"$t.grown"
+		tail -c 5 "$t" >"$t.rest"
+		grown "$name cut short" "$t.grown" "$t.rest" false
+	fi
 done
 
 # ---- what decides whether an index is used (podtrace) ----
@@ -65,10 +94,12 @@ is "$(saved --no-cache "$P")$(nidx)" false0 "--no-cache: nothing saved"
 "$TTV" --info "$P" >/dev/null
 is "$(saved --no-cache "$P")" false "--no-cache: a saved index is not used"
 is "$(saved "$P")" true "without it, it is"
-cat "$P" "$P" >"$TMP/twice.pt"
-cat "$TMP/twice.pt" >"$P"
-is "$(saved "$P")" false "the file grew: indexed afresh"
+cp "$P" "$TMP/twice.pt"
+cat "$TMP/twice.pt" >>"$P"
+is "$(saved "$P")" true "the file grew: read on from its index"
 same "grown" "$P"
+cat "$TMP/twice.pt" >"$P"
+is "$(saved "$P")" false "rewritten shorter (the same inode): indexed afresh"
 printf 'X' | dd of="$P" bs=1 seek=$(($(stat -c %s "$P") / 2)) conv=notrunc 2>/dev/null
 is "$(saved "$P")" false "a byte in the middle changed (same size, a new mtime): indexed afresh"
 same "changed" "$P"
@@ -172,6 +203,21 @@ if command -v tmux >/dev/null 2>&1; then
 	cp "$TMP/screen" "$TMP/screen-saved"
 	is "$(view --no-cache "'$P'")" exit=0 "... and afresh"
 	is "$(cat "$TMP/screen-saved")" "$(cat "$TMP/screen")" "the same screen at the last event, from the saved index and afresh"
+	# following (-f): the saved index, then what the file grows by
+	rm -rf "$IDX"
+	"$TTV" --info "$P" >/dev/null
+	tm new-session -d -s "$S" -x 80 -y 24 "TERM=xterm-256color '$TTV' -f '$P'; echo \"exit=\$?\"; sleep 30"
+	wait_for "/20000"
+	ok $? "-f: the viewer opens from the saved index"
+	"$TBIN/ptwrite" --generate 5000 --seed 4 "$TMP/more.pt" || exit 1
+	cat "$TMP/more.pt" >>"$P"
+	wait_for "/25000"
+	ok $? "... and follows what the file grows by (20000 + 5000 events)"
+	tm send-keys -t "$S" q
+	wait_for "exit=0"
+	ok $? "... and quits"
+	tm kill-server 2>/dev/null
+	is "$(saved "$P")" true "the next run reads on from the index saved before the file grew"
 else
 	ok 0 "# SKIP tmux is not installed"
 fi

@@ -149,11 +149,12 @@ esac
 # Loading a big trace in the viewer's short steps (batches committed on
 # another thread while it reads on): keys and a resize while it reads, and
 # once it has read everything, every event is there (as many as --stats,
-# which loads in one long step, counts) and G reaches the last
+# which loads in one long step, counts) and G reaches the last (--no-cache:
+# loading, not the index --stats saved)
 "$TBIN/d9write" --generate 3000000 --seed 3 "$TMP/load.bin"
 total=$("$TTV" --stats "$TMP/load.bin" | awk 'NR == 1 {print $1}')
 S=ttv-test-$$-load
-tm new-session -d -s "$S" -x 80 -y 24 "TERM=xterm-256color '$TTV' '$TMP/load.bin'; echo \"exit=\$?\"; sleep 30"
+tm new-session -d -s "$S" -x 80 -y 24 "TERM=xterm-256color '$TTV' --no-cache '$TMP/load.bin'; echo \"exit=\$?\"; sleep 30"
 wait_for "#1/"; ok $? "a 3M-event trace: the first screen comes while it loads"
 tm send-keys -t "$S" Tab j j
 tm resize-window -t "$S" -x 160 -y 40

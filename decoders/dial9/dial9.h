@@ -220,6 +220,7 @@ struct d9 {
 	int64_t last_ts; /* time of the last event (for events without one) */
 	int64_t prev_ts;
 	bool started;
+	bool let_go; /* held events were let go at the end of the data (d9_resumable) */
 
 	/* lanes */
 	const char *lane_prefix; /* a tree's trace: "svc/instance: " before each lane's name */
@@ -361,6 +362,7 @@ void d9_summary(void *st, const struct event *e, struct buf *b);
 /* saved.c: the saved index: an input's state kept and read back */
 void d9_save(void *st, struct buf *out);
 bool d9_restore(void *st, struct blob *r);
+bool d9_resumable(void *st);
 
 /* info.c: --info: frames, schemas, annotations, clocks and segments */
 void d9_info(struct source *src, struct fsink *out);

@@ -685,7 +685,9 @@ size_t d9_feed(void *st, const uint8_t *p, size_t n, uint64_t off, bool final)
 	/* Threads still unknown at the end of the data (or, when following, once
 	 * the reader has caught up with the writer) are shown as threads. */
 	bool caught_up = dec_following(d->in) && d->in->eof && off + n == d->in->size;
-	if (d->npend && (final || d->in->done || caught_up))
+	if (d->npend && (final || d->in->done || caught_up)) {
 		d9_pend_flush(d, SIZE_MAX);
+		d->let_go = true;
+	}
 	return at;
 }

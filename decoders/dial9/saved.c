@@ -48,7 +48,7 @@ void d9_save(void *st, struct buf *out)
 	put_u64(out, d->base);
 	put_i64(out, d->last_ts);
 	put_i64(out, d->prev_ts);
-	put_u64(out, (uint64_t)d->started | (uint64_t)d->have_min << 1);
+	put_u64(out, (uint64_t)d->started | (uint64_t)d->have_min << 1 | (uint64_t)d->let_go << 2);
 	put_array(out, d->wlane, 256, sizeof *d->wlane);
 	hmap_save(&d->tlane, out);
 	hmap_save(&d->metric_lanes, out);
@@ -71,6 +71,10 @@ void d9_save(void *st, struct buf *out)
 	put_array(out, counts, ARRAY_LEN(counts), sizeof *counts);
 	put_i64(out, d->min_ts);
 }
+
+/* Events held for their thread's worker were let go at the end (more data
+ * might have named it): a fresh decode of more would place them otherwise. */
+bool d9_resumable(void *st) { return !((struct d9 *)st)->let_go; }
 
 /* ---- reading it back --------------------------------------------------------- */
 
@@ -296,5 +300,6 @@ bool d9_restore(void *st, struct blob *r)
 	uint64_t flags = get_u64(r);
 	d->started = flags & 1;
 	d->have_min = flags >> 1 & 1;
+	d->let_go = flags >> 2 & 1;
 	return get_lanes(d, r) && get_pend(d, r) && get_spans(d, r) && get_tables(d, r);
 }

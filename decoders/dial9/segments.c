@@ -667,6 +667,7 @@ const struct decoder dial9_decoder = {
 	.span_ids = d9_span_ids,
 	.save = d9_save,
 	.restore = d9_restore,
+	.resumable = d9_resumable,
 	.info = d9_info,
 	.close = d9_close,
 };
