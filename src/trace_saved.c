@@ -6,6 +6,7 @@
  * compressed) whose decoder can save its state, opened without --align;
  * anything else is indexed as always. */
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include "decoders/decoder.h"
 #include "src/saved.h"
@@ -38,11 +39,18 @@ static bool qualifies(const struct trace *t)
 	return true;
 }
 
-/* The index's name: the sources' absolute paths and how they are read. */
+/* The index's name: the sources' absolute paths and how they are read,
+ * and this very ttv (its executable's identity: what another build saved
+ * may lay its tables out otherwise; none known, no index). */
 static bool trace_key(const struct trace *t, uint64_t *key)
 {
 	struct buf b = {0};
-	buf_printf(&b, "%s\n%s\n", KEY_VERSION, t->format ? t->format : "");
+	struct stat exe;
+	if (stat("/proc/self/exe", &exe))
+		return false;
+	buf_printf(&b, "%s\n%llu %llu %llu %lld.%09ld\n%s\n", KEY_VERSION, (unsigned long long)exe.st_dev,
+		   (unsigned long long)exe.st_ino, (unsigned long long)exe.st_size, (long long)exe.st_mtim.tv_sec,
+		   exe.st_mtim.tv_nsec, t->format ? t->format : "");
 	for (size_t i = 0; i < t->nsrc; i++) {
 		char *abs = realpath(t->src[i]->path, NULL);
 		if (!abs) {

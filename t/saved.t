@@ -94,6 +94,9 @@ is "$(saved --no-cache "$P")$(nidx)" false0 "--no-cache: nothing saved"
 "$TTV" --info "$P" >/dev/null
 is "$(saved --no-cache "$P")" false "--no-cache: a saved index is not used"
 is "$(saved "$P")" true "without it, it is"
+cp "$TTV" "$TMP/ttv-rebuilt"
+is "$("$TMP/ttv-rebuilt" --info --json "$P" | grep -o '"saved":[a-z]*')" '"saved":false' \
+	"another ttv executable (rebuilt, upgraded) does not use it"
 cp "$P" "$TMP/twice.pt"
 cat "$TMP/twice.pt" >>"$P"
 is "$(saved "$P")" true "the file grew: read on from its index"
@@ -203,6 +206,16 @@ if command -v tmux >/dev/null 2>&1; then
 	cp "$TMP/screen" "$TMP/screen-saved"
 	is "$(view --no-cache "'$P'")" exit=0 "... and afresh"
 	is "$(cat "$TMP/screen-saved")" "$(cat "$TMP/screen")" "the same screen at the last event, from the saved index and afresh"
+	# the viewer saves the index of a trace it read in full, on q (not when its terminal goes)
+	rm -rf "$IDX"
+	tm new-session -d -s "$S" -x 80 -y 24 "TERM=xterm-256color '$TTV' '$P'; sleep 30"
+	wait_for "/20000"
+	tm kill-server 2>/dev/null
+	sleep 0.5
+	is "$(nidx)" 0 "the viewer's terminal closed (SIGHUP): no index saved"
+	is "$(view "'$P'")" exit=0 "the viewer reads the trace in full, q"
+	is "$(nidx)" 1 "... and has saved its index"
+	is "$(saved "$P")" true "... which the next run reads back"
 	# following (-f): the saved index, then what the file grows by
 	rm -rf "$IDX"
 	"$TTV" --info "$P" >/dev/null

@@ -1081,5 +1081,7 @@ int ui_run(struct trace *t, struct filterset *fs, const struct cli *c)
 	alarm(0); /* the loop has left: no last-resort exit now */
 	app_free(a);
 	trace_report(t);
+	if (!fatal_sig) /* quit: a trace read in full keeps its index for the next run (not on a signal) */
+		trace_save(t);
 	return !trace_any_readable(t) ? 1 : trace_damaged(t) ? 3 : 0;
 }
