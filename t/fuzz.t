@@ -15,8 +15,9 @@ done
 rc=$?
 [ "$rc" = 0 ] || sed 's/^/# /' "$TMP/seeds.log"
 ok "$rc" "the seed corpora are made by the writers"
-# every format of t/formats is a fuzz target; the filter syntax is one more
-for target in $(formats) query; do
+# every format of t/formats is a fuzz target; the filter syntax and the
+# saved index are two more
+for target in $(formats) query saved; do
 	ok "$([ -n "$(ls -A "$TMP/seeds/$target" 2>/dev/null)" ]; echo $?)" "$target: seeds.sh made seeds"
 	tap_run "$TBIN/fuzz_replay" "$target" "$TMP/seeds/$target"/*
 done

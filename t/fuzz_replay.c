@@ -2,7 +2,7 @@
  * libFuzzer: the crashes and hangs fuzzing found, kept in t/fuzz/regress/,
  * run in `make check` on the normal and the sanitizer build.
  *
- *   fuzz_replay TARGET FILE...     TARGET: podtrace syscall htdump dial9 atf query
+ *   fuzz_replay TARGET FILE...     TARGET: podtrace syscall htdump dial9 atf query saved
  *
  * Prints TAP: one line per file (a crash or sanitizer report fails the run). */
 #define FZ_REPLAY
@@ -33,6 +33,8 @@ int main(int argc, char **argv)
 			fz_atf(p, data.len);
 		else if (!strcmp(target, "query"))
 			fz_query(p, data.len);
+		else if (!strcmp(target, "saved"))
+			fz_saved(p, data.len);
 		else
 			fz_decoder(target, p, data.len);
 		const char *base = strrchr(argv[i], '/');

@@ -2,11 +2,8 @@
  *
  *   rehash FILE OFFSET XOR
  *
- * xors the byte at OFFSET of its meta (the part after the 64-byte header)
- * with XOR, then writes the meta's hash again into the header, so that the
- * damage passes the hash and reaches the checks of every value read back.
- * The header (src/saved.c): magic, version, byte order, key, meta bytes at
- * 32, meta hash at 40, pool offset, pool bytes; 8 bytes each. */
+ * xors the byte at OFFSET of its meta with XOR and writes the meta's hash
+ * again (t/savedhdr.h); prints the meta's size. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,9 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "src/util.h"
-
-#define HEADER 64
+#include "t/savedhdr.h"
 
 int main(int argc, char **argv)
 {
@@ -26,7 +21,7 @@ int main(int argc, char **argv)
 	}
 	int fd = open(argv[1], O_RDWR);
 	struct stat st;
-	if (fd < 0 || fstat(fd, &st) || st.st_size < HEADER) {
+	if (fd < 0 || fstat(fd, &st)) {
 		perror(argv[1]);
 		return 1;
 	}
@@ -35,17 +30,13 @@ int main(int argc, char **argv)
 		perror("mmap");
 		return 1;
 	}
-	uint64_t nmeta, off = strtoull(argv[2], NULL, 0);
-	memcpy(&nmeta, p + 32, 8);
-	if (nmeta > (uint64_t)st.st_size - HEADER || off >= nmeta) {
+	uint64_t n = index_meta(p, (uint64_t)st.st_size), off = strtoull(argv[2], NULL, 0);
+	if (off >= n || !index_damage(p, (uint64_t)st.st_size, off, (uint8_t)strtoul(argv[3], NULL, 0))) {
 		fprintf(stderr, "rehash: offset %llu is not in the meta (%llu bytes)\n", (unsigned long long)off,
-			(unsigned long long)nmeta);
+			(unsigned long long)n);
 		return 1;
 	}
-	p[HEADER + off] ^= (uint8_t)strtoul(argv[3], NULL, 0);
-	uint64_t h = hash_bytes(p + HEADER, nmeta);
-	memcpy(p + 40, &h, 8);
-	printf("%llu\n", (unsigned long long)nmeta);
+	printf("%llu\n", (unsigned long long)n);
 	munmap(p, (size_t)st.st_size);
 	close(fd);
 	return 0;

@@ -13,6 +13,8 @@
  *                                thread_0/detail.atf, thread_1/index.atf,
  *                                thread_1/detail.atf
  *   fz_query(data, n)            lines of filter specs over a small trace
+ *   fz_saved(data, n)            a saved index damaged: data is a trace,
+ *                                FZ_SEP, then the damage (fz_saved)
  *
  * Every input is decoded twice: with the default slice and with a small one
  * (the decoder is then fed in pieces, as when a file grows).  The two must
@@ -25,6 +27,7 @@
 #ifndef TTV_FUZZ_HARNESS_H
 #define TTV_FUZZ_HARNESS_H
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <stdio.h>
@@ -37,6 +40,7 @@
 #include "src/batch.h"
 #include "src/query.h"
 #include "src/trace.h"
+#include "t/savedhdr.h"
 
 /* every target uses only some of these */
 #define FZ_FN static __attribute__((unused))
@@ -286,6 +290,66 @@ FZ_FN int fz_atf(const uint8_t *p, size_t n)
 		}
 	}
 	fz_run(dir, "atf", small, consume);
+	return 0;
+}
+
+/* The one saved index in dir (its path into *path); false when there is none. */
+FZ_FN bool fz_index(const char *dir, char *path, size_t n)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de = NULL;
+	while (d && (de = readdir(d)) && strncmp(de->d_name, "index-", 6))
+		;
+	if (de)
+		snprintf(path, n, "%s/%s", dir, de->d_name);
+	if (d)
+		closedir(d);
+	return de != NULL;
+}
+
+/* The trace before FZ_SEP is indexed and its index saved; the damage after
+ * it (5-byte groups: a u32 offset into the index's meta, a byte to xor
+ * there) is done to the index, which still passes its hash; then the trace
+ * is opened again, read back from it: whatever the checks let through,
+ * everything a user can ask of it must hold up. */
+FZ_FN int fz_saved(const uint8_t *p, size_t n)
+{
+	char trace[300], cache[300], index[600];
+	const uint8_t *sep = fz_find(p, n, FZ_SEP);
+	size_t ntrace = sep ? (size_t)(sep - p) : n;
+	snprintf(trace, sizeof trace, "%s/saved.trace", fz_dir());
+	snprintf(cache, sizeof cache, "%s/cache", fz_dir());
+	setenv("XDG_CACHE_HOME", cache, 1);
+	setenv("TTV_SAVE_MIN", "0", 1);
+	strcat(cache, "/ttv");
+	nftw(cache, fz_rm, 16, FTW_DEPTH | FTW_PHYS);
+	fz_write(trace, p, ntrace);
+	struct trace t;
+	trace_init(&t);
+	trace_open(&t, trace);
+	trace_load_all(&t);
+	trace_save(&t);
+	trace_free(&t);
+	if (!fz_index(cache, index, sizeof index))
+		return 0; /* (nothing saved: not a trace that saves) */
+	int fd = open(index, O_RDWR);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st))
+		fz_die(index);
+	uint8_t *m = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED)
+		fz_die("mmap");
+	const uint8_t *d = sep ? sep + strlen(FZ_SEP) : p + n;
+	for (; d + 5 <= p + n; d += 5)
+		index_damage(m, (uint64_t)st.st_size, ld32le(d), d[4]);
+	munmap(m, (size_t)st.st_size);
+	close(fd);
+	trace_init(&t);
+	trace_open(&t, trace);
+	trace_restore(&t);
+	trace_load_all(&t);
+	fz_consume(&t);
+	trace_free(&t);
 	return 0;
 }
 

@@ -17,7 +17,7 @@ S=$ROOT/t/samples
 T=$(mktemp -d "${TMPDIR:-/tmp}/ttv-seeds.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 # (the names of t/formats, read as t/lib.sh's `formats` reads them)
-for d in $(awk '!/^#/ && NF && n++ { print $1 }' "$ROOT/t/formats") keymap theme query; do mkdir -p "$OUT/$d"; done
+for d in $(awk '!/^#/ && NF && n++ { print $1 }' "$ROOT/t/formats") keymap theme query saved; do mkdir -p "$OUT/$d"; done
 
 # ---- podtrace ----------------------------------------------------------------
 "$TBIN/ptwrite" "$OUT/podtrace/mix" <<'SPEC'
@@ -170,3 +170,13 @@ cp "$ROOT"/themes/*.theme "$OUT/theme/"
 printf 'selected 244/white 17/blue bold reverse\nmatch red default underline\nbad x y\ntitle 999 0\n' >"$OUT/theme/bad"
 printf 'connect\n!^x\nlane:pid 1\ntype:^(READ|WRITE)$\ntarget:\\x1b\nrange:+1ms..2s\nrange:@0.001..\n' >"$OUT/query/mix"
 printf '(a+)+$\n[\\p{L}]{2,}\ncomm:(?i)SERVER\ntext:lane:\n' >"$OUT/query/re"
+
+# ---- saved: traces of the formats that save, each with damage to its index
+# (after @@ATFPART@@: 5-byte groups, a u32 offset into the index's meta and a
+# byte to xor there; t/fuzz/harness.h fz_saved)
+for f in podtrace/gen40 podtrace/damaged syscall/args htdump/types dial9/gen80 dial9/all; do
+	[ -f "$OUT/$f" ] || continue
+	name=$(echo "$f" | tr / -)
+	{ cat "$OUT/$f"; printf '@@ATFPART@@'; } >"$OUT/saved/$name-whole"
+	{ cat "$OUT/$f"; printf '@@ATFPART@@\000\001\000\000\377\100\000\000\000\001\007\020\000\000\200'; } >"$OUT/saved/$name-damaged"
+done
