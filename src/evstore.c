@@ -707,9 +707,10 @@ bool evs_restore(struct evstore *s, struct blob *r, struct bigmem *pool, size_t 
 	madvise(s->pool.p, s->pool.mem.bytes, MADV_NORMAL);
 	if (!valid)
 		return false;
-	open_room(s, nopen);
-	if (nopen)
+	if (nopen) {
+		open_room(s, nopen);
 		memcpy(s->open, open, nopen * sizeof *open);
+	}
 	s->nopen = nopen;
 	for (size_t i = 0; i < nopen; i++)
 		if (!cev_valid(&s->open[i], lim) || (i && cev_less(&s->open[i], &s->open[i - 1])))

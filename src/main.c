@@ -128,21 +128,17 @@ int cli_parse(struct cli *c, int argc, char **argv)
 				return usage_error("unknown format '%s' (see ttv --help)", optarg);
 			c->format = optarg;
 			break;
-		case O_MEMORY: {
-			uint64_t bytes;
-			if (!bigmem_parse_size(optarg, &bytes))
-				return usage_error("--memory: want a size such as 512M or 8G, not '%s'", optarg);
-			bigmem_set_budget(bytes);
-			break;
-		}
-		case O_NOCACHE: saved_set_limit(0); break;
+		case O_MEMORY:
 		case O_CACHESIZE: {
 			uint64_t bytes;
 			if (!bigmem_parse_size(optarg, &bytes))
-				return usage_error("--cache-size: want a size such as 512M or 8G, not '%s'", optarg);
-			saved_set_limit(bytes);
+				return usage_error(o == O_MEMORY ? "--memory: want a size such as 512M or 8G, not '%s'"
+								 : "--cache-size: want a size such as 512M or 8G, not '%s'",
+						   optarg);
+			(o == O_MEMORY ? bigmem_set_budget : saved_set_limit)(bytes);
 			break;
 		}
+		case O_NOCACHE: saved_set_limit(0); break;
 		case O_KEYMAP: c->keymap = optarg; break;
 		case O_THEME: c->theme = optarg; break;
 		case 'h': c->help = true; break;

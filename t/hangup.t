@@ -22,17 +22,6 @@ SPEC
 "$TBIN/ptwrite" --generate 50000 --seed 5 big.pt
 COSTLY='(\w+\s?)+\d{30}' # each event costs pcre2's match limit: minutes in all
 
-tm() { tmux -L "$S" "$@"; }
-screen() { tm capture-pane -p -t "$S"; }
-wait_for() { # TEXT [TENTHS]: poll the pane (by default up to 10 s: a loaded machine)
-	i=0
-	while [ $i -lt "${2:-100}" ]; do
-		screen | grep -qF -- "$1" && return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
-	return 1
-}
 # start NAME ARGS: ttv in a fresh tmux server; its pid in $PID
 start() {
 	S=ttv-hup-$$-$1

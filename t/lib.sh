@@ -63,6 +63,22 @@ unlike() { # unlike TEXT EXTENDED-REGEX DESCRIPTION
 	fi
 }
 
+# tmux: tm runs tmux on the test's own server ($S, TMUX_TMPDIR=$TMP),
+# screen prints its pane, wait_for TEXT [TENTHS] polls the pane for TEXT
+# (by default up to 10 s: a loaded machine).
+export TMUX_TMPDIR=$TMP
+tm() { tmux -L "$S" "$@"; }
+screen() { tm capture-pane -p -t "$S"; }
+wait_for() {
+	i=0
+	while [ $i -lt "${2:-100}" ]; do
+		screen | grep -qF -- "$1" && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
+
 # Run ttv, capturing stdout, stderr and status in OUT, ERR, RC.
 run() {
 	OUT=$("$TTV" "$@" 2>"$TMP/stderr")

@@ -175,18 +175,6 @@ is "$(saved --cache-size $((one / 2)) "$TMP/b.pt")" false "an index larger than 
 # ---- the viewer on a reopened trace (tmux) ----
 if command -v tmux >/dev/null 2>&1; then
 	S=ttv-test-$$
-	export TMUX_TMPDIR=$TMP
-	tm() { tmux -L "$S" "$@"; }
-	screen() { tm capture-pane -p -t "$S"; }
-	wait_for() {
-		i=0
-		while [ $i -lt 50 ]; do
-			screen | grep -qF -- "$1" && return 0
-			sleep 0.1
-			i=$((i + 1))
-		done
-		return 1
-	}
 	# view ARGS: the list at the last event, 80x24
 	view() {
 		tm new-session -d -s "$S" -x 80 -y 24 "TERM=xterm-256color '$TTV' $*; echo \"exit=\$?\"; sleep 30"

@@ -12,18 +12,6 @@ V4 ts=2100 pid=2 type=21 latency=100 comm=beta target=/etc/hosts bytes=3
 SPEC
 S=ttv-test-$$
 export TMUX_TMPDIR=$TMP
-tm() { tmux -L "$S" "$@"; }
-screen() { tm capture-pane -p -t "$S"; }
-# wait_for TEXT: poll the pane (up to 5 s)
-wait_for() {
-	i=0
-	while [ $i -lt 50 ]; do
-		screen | grep -qF -- "$1" && return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
-	return 1
-}
 
 tm new-session -d -s "$S" -x 80 -y 24 "TERM=xterm-256color '$TTV' '$TMP/t.pt'; echo \"exit=\$?\"; sleep 30"
 wait_for "2 lanes"; ok $? "the viewer starts in a terminal (lanes view)"

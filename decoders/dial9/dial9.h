@@ -404,6 +404,30 @@ static inline size_t left(const uint8_t *p, const uint8_t *e) { return (size_t)(
 
 static inline bool valid_tag(uint8_t t) { return (t & 0x7f) >= 1 && (t & 0x7f) <= FT_LAST; }
 
+/* A schema frame's body from its name on (name, has_ts, field count, each
+ * field's name and type), checked against e: V_OK, *end after its last
+ * field; V_TORN, it runs past e; V_BADTAG, *end at the type of field
+ * *field, one no writer uses. */
+static inline int schema_body(const uint8_t *p, const uint8_t *e, const uint8_t **end, unsigned *field)
+{
+	if (left(p, e) < 2 || left(p + 2, e) < ld16le(p) + 3u)
+		return V_TORN;
+	p += 2 + ld16le(p) + 1;
+	uint16_t nf = ld16le(p);
+	p += 2;
+	for (unsigned i = 0; i < nf; i++) {
+		if (left(p, e) < 2 || left(p + 2, e) < ld16le(p) + 1u)
+			return V_TORN;
+		p += 2 + ld16le(p);
+		*end = p;
+		*field = i;
+		if (!valid_tag(*p++))
+			return V_BADTAG;
+	}
+	*end = p;
+	return V_OK;
+}
+
 static inline uint32_t ids_get(const struct ids *t, uint32_t id)
 {
 	if (LIKELY(id < t->hi))

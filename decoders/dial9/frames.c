@@ -468,22 +468,15 @@ static size_t event_frame(struct d9 *d, const uint8_t *f, const uint8_t *e, uint
  * every length and count against the bytes present. */
 static size_t schema_frame(struct d9 *d, const uint8_t *f, const uint8_t *e, uint64_t fo)
 {
-	const uint8_t *p = f + 3;
-	if (left(f, e) < 5 || left(f + 5, e) < ld16le(f + 3) + 3u)
+	const uint8_t *p;
+	unsigned fi;
+	int r = schema_body(f + 3, e, &p, &fi);
+	if (r == V_TORN)
 		return FRAME_TORN;
 	uint32_t id = ld16le(f + 1);
-	p += 2 + ld16le(f + 3) + 1;
-	uint16_t nf = ld16le(p);
-	p += 2;
-	for (unsigned i = 0; i < nf; i++) {
-		if (left(p, e) < 2 || left(p + 2, e) < ld16le(p) + 1u)
-			return FRAME_TORN;
-		p += 2 + ld16le(p);
-		uint8_t t = *p++;
-		if (!valid_tag(t)) {
-			bad(d, fo, "unknown field type 0x%02x in schema (type_id %u, field %u)", t, id, i);
-			return FRAME_BAD;
-		}
+	if (r == V_BADTAG) {
+		bad(d, fo, "unknown field type 0x%02x in schema (type_id %u, field %u)", *p, id, fi);
+		return FRAME_BAD;
 	}
 	size_t len = (size_t)(p - f);
 	const uint8_t *key = f + 3;

@@ -83,20 +83,9 @@ bool d9_resumable(void *st) { return !((struct d9 *)st)->let_go; }
  * annotation entries to nkey. */
 static bool key_ok(const uint8_t *k, size_t nkey, size_t nraw)
 {
-	const uint8_t *p = k, *raw = k + nraw, *e = k + nkey;
-	if (nraw > nkey || left(p, raw) < 2 || left(p + 2, raw) < ld16le(p) + 3u)
-		return false;
-	p += 2 + ld16le(p) + 1;
-	uint16_t nf = ld16le(p);
-	p += 2;
-	for (unsigned i = 0; i < nf; i++) {
-		if (left(p, raw) < 2 || left(p + 2, raw) < ld16le(p) + 1u)
-			return false;
-		p += 2 + ld16le(p);
-		if (!valid_tag(*p++))
-			return false;
-	}
-	if (p != raw)
+	const uint8_t *p, *e = k + nkey;
+	unsigned fi;
+	if (nraw > nkey || schema_body(k, k + nraw, &p, &fi) != V_OK || p != k + nraw)
 		return false;
 	while (p < e) {
 		if (left(p, e) < 4 || left(p + 4, e) < ld16le(p + 2) + 4u)

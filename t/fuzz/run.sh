@@ -15,6 +15,9 @@ SECONDS_EACH=$2
 shift 2
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
+for t in "$@"; do # (a target newer than the seeds made: made again)
+	[ -d "$BUILD/seeds/$t" ] || rm -rf "$BUILD/seeds"
+done
 if [ ! -d "$BUILD/seeds" ]; then
 	t/fuzz/seeds.sh build/t "$BUILD/seeds.tmp" && mv "$BUILD/seeds.tmp" "$BUILD/seeds" || exit 1
 fi
