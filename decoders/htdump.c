@@ -1587,10 +1587,13 @@ static bool ht_restore(void *vst, struct blob *r)
 	if (n != K_HARD || v[4] > nlanes || v[5] > nlanes)
 		return false;
 	memcpy(h->hard_events, hard, sizeof h->hard_events);
-	for (size_t i = 0; i < FAST_TIDS; i++)
+	uint64_t threads = h->tlanes.n; /* (info lists them: it must be their count) */
+	for (size_t i = 0; i < FAST_TIDS; i++) {
+		threads += h->tlane[i] != 0;
 		if (h->tlane[i] > nlanes)
 			return false;
-	return !r->bad;
+	}
+	return !r->bad && threads == h->nthreads;
 }
 
 /* (an event cut short at the end is damage: a source with damage is not
