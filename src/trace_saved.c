@@ -99,18 +99,21 @@ static bool resumable(const struct source *s)
 	       s->dec->resumable(in->dstate);
 }
 
-static void save_sources(const struct trace *t, struct buf *out)
+/* False when a file is no longer what was read (it changed meanwhile). */
+static bool save_sources(const struct trace *t, struct buf *out)
 {
 	put_u64(out, t->nsrc);
 	for (size_t i = 0; i < t->nsrc; i++) {
 		const struct source *s = t->src[i];
 		struct file_id id;
-		input_id(s->inputs[0], &id);
+		if (!input_id(s->inputs[0], &id))
+			return false;
 		put_str(out, s->path);
 		put_str(out, s->dec->name);
 		put_array(out, &id, 1, sizeof id);
 		put_u64(out, resumable(s));
 	}
+	return true;
 }
 
 static void save_damage(const struct source *s, struct buf *out)
@@ -158,15 +161,16 @@ void trace_save(struct trace *t)
 	if (bytes < least || !trace_key(t, &key))
 		return;
 	struct buf meta = {0};
-	save_sources(t, &meta);
-	model_save(t->m, &meta, (const void *const *)decoders, ndecoders());
-	for (size_t i = 0; i < t->nsrc; i++)
-		save_damage(t->src[i], &meta);
-	for (size_t i = 0; i < t->nin; i++)
-		save_input(t->in[i], &meta);
-	size_t npool;
-	const uint8_t *pool = model_pool(t->m, &npool);
-	saved_write(key, &meta, pool, npool);
+	if (save_sources(t, &meta)) {
+		model_save(t->m, &meta, (const void *const *)decoders, ndecoders());
+		for (size_t i = 0; i < t->nsrc; i++)
+			save_damage(t->src[i], &meta);
+		for (size_t i = 0; i < t->nin; i++)
+			save_input(t->in[i], &meta);
+		size_t npool;
+		const uint8_t *pool = model_pool(t->m, &npool);
+		saved_write(key, &meta, pool, npool);
+	}
 	buf_free(&meta);
 }
 
