@@ -15,8 +15,6 @@ void batch_dump(struct trace *t, struct filterset *fs, bool json, enum time_mode
 void batch_follow(struct trace *t, struct filterset *fs, bool json, enum time_mode tm, FILE *out);
 /* Per source: format, size, lanes, counts, time span, damage, decoder findings. */
 void batch_info(struct trace *t, bool json, FILE *out);
-/* Counts per type and lane, durations per type, spans by name (with self time). */
-void batch_stats(struct trace *t, struct filterset *fs, bool json, FILE *out);
 
 /* The info document, shared with the viewer's info view. */
 void info_text(struct trace *t, struct buf *b);
@@ -38,5 +36,9 @@ void dump_json(struct trace *t, const struct event *e, struct buf *b);
 void event_json_members(struct trace *t, const struct event *e, struct buf *b);
 /* An interned string as a JSON string. */
 void json_sid(struct buf *b, const struct model *m, uint32_t sid);
+/* An interned string for the terminal (escaped). */
+void term_sid(struct buf *b, struct model *m, uint32_t sid);
+/* A lane's interned name (0 for none). */
+uint32_t lane_name(struct model *m, uint32_t lane);
 
 #endif

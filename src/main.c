@@ -6,6 +6,7 @@
 
 #include "src/bigmem.h"
 #include "src/batch.h"
+#include "src/stats.h"
 #include "src/cli.h"
 #include "src/esc.h"
 #include "src/export.h"

@@ -38,6 +38,7 @@
 
 #include "decoders/decoder.h"
 #include "src/batch.h"
+#include "src/stats.h"
 #include "src/query.h"
 #include "src/trace.h"
 #include "t/savedhdr.h"
