@@ -46,6 +46,7 @@ void trace_free(struct trace *t)
 		free(s->inputs);
 		free(s->error);
 		free(s->path);
+		free(s->given);
 		free(s);
 	}
 	free(t->src);
@@ -176,6 +177,7 @@ void dec_prefix_lanes(struct source *src, const char *prefix)
 struct source *trace_open(struct trace *t, const char *path)
 {
 	struct source *src = new_source(t, path);
+	src->given = xstrdup(path);
 
 	const struct decoder *forced = NULL;
 	if (t->format && !(forced = decoder_find(t->format))) {

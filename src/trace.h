@@ -31,6 +31,7 @@ struct damage {
 struct source {
 	uint32_t id;
 	char *path;
+	char *given; /* the PATH it was opened from; NULL: a directory decoder made it */
 	struct trace *trace;
 	const struct decoder *dec; /* NULL until probed */
 	void *dstate;              /* directory decoders: state of the whole source */

@@ -2,9 +2,10 @@
  * loaded trace, and how a later run that opens the same files takes it
  * back instead of decoding them again.
  *
- * For now a trace qualifies when every source is one regular file (not
- * compressed) whose decoder can save its state, opened without --align;
- * anything else is indexed as always. */
+ * A trace qualifies when every source's files are regular files (not
+ * compressed), one or a directory's (dial9 segments), and its decoder
+ * can save its state; opened without --align.  Anything else is indexed
+ * as always. */
 #include <stdlib.h>
 #include <sys/stat.h>
 
@@ -24,17 +25,20 @@ static size_t ndecoders(void)
 	return n;
 }
 
-/* Every source one regular file, its decoder (when known) one that saves. */
+/* Every source regular files, its decoder (when known) one that saves. */
 static bool qualifies(const struct trace *t)
 {
 	if (!t->nsrc || t->align || t->decode_only)
 		return false;
 	for (size_t i = 0; i < t->nsrc; i++) {
 		const struct source *s = t->src[i];
-		const struct input *in = s->ninputs == 1 ? s->inputs[0] : NULL;
-		if (s->error || !in || !in->regular || in->gzip || in->is_stdin || s->live ||
-		    (s->dec && (!s->dec->save || !s->dec->restore)))
+		if (s->error || !s->ninputs || s->live || (s->dec && (!s->dec->save || !s->dec->restore)))
 			return false;
+		for (size_t k = 0; k < s->ninputs; k++) {
+			const struct input *in = s->inputs[k];
+			if (!in->regular || in->gzip || in->is_stdin)
+				return false;
+		}
 	}
 	return true;
 }
@@ -52,7 +56,9 @@ static bool trace_key(const struct trace *t, uint64_t *key)
 		   (unsigned long long)exe.st_ino, (unsigned long long)exe.st_size, (long long)exe.st_mtim.tv_sec,
 		   exe.st_mtim.tv_nsec, t->format ? t->format : "");
 	for (size_t i = 0; i < t->nsrc; i++) {
-		char *abs = realpath(t->src[i]->path, NULL);
+		if (!t->src[i]->given) /* (made by a directory's decoder, as it will be again) */
+			continue;
+		char *abs = realpath(t->src[i]->given, NULL);
 		if (!abs) {
 			buf_free(&b);
 			return false;
@@ -90,28 +96,32 @@ static bool input_id(const struct input *in, struct file_id *id)
 	return file_id_of(in->fd, in->map, in->size, id);
 }
 
-/* A source whose file may be read on from here when it grows: all of it
- * decoded without damage, its decoder ready to go on. */
-static bool resumable(const struct source *s)
+/* A file that may be read on from here when it grows: all of it decoded,
+ * its source without damage, its decoder ready to go on. */
+static bool resumable(const struct source *s, const struct input *in)
 {
-	const struct input *in = s->inputs[0];
 	return !s->ndmg && !s->dmg_dropped && in->consumed == in->size && s->dec->resumable &&
 	       s->dec->resumable(in->dstate);
 }
 
-/* False when a file is no longer what was read (it changed meanwhile). */
+/* Each source's path, decoder and files.  False when a file is no longer
+ * what was read (it changed meanwhile). */
 static bool save_sources(const struct trace *t, struct buf *out)
 {
 	put_u64(out, t->nsrc);
 	for (size_t i = 0; i < t->nsrc; i++) {
 		const struct source *s = t->src[i];
-		struct file_id id;
-		if (!input_id(s->inputs[0], &id))
-			return false;
 		put_str(out, s->path);
 		put_str(out, s->dec->name);
-		put_array(out, &id, 1, sizeof id);
-		put_u64(out, resumable(s));
+		put_u64(out, s->ninputs);
+		for (size_t k = 0; k < s->ninputs; k++) {
+			struct file_id id;
+			if (!input_id(s->inputs[k], &id))
+				return false;
+			put_str(out, s->inputs[k]->path);
+			put_array(out, &id, 1, sizeof id);
+			put_u64(out, resumable(s, s->inputs[k]));
+		}
 	}
 	return true;
 }
@@ -174,29 +184,37 @@ void trace_save(struct trace *t)
 	buf_free(&meta);
 }
 
-/* The saved sources are these files, unchanged or grown where they could
- * be read on: their decoders in *dec, those that grew in *grew. */
+/* The saved file is this input's, unchanged or grown where it can be
+ * read on (*grew). */
+static bool same_input(const struct trace *t, const struct input *in, struct blob *r, struct buf *b, bool *grew)
+{
+	struct file_id then;
+	size_t n;
+	bool same = !strcmp(get_str(r, b), in->path);
+	const void *id = get_array(r, &n, sizeof then);
+	bool can_grow = get_u64(r) & 1;
+	if (!same || r->bad || n != 1)
+		return false;
+	enum file_fate f = file_fate(memcpy(&then, id, sizeof then), in->fd, in->map, in->size);
+	/* following, every file may grow from here on */
+	*grew = f == FILE_GREW || (f == FILE_SAME && t->follow);
+	return (f == FILE_SAME && !t->follow) || (*grew && can_grow);
+}
+
+/* The saved sources are these, of the same files: their decoders in *dec,
+ * the inputs that grew in grew[input id]. */
 static bool same_sources(const struct trace *t, struct blob *r, const struct decoder **dec, bool *grew)
 {
 	struct buf b = {0};
 	bool same = get_u64(r) == t->nsrc;
 	for (size_t i = 0; same && i < t->nsrc; i++) {
 		const struct source *s = t->src[i];
-		const struct input *in = s->inputs[0];
-		struct file_id then;
-		size_t n;
 		same = !strcmp(get_str(r, &b), s->path);
 		dec[i] = decoder_find(get_str(r, &b));
-		const void *id = get_array(r, &n, sizeof then);
-		bool can_grow = get_u64(r) & 1;
-		if (!same || r->bad || n != 1 || !dec[i] || !dec[i]->restore || (s->dec && s->dec != dec[i]))
-			same = false;
-		else {
-			enum file_fate f = file_fate(memcpy(&then, id, sizeof then), in->fd, in->map, in->size);
-			/* following, every file may grow from here on */
-			grew[i] = f == FILE_GREW || (f == FILE_SAME && t->follow);
-			same = (f == FILE_SAME && !t->follow) || (grew[i] && can_grow);
-		}
+		same = same && !r->bad && dec[i] && dec[i]->restore && (!s->dec || s->dec == dec[i]) &&
+		       get_u64(r) == s->ninputs;
+		for (size_t k = 0; same && k < s->ninputs; k++)
+			same = same_input(t, s->inputs[k], r, &b, &grew[s->inputs[k]->id]);
 	}
 	buf_free(&b);
 	return same && !r->bad;
@@ -270,7 +288,7 @@ static void reopen(struct trace *t)
 	size_t n = t->nsrc;
 	char **paths = xcalloc(n, sizeof *paths);
 	for (size_t i = 0; i < n; i++)
-		paths[i] = xstrdup(t->src[i]->path);
+		paths[i] = t->src[i]->given ? xstrdup(t->src[i]->given) : NULL;
 	const char *format = t->format;
 	bool follow = t->follow;
 	trace_free(t);
@@ -278,7 +296,8 @@ static void reopen(struct trace *t)
 	t->format = format;
 	t->follow = follow;
 	for (size_t i = 0; i < n; i++) {
-		trace_open(t, paths[i]);
+		if (paths[i])
+			trace_open(t, paths[i]);
 		free(paths[i]);
 	}
 	free(paths);
@@ -291,7 +310,7 @@ bool trace_restore(struct trace *t)
 	if (!qualifies(t) || model_count(t->m) || !trace_key(t, &key) || !saved_open(key, &s))
 		return false;
 	const struct decoder **dec = xcalloc(t->nsrc, sizeof *dec);
-	bool ok = false, *grew = xcalloc(t->nsrc, sizeof *grew);
+	bool ok = false, *grew = xcalloc(t->nin, sizeof *grew);
 	if (same_sources(t, &s.meta, dec, grew)) {
 		ok = restore(t, &s, dec);
 		if (!ok) { /* a damaged index: gone, and the trace indexed afresh */
@@ -299,9 +318,9 @@ bool trace_restore(struct trace *t)
 			reopen(t);
 		}
 	}
-	for (size_t i = 0; ok && i < t->nsrc; i++)
+	for (size_t i = 0; ok && i < t->nin; i++)
 		if (grew[i]) { /* read on from where the index ends */
-			t->src[i]->inputs[0]->done = false;
+			t->in[i]->done = false;
 			t->restored_grew = true;
 		}
 	t->restored_bytes = consumed(t);

@@ -1,9 +1,10 @@
 #!/bin/sh
 # The saved index (src/saved.h): a trace opened again is read back from the
 # index its last run saved and shows exactly what indexing it afresh shows
-# (every format, damaged and cut short too); a changed file is indexed
-# afresh; a damaged index is never trusted; --no-cache, --cache-size and
-# the least recently used order; the viewer on a reopened trace.
+# (every format, damaged and cut short too; dial9 segment directories); a
+# changed file is indexed afresh; a damaged index is never trusted;
+# --no-cache, --cache-size and the least recently used order; the viewer
+# on a reopened trace.
 . "$(dirname "$0")/lib.sh"
 
 export TTV_SAVE_MIN=0 # (small fixtures are saved too)
@@ -31,22 +32,24 @@ same() {
 	done
 }
 saves() { case " $SAVES " in *" $1 "*) return 0 ;; esac; return 1; }
-# grown WHAT FILE MORE: FILE's index saved, then MORE appended to it: every
+# grown WHAT FILE MORE WANT [TRACE]: the index of TRACE (FILE itself, or
+# the directory that holds it) saved, then MORE appended to FILE: every
 # mode reads on from the index as saved (put back before each) as afresh;
 # WANT: whether it reads on (true) or indexes afresh (false)
 grown() {
+	trace=${5:-$2}
 	rm -rf "$IDX"
-	"$TTV" --info "$2" >/dev/null 2>&1
+	"$TTV" --info "$trace" >/dev/null 2>&1
 	cp -r "$IDX" "$TMP/idx-saved"
 	cat "$3" >>"$2"
-	is "$(saved "$2")" "$4" "$1: the file grew: read on from its index: $4"
+	is "$(saved "$trace")" "$4" "$1: the file grew: read on from its index: $4"
 	for mode in --dump "--dump --json" --info "--stats --json"; do
 		rm -rf "$IDX"
 		cp -r "$TMP/idx-saved" "$IDX"
 		# shellcheck disable=SC2086
-		got=$(out $mode "$2")
+		got=$(out $mode "$trace")
 		# shellcheck disable=SC2086
-		is "$got" "$(out --no-cache $mode "$2")" "$1: $mode as afresh"
+		is "$got" "$(out --no-cache $mode "$trace")" "$1: $mode as afresh"
 	done
 	rm -rf "$TMP/idx-saved"
 }
@@ -85,6 +88,46 @@ for name in $(formats); do
 		grown "$name cut short" "$t.grown" "$t.rest" false
 	fi
 done
+
+# ---- dial9 segment directories ----
+D=$TMP/segs
+mkdir -p "$D"
+for n in 0 1 2; do "$TBIN/d9write" --generate 20000 --seed $((n + 1)) "$D/trace.$n.bin" || exit 1; done
+mv "$D/trace.2.bin" "$D/trace.2.bin.active"
+"$TBIN/d9write" --generate 2000 --seed 9 "$TMP/more.bin" || exit 1
+sum=$(find "$D" -type f -exec cksum {} + | sort)
+rm -rf "$IDX"
+"$TTV" --info "$D" >/dev/null 2>&1
+is "$(nidx)" 1 "dial9 directory: its index saved"
+is "$(saved "$D")" true "dial9 directory: reopened from it"
+same "dial9 directory" "$D"
+is "$(find "$D" -type f -exec cksum {} + | sort)" "$sum" "dial9 directory: no segment is written"
+grown "dial9 directory, its active segment" "$D/trace.2.bin.active" "$TMP/more.bin" true "$D"
+mv "$D/trace.2.bin.active" "$D/trace.2.bin"
+is "$(saved "$D")" false "dial9 directory: the active segment sealed (renamed): indexed afresh"
+is "$(saved "$D")" true "... and that index used the next time"
+cp "$TMP/more.bin" "$D/trace.3.bin"
+is "$(saved "$D")" false "dial9 directory: a new segment: indexed afresh"
+same "dial9 directory with a new segment" "$D"
+gzip -c "$TMP/more.bin" >"$D/trace.4.bin.gz"
+rm -rf "$IDX"
+"$TTV" --info "$D" >/dev/null 2>&1
+is "$(nidx)" 0 "dial9 directory with a compressed segment: no index (for now)"
+# the uploader's tree: a trace (a source) per service, instance and boot
+up=$TMP/tree
+mkdir -p "$up/svc-a/host-1/abcd-11" "$up/svc-b/host-2/efgh-22"
+"$TBIN/d9write" --generate 20000 --seed 5 "$up/svc-a/host-1/abcd-11/1775763000-0.bin" || exit 1
+"$TBIN/d9write" --generate 20000 --seed 6 "$up/svc-a/host-1/abcd-11/1775763060-1.bin" || exit 1
+"$TBIN/d9write" --generate 20000 --seed 7 "$up/svc-b/host-2/efgh-22/1775763000-0.bin" || exit 1
+rm -rf "$IDX"
+"$TTV" --info "$up" >/dev/null 2>&1
+is "$(saved "$up")" true "dial9 tree of two services: reopened from its index"
+same "dial9 tree of two services" "$up"
+like "$(out --info "$up")" "^$up: .* \\(boot efgh-22\\)" "... two traces, named by their boots"
+"$TBIN/ptwrite" --generate 20000 --seed 3 "$TMP/with.pt" || exit 1
+"$TTV" --info "$up" "$TMP/with.pt" >/dev/null 2>&1
+is "$(saved "$up" "$TMP/with.pt")" true "a tree and a file together: reopened from their index"
+same "a tree and a file together" "$up" "$TMP/with.pt"
 
 # ---- what decides whether an index is used (podtrace) ----
 P=$TMP/p.pt
