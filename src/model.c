@@ -1468,14 +1468,22 @@ void model_save(const struct model *m, struct buf *out, const void *const *owner
  * before (the same, in the same order) is found, the rest added. */
 static bool restore_strings(struct model *m, struct blob *r)
 {
-	uint64_t n = get_below(r, UINT32_MAX);
-	for (uint64_t id = 0; id < n && !r->bad; id++) {
-		size_t len;
-		const char *s = get_array(r, &len, 1);
-		if (r->bad || strtab_intern(m->st, s, len) != id)
-			return false;
-	}
-	return !r->bad;
+	/* (each string takes 8 bytes at least: its length) */
+	size_t n = (size_t)get_below(r, MIN(UINT32_MAX, (uint64_t)(r->end - r->p) / 8 + 1));
+	const char **s = xmalloc((n + 1) * sizeof *s);
+	size_t *len = xmalloc((n + 1) * sizeof *len);
+	uint32_t *id = xmalloc((n + 1) * sizeof *id);
+	for (size_t i = 0; i < n && !r->bad; i++)
+		s[i] = get_array(r, &len[i], 1);
+	bool ok = !r->bad;
+	if (ok)
+		strtab_intern_all(m->st, s, len, n, id);
+	for (size_t i = 0; ok && i < n; i++)
+		ok = id[i] == i;
+	free(s);
+	free(len);
+	free(id);
+	return ok;
 }
 
 /* (the stacks' positions are checked once the events are there) */

@@ -13,7 +13,7 @@
 
 #define ID_SPAN (64u << 10)
 #define MAGIC "ttv-idx\n"
-#define VERSION 1
+#define VERSION 2 /* 2: the meta hashed with hash_big */
 #define BYTE_ORDER_MARK 0x0102030405060708ull
 #define DEFAULT_LIMIT (2ull << 30)
 
@@ -91,7 +91,7 @@ bool saved_open(uint64_t key, struct saved *s)
 		goto fail;
 	}
 	const uint8_t *meta = (const uint8_t *)s->map + sizeof h;
-	if (hash_bytes(meta, h.nmeta) != h.meta_hash)
+	if (hash_big(meta, h.nmeta) != h.meta_hash)
 		goto fail;
 	s->meta = (struct blob){meta, meta + h.nmeta, false};
 	s->pool_off = h.pool_off;
@@ -149,7 +149,7 @@ static bool write_index(int fd, uint64_t key, const struct buf *meta, const uint
 {
 	size_t page = page_size();
 	struct header h = {.version = VERSION, .order = BYTE_ORDER_MARK, .key = key, .nmeta = meta->len,
-			   .meta_hash = hash_bytes(meta->p, meta->len), .npool = npool};
+			   .meta_hash = hash_big(meta->p, meta->len), .npool = npool};
 	memcpy(h.magic, MAGIC, 8);
 	h.pool_off = (sizeof h + meta->len + page - 1) / page * page;
 	/* the pool is mapped in whole pages: the file holds its last one whole */

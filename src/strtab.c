@@ -50,9 +50,13 @@ static char *store(struct strtab *st, const void *p, size_t n)
 	return d;
 }
 
-static void rehash(struct strtab *st)
+/* The slots made room for at least `want` (a power of two), the entries
+ * placed again. */
+static void resize(struct strtab *st, size_t want)
 {
-	size_t n = st->nslot ? st->nslot * 2 : 1024;
+	size_t n = st->nslot ? st->nslot : 1024;
+	while (n < want)
+		n *= 2;
 	uint64_t *s = xcalloc(n, sizeof *s);
 	for (size_t id = 0; id < st->nent; id++) {
 		size_t i = st->ent[id].hash & (n - 1);
@@ -64,6 +68,8 @@ static void rehash(struct strtab *st)
 	st->slot = s;
 	st->nslot = n;
 }
+
+static void rehash(struct strtab *st) { resize(st, st->nslot ? st->nslot * 2 : 1024); }
 
 struct strtab *strtab_new(void)
 {
@@ -100,11 +106,8 @@ static uint32_t lookup(const struct strtab *st, const void *p, size_t n, uint32_
 	return 0;
 }
 
-uint32_t strtab_intern(struct strtab *st, const void *p, size_t n)
+static uint32_t intern_hashed(struct strtab *st, const void *p, size_t n, uint32_t h)
 {
-	if (n > UINT32_MAX)
-		n = UINT32_MAX;
-	uint32_t h = (uint32_t)hash_bytes(p, n);
 	size_t at = 0; /* set by lookup when it finds nothing */
 	uint32_t found = lookup(st, p, n, h, &at);
 	if (found)
@@ -117,6 +120,41 @@ uint32_t strtab_intern(struct strtab *st, const void *p, size_t n)
 	if (st->nent * 2 > st->nslot)
 		rehash(st);
 	return (uint32_t)st->nent - 1;
+}
+
+static uint32_t hash_of(const void *p, size_t *n)
+{
+	if (*n > UINT32_MAX)
+		*n = UINT32_MAX;
+	return (uint32_t)hash_bytes(p, *n);
+}
+
+uint32_t strtab_intern(struct strtab *st, const void *p, size_t n)
+{
+	uint32_t h = hash_of(p, &n);
+	return intern_hashed(st, p, n, h);
+}
+
+#define AHEAD 8 /* strings hashed, their slots fetched, before they are interned */
+
+void strtab_intern_all(struct strtab *st, const char *const *s, const size_t *len, size_t n, uint32_t *id)
+{
+	if (!n)
+		return;
+	resize(st, 2 * (st->nent + n) + 2);
+	uint32_t h[AHEAD];
+	size_t l[AHEAD];
+	for (size_t i = 0; i < n + AHEAD; i++) {
+		if (i >= AHEAD) { /* (string i - AHEAD: its place in h and l is i's next) */
+			size_t k = i - AHEAD;
+			id[k] = intern_hashed(st, s[k], l[k % AHEAD], h[k % AHEAD]);
+		}
+		if (i < n) {
+			l[i % AHEAD] = len[i];
+			h[i % AHEAD] = hash_of(s[i], &l[i % AHEAD]);
+			__builtin_prefetch(&st->slot[h[i % AHEAD] & (st->nslot - 1)]);
+		}
+	}
 }
 
 uint32_t strtab_intern_cstr(struct strtab *st, const char *s) { return strtab_intern(st, s, strlen(s)); }

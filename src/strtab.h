@@ -15,6 +15,10 @@ struct strtab *strtab_new(void);
 void strtab_free(struct strtab *st);
 uint32_t strtab_intern(struct strtab *st, const void *p, size_t n);
 uint32_t strtab_intern_cstr(struct strtab *st, const char *s);
+/* Intern n strings (s[i], len[i]) at once, their ids in id[i]: the table
+ * sized for them first, each one's slot fetched ahead (the saved index
+ * interns millions). */
+void strtab_intern_all(struct strtab *st, const char *const *s, const size_t *len, size_t n, uint32_t *id);
 const char *strtab_get(const struct strtab *st, uint32_t id, size_t *len);
 uint32_t strtab_count(const struct strtab *st);
 

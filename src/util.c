@@ -398,3 +398,17 @@ uint64_t hash_bytes(const void *data, size_t n)
 	}
 	return mix(h, k0);
 }
+
+uint64_t hash_big(const void *data, size_t n)
+{
+	const uint8_t *p = data;
+	const uint64_t k1 = 0xe7037ed1a0b428dbull;
+	uint64_t h[4] = {n, 0x8ebc6af09c88c6e3ull, 0x589965cc75374cc3ull, 0x1d8e4e27c47d124full};
+	for (; n >= 32; p += 32, n -= 32)
+		for (int j = 0; j < 4; j++) { /* (four chains: their multiplies overlap) */
+			uint64_t w;
+			memcpy(&w, p + 8 * j, 8);
+			h[j] = mix(h[j] ^ w, k1);
+		}
+	return hash_bytes(p, n) ^ mix(h[0] ^ mix(h[1], k1), h[2] ^ mix(h[3], k1) ^ k1);
+}

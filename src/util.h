@@ -133,6 +133,9 @@ const char *errno_name(int e);
 
 /* 64-bit hash of a byte string (fast, good enough for hash tables). */
 uint64_t hash_bytes(const void *p, size_t n);
+/* The same kind of hash for megabytes (the saved index's tables): four
+ * lanes at once, about four times as fast; not equal to hash_bytes. */
+uint64_t hash_big(const void *p, size_t n);
 
 /* Run just before the process ends on a fatal error (out of memory, a file
  * cut short under a reader on another thread), so that the viewer puts the

@@ -1,11 +1,12 @@
 /* Unit tests of the timeline model: ordering across lanes and out-of-order
  * input, seek, span pairing and orphans, late events, long durations, and
  * merging external sequences, overlapping batches; and the hash map the
- * model and decoders share (deletion). */
+ * model and decoders share (deletion), the string table's bulk intern. */
 #include <stdlib.h>
 
 #include "src/hmap.h"
 #include "src/model.h"
+#include "src/strtab.h"
 #include "src/util.h"
 #include "t/tap.h"
 
@@ -556,9 +557,45 @@ static void test_hmap_del(void)
 	hmap_free(&h);
 }
 
+/* strtab_intern_all: the ids one intern at a time would give (strings
+ * already there, repeated, empty, long, with NULs), across its lookahead. */
+static void test_intern_all(void)
+{
+	struct strtab *one = strtab_new(), *all = strtab_new();
+	enum { N = 50000 };
+	const char **s = calloc(N, sizeof *s);
+	size_t *len = calloc(N, sizeof *len);
+	uint32_t *id = calloc(N, sizeof *id);
+	char (*text)[300] = calloc(N, sizeof *text);
+	uint64_t r = 7;
+	strtab_intern(one, "there", 5);
+	strtab_intern(all, "there", 5);
+	for (size_t i = 0; i < N; i++) {
+		uint64_t x = rng_next_test(&r);
+		len[i] = x % 7 == 0 ? 0 : x % 11 == 0 ? 5 : 1 + x % 299;
+		for (size_t k = 0; k < len[i]; k++)
+			text[i][k] = (char)(x % 13 == 0 ? 'a' : x >> (k % 56) & 0xff); /* repeats; NULs */
+		if (len[i] == 5)
+			memcpy(text[i], "there", 5);
+		s[i] = text[i];
+	}
+	strtab_intern_all(all, s, len, N, id);
+	bool same = true;
+	for (size_t i = 0; i < N; i++)
+		same &= strtab_intern(one, s[i], len[i]) == id[i];
+	ok(same, "strtab_intern_all: every id as strtab_intern gives it");
+	ok(strtab_count(one) == strtab_count(all), "... and as many strings (%u)", strtab_count(all));
+	strtab_intern_all(all, s, len, 0, id);
+	ok(strtab_count(one) == strtab_count(all), "... none: nothing changes");
+	free(s), free(len), free(id), free(text);
+	strtab_free(one);
+	strtab_free(all);
+}
+
 int main(void)
 {
 	test_hmap_del();
+	test_intern_all();
 	test_order();
 	test_overlapping_batches();
 	test_big_sort();

@@ -31,7 +31,7 @@ static inline bool index_damage(uint8_t *p, uint64_t size, uint64_t off, uint8_t
 	if (!n)
 		return false;
 	p[SAVED_HEADER + off % n] ^= x;
-	uint64_t h = hash_bytes(p + SAVED_HEADER, n);
+	uint64_t h = hash_big(p + SAVED_HEADER, n);
 	memcpy(p + 40, &h, 8);
 	return true;
 }
