@@ -69,6 +69,8 @@ struct counterstat {
 	double min, max, sum, last;
 };
 
+#define RECENT_BITS 12 /* span rows remembered per thread (by type and name) */
+
 /* What one thread counted: the stacks and counters of its own lanes, and
  * its share of every total. */
 struct tally {
@@ -76,8 +78,10 @@ struct tally {
 	uint64_t *dense;         /* counts by lane * ntypes + type, when the table is small */
 	uint32_t ntypes;
 	struct hmap lane_type;   /* else lane << 16 | type -> count */
-	uint32_t *slot_of_name;  /* name -> index into spans + 1, for the first type seen with it */
-	uint32_t nnames;
+	struct slot_cache {
+		uint64_t key; /* type << 32 | name, + 1 (0: empty) */
+		uint32_t slot;
+	} *recent; /* span_index's recent answers */
 	struct durstat *by_type; /* per type id */
 	struct hmap span_index;  /* type << 32 | name -> index into spans */
 	struct spanstat *spans;
@@ -91,11 +95,11 @@ static void tally_init(struct tally *st, struct trace *t)
 {
 	struct model *m = t->m;
 	uint32_t nl = model_nlanes(m) + 1;
-	*st = (struct tally){.t = t, .ntypes = model_ntypes(m), .nnames = strtab_count(model_strings(m))};
+	*st = (struct tally){.t = t, .ntypes = model_ntypes(m)};
 	st->by_type = xcalloc(st->ntypes + 1, sizeof *st->by_type);
 	if ((uint64_t)nl * st->ntypes <= (1u << 20))
 		st->dense = xcalloc((size_t)nl * st->ntypes, sizeof *st->dense);
-	st->slot_of_name = xcalloc(st->nnames + 1, sizeof *st->slot_of_name);
+	st->recent = xcalloc(1u << RECENT_BITS, sizeof *st->recent);
 	st->stacks = xcalloc(nl, sizeof *st->stacks);
 	st->counters = xcalloc(nl, sizeof *st->counters);
 }
@@ -104,7 +108,7 @@ static void tally_free(struct tally *st)
 {
 	hmap_free(&st->lane_type);
 	free(st->dense);
-	free(st->slot_of_name);
+	free(st->recent);
 	hmap_free(&st->span_index);
 	free(st->by_type);
 	free(st->spans);
@@ -114,18 +118,17 @@ static void tally_free(struct tally *st)
 
 static uint32_t span_slot(struct tally *st, uint32_t type, uint32_t name, uint64_t pos)
 {
-	uint32_t *fast = name < st->nnames ? &st->slot_of_name[name] : NULL;
-	if (fast && *fast && st->spans[*fast - 1].type == type)
-		return *fast - 1;
 	uint64_t key = (uint64_t)type << 32 | name, v;
+	struct slot_cache *c = &st->recent[(key * 0x9e3779b97f4a7c15ull) >> (64 - RECENT_BITS)];
+	if (c->key == key + 1)
+		return c->slot;
 	if (!hmap_get(&st->span_index, key, &v)) {
 		xgrow(&st->spans, &st->capspans, st->nspans + 1, sizeof *st->spans);
 		st->spans[st->nspans] = (struct spanstat){.type = type, .name = name, .first = pos};
 		hmap_put(&st->span_index, key, st->nspans);
 		v = st->nspans++;
 	}
-	if (fast && !*fast)
-		*fast = (uint32_t)v + 1;
+	*c = (struct slot_cache){key + 1, (uint32_t)v};
 	return (uint32_t)v;
 }
 
