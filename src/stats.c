@@ -341,7 +341,7 @@ static void share_lanes(struct walk *w)
 		w->lane[l] = model_lane_get(m, l)->counter ? LANE_COUNTER : 0;
 	}
 	qsort(c, nl, sizeof *c, by_count_desc);
-	for (uint32_t i = 0; i < nl; i++) {
+	for (uint32_t i = 0; w->two && i < nl; i++) { /* (one thread: every lane its own) */
 		unsigned to = load[1] < load[0];
 		load[to] += c[i][0];
 		w->lane[c[i][1]] |= (uint8_t)to;
@@ -408,7 +408,8 @@ static void walk_stretch(struct walk *w)
 		uint64_t n = MIN(PIECE, w->n - a);
 		model_read(w->t->m, w->lo + a, (size_t)n, w->ring[0]);
 		tally_piece(w, 0, w->ring[0], a, n);
-		tally_piece(w, 1, w->ring[0], a, n);
+		if (w->two) /* (the worker was busy: its lanes too) */
+			tally_piece(w, 1, w->ring[0], a, n);
 	}
 }
 
