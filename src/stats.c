@@ -1,10 +1,11 @@
 /* --stats: counts per lane and type, durations per type, spans by name with
  * their self time, counter tracks.
  *
- * The walk over every event runs on two threads: a stretch of events is
- * decoded half by each, then each accounts the events of its own lanes (a
- * lane's spans nest in that lane's order only), and at the end the two
- * tallies are added.  Lanes are shared out by their event counts. */
+ * The walk over every event runs on two threads: each piece of 2048 events
+ * is decoded half by each into a ring both read, then each accounts the
+ * events of its own lanes (a lane's spans nest in that lane's order only),
+ * and at the end the two tallies are added.  Lanes are shared out by their
+ * event counts. */
 #include "src/stats.h"
 
 #include <sched.h>
@@ -310,7 +311,7 @@ struct walk {
 	struct trace *t;
 	struct filterset *fs;
 	bool filtering;
-	bool two;       /* the worker takes its part (else this thread does both) */
+	bool two;       /* the worker takes its part (else this thread has every lane) */
 	uint8_t *lane;  /* per lane: LANE_SECOND (the worker's), LANE_COUNTER */
 	uint64_t lo, n; /* the stretch */
 	uint64_t pass[STRETCH / 64];
