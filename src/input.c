@@ -334,6 +334,21 @@ void input_prefetch(struct input *in, uint64_t off, uint64_t len)
 		madvise((uint8_t *)in->map + a, b - a, MADV_POPULATE_READ); /* a hint: failure is harmless */
 }
 
+bool input_copy(const struct input *in, uint64_t off, void *buf, size_t n)
+{
+	if (!in->regular || in->spool >= 0 || in->fd < 0 || off > in->size || n > in->size - off)
+		return false;
+	for (size_t done = 0; done < n;) {
+		ssize_t r = pread(in->fd, (uint8_t *)buf + done, n - done, (off_t)(off + done));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return false; /* the file shrank under us: the mapping's reader reports it */
+		done += (size_t)r;
+	}
+	return true;
+}
+
 #define SCAN_WINDOW (16u << 20)
 #define SCAN_WINDOWS 8 /* per thread: regions read at once (a trace in time order reads
 			* several parts of a file in turn: concatenated captures, merged streams) */

@@ -88,6 +88,14 @@ void input_release(struct input *in, uint64_t off, uint64_t len);
  * go rather than one page fault at a time. */
 void input_prefetch(struct input *in, uint64_t off, uint64_t len);
 
+/* Copy the bytes [off, off+n) of a mapped regular file into buf, in order
+ * to read them once from start to end (the loader's pass): cheaper than
+ * mapping them, because pages mapped and released again cost the kernel
+ * page-table work and, with other threads running, every core's TLB.
+ * False when the input is not such a file or the read falls short (then
+ * use the mapping). */
+bool input_copy(const struct input *in, uint64_t off, void *buf, size_t n);
+
 /* A long scan is reading around offset off (mostly forwards): keep a
  * window of the file mapped ahead of it and let go of what is behind. */
 void input_scan(struct input *in, uint64_t off);

@@ -14,6 +14,7 @@
 
 #define PROBE_WINDOW (64u << 10)
 #define MAX_DAMAGE 1000
+#define COPY_CHUNK (512u << 10) /* the loader's read buffer: fits in the cache */
 
 void trace_init(struct trace *t)
 {
@@ -32,6 +33,7 @@ void trace_free(struct trace *t)
 			in->dec->close(in->dstate);
 		input_close(in);
 	}
+	free(t->chunk);
 	for (size_t i = 0; i < t->nsrc; i++) {
 		struct source *s = t->src[i];
 		if (s->dec && s->dec->close && s->dstate)
@@ -262,6 +264,22 @@ static bool probe_input(struct input *in, bool final)
 
 static void align_settle(struct source *src);
 
+/* The next n bytes for a decoder (n may shrink): a mapped file's copied
+ * into a buffer that stays in the cache (input_copy says why), others
+ * (spooled pipes and gzip) read where they are mapped. */
+static const uint8_t *next_bytes(struct trace *t, struct input *in, uint64_t *n)
+{
+	uint64_t want = MIN(*n, COPY_CHUNK);
+	if (!t->chunk)
+		t->chunk = xmalloc(COPY_CHUNK);
+	if (want && input_copy(in, in->consumed, t->chunk, (size_t)want)) {
+		*n = want;
+		return t->chunk;
+	}
+	input_prefetch(in, in->consumed, *n);
+	return in->map ? in->map + in->consumed : NULL;
+}
+
 static void step_input(struct trace *t, struct input *in, bool wait)
 {
 	input_refresh(in, t->slice, wait);
@@ -277,18 +295,20 @@ static void step_input(struct trace *t, struct input *in, bool wait)
 	uint64_t avail = in->size - in->consumed;
 	in->feed = in->feed ? MIN(2 * in->feed, t->slice) : MIN(256u << 10, t->slice);
 	uint64_t n = MIN(avail, in->feed);
+	const uint8_t *p = next_bytes(t, in, &n);
 	bool last = final && n == avail;
-	const uint8_t *p = in->map ? in->map + in->consumed : NULL;
-	input_prefetch(in, in->consumed, n);
 	size_t used = in->dec->feed(in->dstate, p, (size_t)n, in->consumed, last);
 	if (!used && !in->done && n < avail) {
 		/* A record larger than a slice: hand over everything there is. */
 		last = final;
+		p = in->map ? in->map + in->consumed : NULL;
 		used = in->dec->feed(in->dstate, p, (size_t)avail, in->consumed, last);
 	}
-	/* Back off a little: fault-around maps pages on both sides of a fault. */
-	uint64_t back = MIN(in->consumed, 256u << 10);
-	input_release(in, in->consumed - back, used + back);
+	if (p != t->chunk) {
+		/* Back off a little: fault-around maps pages on both sides of a fault. */
+		uint64_t back = MIN(in->consumed, 256u << 10);
+		input_release(in, in->consumed - back, used + back);
+	}
 	in->consumed += used;
 	if (!in->done && last) {
 		/* With final set a decoder consumes all it can; what is left is damage. */

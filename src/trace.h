@@ -76,6 +76,7 @@ struct trace {
 	struct seq_shift **seqs; /* sequences registered through dec_add_seq (--align) */
 	size_t nseqs, capseqs;
 	size_t slice;       /* bytes handed to a decoder per call */
+	uint8_t *chunk;     /* the bytes of a file handed to a decoder (COPY_CHUNK) */
 	/* the bench's "decoder alone" (t/decodeonly.c): events are counted in
 	 * `decoded`, not added to the model */
 	bool decode_only;
