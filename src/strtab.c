@@ -13,7 +13,14 @@ struct entry {
 	uint32_t hash;
 };
 
+#define RECENT_BITS 10
+#define RECENT (1u << RECENT_BITS)
+
 struct strtab {
+	/* id + 1 of a string interned lately, by quick_key: a trace repeats a
+	 * few strings (targets, names) in most of its events, and finding
+	 * those here costs less than hashing them whole */
+	uint32_t recent[RECENT];
 	struct entry *ent; /* by id */
 	size_t nent, capent;
 	uint64_t *slot; /* open addressing: hash << 32 | (id + 1); 0 = empty */
@@ -129,10 +136,32 @@ static uint32_t hash_of(const void *p, size_t *n)
 	return (uint32_t)hash_bytes(p, *n);
 }
 
+/* Where a string may be in `recent`: its length and its first and last 8 bytes. */
+static size_t quick_key(const uint8_t *p, size_t n)
+{
+	uint64_t a = 0, b = 0;
+	if (n >= 8) {
+		memcpy(&a, p, 8);
+		memcpy(&b, p + n - 8, 8);
+	} else {
+		for (size_t i = 0; i < n; i++)
+			a = a << 8 | p[i];
+	}
+	return (size_t)(((a ^ n) * 0x9e3779b97f4a7c15ull ^ b) * 0xe7037ed1a0b428dbull >> (64 - RECENT_BITS));
+}
+
 uint32_t strtab_intern(struct strtab *st, const void *p, size_t n)
 {
-	uint32_t h = hash_of(p, &n);
-	return intern_hashed(st, p, n, h);
+	n = MIN(n, (size_t)UINT32_MAX);
+	uint32_t *r = &st->recent[quick_key(p, n)];
+	if (*r) {
+		const struct entry *e = &st->ent[*r - 1];
+		if (e->len == n && memcmp(e->p, p, n) == 0)
+			return *r - 1;
+	}
+	uint32_t id = intern_hashed(st, p, n, hash_of(p, &n));
+	*r = id + 1;
+	return id;
 }
 
 #define AHEAD 8 /* strings hashed, their slots fetched, before they are interned */

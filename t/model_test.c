@@ -592,10 +592,37 @@ static void test_intern_all(void)
 	strtab_free(all);
 }
 
+/* strtab_intern's cache of recent strings: strings that look alike to it
+ * (same length, first and last 8 bytes) keep their own ids, however they
+ * alternate; short ones and ones with NULs too. */
+static void test_intern_recent(void)
+{
+	struct strtab *st = strtab_new();
+	char a[40] = "prefix--the middle part one ---suffix--", b[40];
+	memcpy(b, a, sizeof b);
+	b[17] = 'X';
+	uint32_t ia = strtab_intern(st, a, 39), ib = strtab_intern(st, b, 39);
+	bool good = ia != ib;
+	for (int i = 0; i < 1000; i++)
+		good &= strtab_intern(st, i % 3 ? a : b, 39) == (i % 3 ? ia : ib);
+	ok(good, "strtab_intern: look-alike strings keep their own ids, alternating");
+	uint32_t z1 = strtab_intern(st, "a\0b", 3), z2 = strtab_intern(st, "a\0c", 3), s1 = strtab_intern(st, "ab", 2);
+	good = z1 != z2 && z1 != s1 && z2 != s1;
+	for (int i = 0; i < 100; i++)
+		good &= strtab_intern(st, "a\0b", 3) == z1 && strtab_intern(st, "a\0c", 3) == z2 &&
+			strtab_intern(st, "ab", 2) == s1 && strtab_intern(st, "", 0) == 0;
+	size_t n;
+	const char *got = strtab_get(st, ib, &n);
+	ok(good && n == 39 && !memcmp(got, b, 39), "... short ones and ones with NULs too (%u strings)",
+	   strtab_count(st));
+	strtab_free(st);
+}
+
 int main(void)
 {
 	test_hmap_del();
 	test_intern_all();
+	test_intern_recent();
 	test_order();
 	test_overlapping_batches();
 	test_big_sort();
