@@ -711,7 +711,9 @@ static void pair_end(struct model *m, struct lane_pairs *l, const struct cev *e,
 
 static void snap_take(struct model *m, uint64_t pos);
 
-static void pair_range(struct model *m, uint64_t from)
+/* Pair the begins and ends from position from on; `again`: they were
+ * paired before late events came (what they were paired with is let go). */
+static void pair_range(struct model *m, uint64_t from, bool again)
 {
 	if (!m->has_pairs)
 		return; /* nothing to pair: skip the scan */
@@ -726,6 +728,8 @@ static void pair_range(struct model *m, uint64_t from)
 		enum ev_role r = cev_role(e);
 		if (r != ROLE_BEGIN && r != ROLE_END)
 			continue;
+		if (again && e->dur != DUR_NONE && !cev_hinted(m, e))
+			evs_set_dur(&m->store, i, DUR_NONE); /* (e's other fields stay) */
 		struct lane_pairs *l = &m->lp[cev_lane(e)];
 		if (r == ROLE_BEGIN) {
 			if (l->depth < STACK_MAX) {
@@ -781,7 +785,7 @@ static void repair_from(struct model *m, uint64_t p)
 	while (m->nsnaps && m->snaps[m->nsnaps - 1].pos > p)
 		free(m->snaps[--m->nsnaps].data);
 	const struct snap *s = m->nsnaps ? &m->snaps[m->nsnaps - 1] : NULL;
-	uint64_t from = s ? s->pos : 0, n = nev(m);
+	uint64_t from = s ? s->pos : 0;
 	for (size_t li = 0; li < m->nlanes; li++)
 		m->lp[li].depth = 0;
 	for (size_t i = 0; s && i < s->n;) {
@@ -796,14 +800,7 @@ static void repair_from(struct model *m, uint64_t p)
 		l->depth = depth;
 		i += depth;
 	}
-	for (uint64_t i = from; i < n; i++) {
-		struct cev room;
-		const struct cev *e = evs_peek(&m->store, i, &room);
-		enum ev_role r = cev_role(e);
-		if ((r == ROLE_BEGIN || r == ROLE_END) && !cev_hinted(m, e))
-			evs_set_dur(&m->store, i, DUR_NONE);
-	}
-	pair_range(m, from);
+	pair_range(m, from, true);
 }
 
 /* A position in the pairing stacks or the snapshots that late events will
@@ -877,7 +874,7 @@ static void merge_late(struct model *m, struct batch_kind k)
 	if (late_pairs)
 		repair_from(m, evs_bound(&m->store, &first_pair, false));
 	else /* nothing late pairs: pair what is new after the last old event */
-		pair_range(m, evs_bound(&m->store, &last_old, false) + 1);
+		pair_range(m, evs_bound(&m->store, &last_old, false) + 1, false);
 }
 
 /* Merge the pending events, sorted, into place, pair and note their long
@@ -900,7 +897,7 @@ static void merge_sorted(struct model *m, struct batch_kind k)
 		merge_late(m, k);
 	} else {
 		evs_merge(&m->store, m->pend, m->npend);
-		pair_range(m, old);
+		pair_range(m, old, false);
 	}
 	m->npend = 0;
 	snap_take(m, nev(m));
