@@ -1433,15 +1433,10 @@ static void save_types(const struct model *m, struct buf *out, const void *const
 	}
 }
 
-void model_save(const struct model *m, struct buf *out, const void *const *owners, size_t nowners)
+void model_save(const struct model *m, struct buf *out, struct buf *strings, const void *const *owners,
+		size_t nowners)
 {
-	uint32_t nstr = strtab_count(m->st);
-	put_u64(out, nstr);
-	for (uint32_t id = 0; id < nstr; id++) {
-		size_t len;
-		const char *s = strtab_get(m->st, id, &len);
-		put_array(out, s, len, 1);
-	}
+	strtab_save(m->st, strings);
 	save_lanes(m, out);
 	save_types(m, out, owners, nowners);
 	put_u64(out, m->raw_names.n);
@@ -1460,29 +1455,9 @@ void model_save(const struct model *m, struct buf *out, const void *const *owner
 	}
 }
 
-/* Strings, lanes and types are made again as their first run made them,
- * each one checked to get the id it had: what the decoders' open() made
- * before (the same, in the same order) is found, the rest added. */
-static bool restore_strings(struct model *m, struct blob *r)
-{
-	/* (each string takes 8 bytes at least: its length) */
-	size_t n = (size_t)get_below(r, MIN(UINT32_MAX, (uint64_t)(r->end - r->p) / 8 + 1));
-	const char **s = xmalloc((n + 1) * sizeof *s);
-	size_t *len = xmalloc((n + 1) * sizeof *len);
-	uint32_t *id = xmalloc((n + 1) * sizeof *id);
-	for (size_t i = 0; i < n && !r->bad; i++)
-		s[i] = get_array(r, &len[i], 1);
-	bool ok = !r->bad;
-	if (ok)
-		strtab_intern_all(m->st, s, len, n, id);
-	for (size_t i = 0; ok && i < n; i++)
-		ok = id[i] == i;
-	free(s);
-	free(len);
-	free(id);
-	return ok;
-}
-
+/* Lanes and types are made again as their first run made them, each one
+ * checked to get the id it had: what the decoders' open() made before
+ * (the same, in the same order) is found, the rest added. */
 /* (the stacks' positions are checked once the events are there) */
 static bool restore_lanes(struct model *m, struct blob *r, uint64_t nsources)
 {
@@ -1558,10 +1533,11 @@ static bool restore_snaps(struct model *m, struct blob *r, uint64_t nev)
 	return !r->bad;
 }
 
-bool model_restore(struct model *m, struct blob *r, struct bigmem *pool, size_t npool, uint64_t nsources,
-		   uint64_t ninputs, const void *const *owners, size_t nowners)
+bool model_restore(struct model *m, struct blob *r, struct bigmem *pool, size_t npool, struct bigmem *strings,
+		   size_t nstrings, uint64_t nsources, uint64_t ninputs, const void *const *owners, size_t nowners)
 {
-	if (!restore_strings(m, r) || !restore_lanes(m, r, nsources) || !restore_types(m, r, owners, nowners))
+	if (!strtab_adopt(m->st, strings, nstrings) || !restore_lanes(m, r, nsources) ||
+	    !restore_types(m, r, owners, nowners))
 		return false;
 	uint64_t nraw = get_below(r, UINT32_MAX);
 	uint32_t nstr = strtab_count(m->st);

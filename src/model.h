@@ -211,18 +211,20 @@ uint64_t model_take_changed(struct model *m);
 
 /* The saved index (src/saved.h).  model_savable(): the model can be saved
  * (everything committed, no sequences).  model_save() writes all but the
- * events' pool, whose bytes model_pool() gives; types name their owner by
- * its index in owners[].  model_restore() reads it back into a model that
- * holds only what the same decoders' open() made, taking over the mapped
- * pool; everything is checked against what exists (ids, positions, the
+ * events' pool, whose bytes model_pool() gives, and the strings, written
+ * apart into `strings` (strtab_save); types name their owner by its index
+ * in owners[].  model_restore() reads it back into a model that holds only
+ * what the same decoders' open() made, taking over the mapped pool and
+ * strings; everything is checked against what exists (ids, positions, the
  * pool's size).  False: the model is unusable (free it). */
 struct buf;
 struct blob;
 struct bigmem;
 bool model_savable(struct model *m);
-void model_save(const struct model *m, struct buf *out, const void *const *owners, size_t nowners);
+void model_save(const struct model *m, struct buf *out, struct buf *strings, const void *const *owners,
+		size_t nowners);
 const uint8_t *model_pool(const struct model *m, size_t *n);
-bool model_restore(struct model *m, struct blob *r, struct bigmem *pool, size_t npool, uint64_t nsources,
-		   uint64_t ninputs, const void *const *owners, size_t nowners);
+bool model_restore(struct model *m, struct blob *r, struct bigmem *pool, size_t npool, struct bigmem *strings,
+		   size_t nstrings, uint64_t nsources, uint64_t ninputs, const void *const *owners, size_t nowners);
 
 #endif

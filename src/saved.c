@@ -13,7 +13,7 @@
 
 #define ID_SPAN (64u << 10)
 #define MAGIC "ttv-idx\n"
-#define VERSION 2 /* 2: the meta hashed with hash_big */
+#define VERSION 3 /* 2: the meta hashed with hash_big; 3: parts (the strings one) */
 #define BYTE_ORDER_MARK 0x0102030405060708ull
 #define DEFAULT_LIMIT (2ull << 30)
 
@@ -22,7 +22,9 @@ struct header {
 	char magic[8];
 	uint64_t version, order, key;
 	uint64_t nmeta, meta_hash; /* meta follows the header */
-	uint64_t pool_off, npool;  /* pool_off: a multiple of the page size */
+	struct {
+		uint64_t off, n; /* off: a multiple of the page size */
+	} part[SAVED_PARTS];
 };
 
 static uint64_t limit = DEFAULT_LIMIT;
@@ -81,9 +83,15 @@ bool saved_open(uint64_t key, struct saved *s)
 		goto fail;
 	uint64_t size = (uint64_t)st.st_size;
 	if (memcmp(h.magic, MAGIC, 8) || h.version != VERSION || h.order != BYTE_ORDER_MARK || h.key != key ||
-	    h.nmeta > size - sizeof h || h.pool_off % page_size() || h.pool_off < sizeof h + h.nmeta ||
-	    h.pool_off > size || h.npool > size - h.pool_off)
+	    h.nmeta > size - sizeof h)
 		goto fail;
+	for (unsigned i = 0; i < SAVED_PARTS; i++) {
+		if (h.part[i].off % page_size() || h.part[i].off < sizeof h + h.nmeta || h.part[i].off > size ||
+		    h.part[i].n > size - h.part[i].off)
+			goto fail;
+		s->part_off[i] = h.part[i].off;
+		s->npart[i] = h.part[i].n;
+	}
 	s->maplen = sizeof h + h.nmeta;
 	s->map = mmap(NULL, s->maplen, PROT_READ, MAP_PRIVATE, s->fd, 0);
 	if (s->map == MAP_FAILED) {
@@ -94,8 +102,6 @@ bool saved_open(uint64_t key, struct saved *s)
 	if (hash_big(meta, h.nmeta) != h.meta_hash)
 		goto fail;
 	s->meta = (struct blob){meta, meta + h.nmeta, false};
-	s->pool_off = h.pool_off;
-	s->npool = h.npool;
 	/* used now: the last to go when the directory is pruned */
 	futimens(s->fd, NULL);
 	return true;
@@ -104,11 +110,11 @@ fail:
 	return false;
 }
 
-bool saved_map_pool(struct saved *s, struct bigmem *pool)
+bool saved_map_part(struct saved *s, unsigned i, struct bigmem *part)
 {
-	size_t page = page_size(), bytes = (s->npool + page - 1) / page * page;
-	*pool = (struct bigmem){0};
-	return !bytes || bigmem_map_saved(pool, s->fd, s->pool_off, bytes);
+	size_t page = page_size(), bytes = (s->npart[i] + page - 1) / page * page;
+	*part = (struct bigmem){0};
+	return !bytes || bigmem_map_saved(part, s->fd, s->part_off[i], bytes);
 }
 
 void saved_close(struct saved *s)
@@ -145,18 +151,23 @@ static bool write_all(int fd, const void *p, size_t n)
 	return true;
 }
 
-static bool write_index(int fd, uint64_t key, const struct buf *meta, const uint8_t *pool, size_t npool)
+static bool write_index(int fd, uint64_t key, const struct buf *meta, const struct saved_part *part)
 {
 	size_t page = page_size();
 	struct header h = {.version = VERSION, .order = BYTE_ORDER_MARK, .key = key, .nmeta = meta->len,
-			   .meta_hash = hash_big(meta->p, meta->len), .npool = npool};
+			   .meta_hash = hash_big(meta->p, meta->len)};
 	memcpy(h.magic, MAGIC, 8);
-	h.pool_off = (sizeof h + meta->len + page - 1) / page * page;
-	/* the pool is mapped in whole pages: the file holds its last one whole */
-	uint64_t end = h.pool_off + (npool + page - 1) / page * page;
-	return write_all(fd, &h, sizeof h) && write_all(fd, meta->p, meta->len) &&
-	       lseek(fd, (off_t)h.pool_off, SEEK_SET) == (off_t)h.pool_off &&
-	       write_all(fd, pool, npool) && ftruncate(fd, (off_t)end) == 0;
+	/* parts are mapped in whole pages: the file holds their last ones whole */
+	uint64_t end = (sizeof h + meta->len + page - 1) / page * page;
+	for (unsigned i = 0; i < SAVED_PARTS; i++) {
+		h.part[i].off = end;
+		h.part[i].n = part[i].n;
+		end += (part[i].n + page - 1) / page * page;
+	}
+	bool ok = write_all(fd, &h, sizeof h) && write_all(fd, meta->p, meta->len);
+	for (unsigned i = 0; ok && i < SAVED_PARTS; i++)
+		ok = lseek(fd, (off_t)h.part[i].off, SEEK_SET) == (off_t)h.part[i].off && write_all(fd, part[i].p, part[i].n);
+	return ok && ftruncate(fd, (off_t)end) == 0;
 }
 
 /* A saved index in the directory: its name, size and last use. */
@@ -202,11 +213,14 @@ static void prune(const char *dir)
 	closedir(d);
 }
 
-bool saved_write(uint64_t key, const struct buf *meta, const uint8_t *pool, size_t npool)
+bool saved_write(uint64_t key, const struct buf *meta, const struct saved_part part[SAVED_PARTS])
 {
 	struct buf dir = {0}, tmp = {0}, path = {0};
 	bool ok = false;
-	if (!limit || sizeof(struct header) + meta->len + npool + 2 * page_size() > limit || !cache_dir(&dir))
+	uint64_t bytes = sizeof(struct header) + meta->len + (SAVED_PARTS + 1) * page_size();
+	for (unsigned i = 0; i < SAVED_PARTS; i++)
+		bytes += part[i].n;
+	if (!limit || bytes > limit || !cache_dir(&dir))
 		goto out;
 	buf_printf(&tmp, "%s/index-%016llx.XXXXXX", dir.p, (unsigned long long)key);
 	buf_printf(&path, "%s", dir.p);
@@ -214,7 +228,7 @@ bool saved_write(uint64_t key, const struct buf *meta, const uint8_t *pool, size
 	int fd = mkostemp(tmp.p, O_CLOEXEC);
 	if (fd < 0)
 		goto out;
-	ok = write_index(fd, key, meta, pool, npool);
+	ok = write_index(fd, key, meta, part);
 	close(fd);
 	ok = ok && !rename(tmp.p, path.p);
 	if (!ok)

@@ -4,8 +4,9 @@
  *
  * One file per set of opened paths (named by a hash of them and of how
  * they were opened): a header, then the loader's and the model's state
- * (`meta`, src/trace.c writes it), then the events' packed bytes (`pool`,
- * page-aligned: mapped back privately, never read into memory).  The
+ * (`meta`, src/trace.c writes it), then its big arrays (`parts`: the
+ * events' packed bytes, the strings; page-aligned, mapped back privately,
+ * never read into memory).  The
  * meta is checked against its hash, and every value read from it against
  * what exists before use (src/blob.h); the files it was made from are
  * checked by the loader (file_id).  Written whole to a nameless file and
@@ -37,24 +38,32 @@ enum file_fate file_fate(const struct file_id *then, int fd, const uint8_t *map,
 void saved_set_limit(uint64_t bytes);
 uint64_t saved_limit(void);
 
+/* Arrays saved after the meta, page-aligned: mapped back privately,
+ * never read into memory (the events' packed bytes, the strings). */
+#define SAVED_PARTS 2
+struct saved_part {
+	const void *p;
+	size_t n;
+};
+
 struct saved {
 	int fd;
 	void *map; /* header and meta */
 	size_t maplen;
 	struct blob meta;
-	uint64_t pool_off, npool;
+	uint64_t part_off[SAVED_PARTS], npart[SAVED_PARTS];
 };
 
 /* The saved index for `key`, its meta checked; false when there is none
  * (or it is not whole). */
 bool saved_open(uint64_t key, struct saved *s);
-/* Its pool, mapped privately into *pool. */
-bool saved_map_pool(struct saved *s, struct bigmem *pool);
+/* Its part i, mapped privately into *part (nothing when it is empty). */
+bool saved_map_part(struct saved *s, unsigned i, struct bigmem *part);
 void saved_close(struct saved *s);
 /* The index for `key` is no good: remove it. */
 void saved_forget(uint64_t key);
-/* Save meta and pool for `key` (replacing what was there), then keep the
+/* Save meta and parts for `key` (replacing what was there), then keep the
  * directory under the limit.  False when it could not be written. */
-bool saved_write(uint64_t key, const struct buf *meta, const uint8_t *pool, size_t npool);
+bool saved_write(uint64_t key, const struct buf *meta, const struct saved_part part[SAVED_PARTS]);
 
 #endif

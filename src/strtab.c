@@ -2,16 +2,19 @@
 
 #include <stdlib.h>
 
+#include "src/bigmem.h"
 #include "src/util.h"
 
 #define CHUNK (1u << 20)
 #define FIRST_CHUNK 4096 /* chunks double from here to CHUNK: small traces stay small */
 
+/* An entry is saved as it is (strtab_save), so its layout is fixed. */
 struct entry {
-	const char *p;
+	uint64_t at; /* the string's address; for an adopted one, its offset in the adopted bytes */
 	uint32_t len;
 	uint32_t hash;
 };
+_Static_assert(sizeof(struct entry) == 16, "a saved entry is 16 bytes");
 
 #define RECENT_BITS 10
 #define RECENT (1u << RECENT_BITS)
@@ -28,7 +31,28 @@ struct strtab {
 	char **chunks;
 	size_t nchunks, capchunks;
 	size_t used, size; /* bytes used in the last chunk, and its size */
+	/* a saved table taken over (strtab_adopt): its entries and slots are
+	 * used where they are mapped until they grow, its strings stay there */
+	struct bigmem saved;
+	bool ent_adopted, slot_adopted;
+	size_t nadopted; /* entries [0, nadopted) are the saved table's */
+	const char *bytes;
+	size_t nbytes;
 };
+
+/* String id's bytes ("" for an adopted one that lies outside the adopted
+ * bytes: a damaged index never makes it read past them). */
+static const char *text(const struct strtab *st, size_t id, uint32_t *len)
+{
+	const struct entry *e = &st->ent[id];
+	*len = e->len;
+	if (id >= st->nadopted)
+		return (const char *)(uintptr_t)e->at;
+	if (e->at < st->nbytes && e->len < st->nbytes - e->at && !st->bytes[e->at + e->len])
+		return st->bytes + e->at;
+	*len = 0;
+	return "";
+}
 
 static char *store(struct strtab *st, const void *p, size_t n)
 {
@@ -71,7 +95,9 @@ static void resize(struct strtab *st, size_t want)
 			i = (i + 1) & (n - 1);
 		s[i] = (uint64_t)st->ent[id].hash << 32 | ((uint32_t)id + 1);
 	}
-	free(st->slot);
+	if (!st->slot_adopted)
+		free(st->slot);
+	st->slot_adopted = false;
 	st->slot = s;
 	st->nslot = n;
 }
@@ -93,36 +119,59 @@ void strtab_free(struct strtab *st)
 	for (size_t i = 0; i < st->nchunks; i++)
 		free(st->chunks[i]);
 	free(st->chunks);
-	free(st->ent);
-	free(st->slot);
+	if (!st->ent_adopted)
+		free(st->ent);
+	if (!st->slot_adopted)
+		free(st->slot);
+	bigmem_free(&st->saved);
 	free(st);
 }
 
+/* String p[0, n) of hash h: its id + 1, or 0 and where it goes in *at
+ * (SIZE_MAX: nowhere, a damaged adopted table has no free slot).  An
+ * adopted table's slots are checked as they are used. */
 static uint32_t lookup(const struct strtab *st, const void *p, size_t n, uint32_t h, size_t *at)
 {
-	size_t i = h & (st->nslot - 1);
-	for (; st->slot[i]; i = (i + 1) & (st->nslot - 1)) {
-		if ((uint32_t)(st->slot[i] >> 32) != h)
+	size_t mask = st->nslot - 1, i = h & mask;
+	for (size_t k = 0; k < st->nslot && st->slot[i]; k++, i = (i + 1) & mask) {
+		uint64_t v = st->slot[i];
+		uint32_t id1 = (uint32_t)v, len;
+		if ((uint32_t)(v >> 32) != h || id1 - 1 >= st->nent)
 			continue;
-		uint32_t id1 = (uint32_t)st->slot[i];
-		const struct entry *e = &st->ent[id1 - 1];
-		if (e->len == n && memcmp(e->p, p, n) == 0)
+		const char *s = text(st, id1 - 1, &len);
+		if (len == n && memcmp(s, p, n) == 0)
 			return id1;
 	}
-	*at = i;
+	*at = st->slot[i] ? SIZE_MAX : i;
 	return 0;
+}
+
+/* The entries in memory of their own, to grow. */
+static void own_entries(struct strtab *st)
+{
+	struct entry *e = xmalloc((st->nent + 1) * sizeof *e);
+	memcpy(e, st->ent, st->nent * sizeof *e);
+	st->ent = e;
+	st->capent = st->nent + 1;
+	st->ent_adopted = false;
 }
 
 static uint32_t intern_hashed(struct strtab *st, const void *p, size_t n, uint32_t h)
 {
 	size_t at = 0; /* set by lookup when it finds nothing */
 	uint32_t found = lookup(st, p, n, h, &at);
+	if (!found && at == SIZE_MAX) { /* (the slots made again from the entries) */
+		resize(st, st->nslot);
+		found = lookup(st, p, n, h, &at);
+	}
 	if (found)
 		return found - 1;
 	if (st->nent >= UINT32_MAX - 1)
 		return 0; /* table full: degrade to the empty string, never crash */
+	if (st->ent_adopted)
+		own_entries(st);
 	xgrow(&st->ent, &st->capent, st->nent + 1, sizeof *st->ent);
-	st->ent[st->nent] = (struct entry){store(st, p, n), (uint32_t)n, h};
+	st->ent[st->nent] = (struct entry){(uintptr_t)store(st, p, n), (uint32_t)n, h};
 	st->slot[at] = (uint64_t)h << 32 | (uint32_t)++st->nent;
 	if (st->nent * 2 > st->nslot)
 		rehash(st);
@@ -155,35 +204,14 @@ uint32_t strtab_intern(struct strtab *st, const void *p, size_t n)
 	n = MIN(n, (size_t)UINT32_MAX);
 	uint32_t *r = &st->recent[quick_key(p, n)];
 	if (*r) {
-		const struct entry *e = &st->ent[*r - 1];
-		if (e->len == n && memcmp(e->p, p, n) == 0)
+		uint32_t len;
+		const char *s = text(st, *r - 1, &len);
+		if (len == n && memcmp(s, p, n) == 0)
 			return *r - 1;
 	}
 	uint32_t id = intern_hashed(st, p, n, hash_of(p, &n));
 	*r = id + 1;
 	return id;
-}
-
-#define AHEAD 8 /* strings hashed, their slots fetched, before they are interned */
-
-void strtab_intern_all(struct strtab *st, const char *const *s, const size_t *len, size_t n, uint32_t *id)
-{
-	if (!n)
-		return;
-	resize(st, 2 * (st->nent + n) + 2);
-	uint32_t h[AHEAD];
-	size_t l[AHEAD];
-	for (size_t i = 0; i < n + AHEAD; i++) {
-		if (i >= AHEAD) { /* (string i - AHEAD: its place in h and l is i's next) */
-			size_t k = i - AHEAD;
-			id[k] = intern_hashed(st, s[k], l[k % AHEAD], h[k % AHEAD]);
-		}
-		if (i < n) {
-			l[i % AHEAD] = len[i];
-			h[i % AHEAD] = hash_of(s[i], &l[i % AHEAD]);
-			__builtin_prefetch(&st->slot[h[i % AHEAD] & (st->nslot - 1)]);
-		}
-	}
 }
 
 uint32_t strtab_intern_cstr(struct strtab *st, const char *s) { return strtab_intern(st, s, strlen(s)); }
@@ -192,9 +220,77 @@ const char *strtab_get(const struct strtab *st, uint32_t id, size_t *len)
 {
 	if (id >= st->nent)
 		id = 0;
+	uint32_t n;
+	const char *s = text(st, id, &n);
 	if (len)
-		*len = st->ent[id].len;
-	return st->ent[id].p;
+		*len = n;
+	return s;
 }
 
 uint32_t strtab_count(const struct strtab *st) { return (uint32_t)st->nent; }
+
+/* ---- the saved index ------------------------------------------------------ */
+
+/* Saved: a header (entries, slots, bytes of strings), the entries (each
+ * string's offset among the bytes), the slots, the strings (each
+ * NUL-terminated). */
+struct saved_head {
+	uint64_t nent, nslot, nbytes;
+};
+
+void strtab_save(const struct strtab *st, struct buf *out)
+{
+	struct saved_head h = {st->nent, st->nslot, 0};
+	size_t at = out->len;
+	buf_add(out, &h, sizeof h);
+	for (size_t id = 0; id < st->nent; id++) {
+		struct entry e = {h.nbytes, 0, st->ent[id].hash};
+		text(st, id, &e.len);
+		buf_add(out, &e, sizeof e);
+		h.nbytes += e.len + 1u;
+	}
+	memcpy(out->p + at, &h, sizeof h);
+	buf_add(out, st->slot, st->nslot * sizeof *st->slot);
+	for (size_t id = 0; id < st->nent; id++) {
+		uint32_t len;
+		const char *s = text(st, id, &len);
+		buf_add(out, s, len);
+		buf_addc(out, 0);
+	}
+}
+
+bool strtab_adopt(struct strtab *st, struct bigmem *saved, size_t n)
+{
+	struct saved_head h;
+	if (n < sizeof h)
+		return false;
+	memcpy(&h, saved->p, sizeof h);
+	size_t room = n - sizeof h;
+	if (!h.nent || h.nent >= UINT32_MAX - 1 || h.nslot < 1024 || h.nslot & (h.nslot - 1) || h.nslot / 2 < h.nent ||
+	    h.nslot > room / sizeof *st->slot || h.nent > (room - h.nslot * sizeof *st->slot) / sizeof(struct entry) ||
+	    h.nbytes != room - h.nslot * sizeof *st->slot - h.nent * sizeof(struct entry))
+		return false;
+	const uint8_t *p = (const uint8_t *)saved->p + sizeof h;
+	struct strtab a = {.ent = (struct entry *)p, .nent = h.nent, .slot = (uint64_t *)(p + h.nent * sizeof(struct entry)),
+			   .nslot = h.nslot, .bytes = (const char *)p + h.nent * sizeof(struct entry) + h.nslot * sizeof(uint64_t),
+			   .nadopted = h.nent, .nbytes = h.nbytes};
+	/* what the table holds now (the decoders' open() made it) at the same ids */
+	if (st->nent > a.nent)
+		return false;
+	for (uint32_t id = 0; id < st->nent; id++) {
+		uint32_t la, lb;
+		const char *sa = text(&a, id, &la), *sb = text(st, id, &lb);
+		if (la != lb || memcmp(sa, sb, la))
+			return false;
+	}
+	for (size_t i = 0; i < st->nchunks; i++)
+		free(st->chunks[i]);
+	free(st->chunks);
+	free(st->ent);
+	free(st->slot);
+	*st = a;
+	st->ent_adopted = st->slot_adopted = true;
+	st->saved = *saved;
+	*saved = (struct bigmem){0};
+	return true;
+}

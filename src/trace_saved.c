@@ -14,6 +14,9 @@
 #include "src/trace.h"
 
 #define KEY_VERSION "ttv saved index 1"
+
+enum { PART_POOL, PART_STRINGS }; /* the saved index's parts */
+_Static_assert(SAVED_PARTS == 2, "each part saved");
 /* Smaller traces index in less time than the saved index takes to write. */
 #define SAVE_MIN_BYTES (16ull << 20)
 
@@ -170,18 +173,19 @@ void trace_save(struct trace *t)
 	}
 	if (bytes < least || !trace_key(t, &key))
 		return;
-	struct buf meta = {0};
+	struct buf meta = {0}, strings = {0};
 	if (save_sources(t, &meta)) {
-		model_save(t->m, &meta, (const void *const *)decoders, ndecoders());
+		model_save(t->m, &meta, &strings, (const void *const *)decoders, ndecoders());
 		for (size_t i = 0; i < t->nsrc; i++)
 			save_damage(t->src[i], &meta);
 		for (size_t i = 0; i < t->nin; i++)
 			save_input(t->in[i], &meta);
-		size_t npool;
-		const uint8_t *pool = model_pool(t->m, &npool);
-		saved_write(key, &meta, pool, npool);
+		struct saved_part part[SAVED_PARTS] = {[PART_STRINGS] = {strings.p, strings.len}};
+		part[PART_POOL].p = model_pool(t->m, &part[PART_POOL].n);
+		saved_write(key, &meta, part);
 	}
 	buf_free(&meta);
+	buf_free(&strings);
 }
 
 /* The saved file is this input's, unchanged or grown where it can be
@@ -265,14 +269,20 @@ static bool restore_input(struct input *in, const struct decoder *dec, struct bl
  * that does not hold (the trace is then half made). */
 static bool restore(struct trace *t, struct saved *s, const struct decoder **dec)
 {
-	struct bigmem pool;
+	struct bigmem pool, strings;
 	struct blob *r = &s->meta;
-	if (!saved_map_pool(s, &pool))
+	if (!saved_map_part(s, PART_POOL, &pool))
 		return false;
-	if (!model_restore(t->m, r, &pool, s->npool, t->nsrc, t->nin, (const void *const *)decoders, ndecoders())) {
+	if (!saved_map_part(s, PART_STRINGS, &strings)) {
 		bigmem_free(&pool);
 		return false;
 	}
+	bool ok = model_restore(t->m, r, &pool, s->npart[PART_POOL], &strings, s->npart[PART_STRINGS], t->nsrc, t->nin,
+				(const void *const *)decoders, ndecoders());
+	bigmem_free(&pool); /* (what model_restore did not take over) */
+	bigmem_free(&strings);
+	if (!ok)
+		return false;
 	for (size_t i = 0; i < t->nsrc; i++)
 		if (!restore_damage(t->src[i], r))
 			return false;

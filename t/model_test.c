@@ -1,9 +1,11 @@
 /* Unit tests of the timeline model: ordering across lanes and out-of-order
  * input, seek, span pairing and orphans, late events, long durations, and
  * merging external sequences, overlapping batches; and the hash map the
- * model and decoders share (deletion), the string table's bulk intern. */
+ * model and decoders share (deletion), the string table saved and adopted. */
+#include <stdio.h>
 #include <stdlib.h>
 
+#include "src/bigmem.h"
 #include "src/hmap.h"
 #include "src/model.h"
 #include "src/strtab.h"
@@ -557,19 +559,44 @@ static void test_hmap_del(void)
 	hmap_free(&h);
 }
 
-/* strtab_intern_all: the ids one intern at a time would give (strings
- * already there, repeated, empty, long, with NULs), across its lookahead. */
-static void test_intern_all(void)
+/* A string table saved (strtab_save), mapped from a file as the saved
+ * index maps it, and taken over (strtab_adopt), damaged `flips` bytes past
+ * its header when asked. */
+static struct strtab *adopted(const struct strtab *from, unsigned flips, uint64_t *r)
 {
-	struct strtab *one = strtab_new(), *all = strtab_new();
+	struct buf b = {0};
+	strtab_save(from, &b);
+	for (unsigned i = 0; i < flips; i++)
+		b.p[24 + rng_next_test(r) % (b.len - 24)] ^= (char)(1 + rng_next_test(r) % 255);
+	FILE *f = tmpfile();
+	struct bigmem mem = {0};
+	bool ok = f && fwrite(b.p, 1, b.len, f) == b.len && fflush(f) == 0 &&
+		  bigmem_map_saved(&mem, fileno(f), 0, (b.len + 4095) / 4096 * 4096);
+	struct strtab *st = strtab_new();
+	strtab_intern(st, "there", 5); /* (what the decoders' open() made) */
+	if (!ok || !strtab_adopt(st, &mem, b.len)) {
+		strtab_free(st);
+		st = NULL;
+	}
+	bigmem_free(&mem);
+	if (f)
+		fclose(f);
+	buf_free(&b);
+	return st;
+}
+
+/* strtab_save and strtab_adopt: every string at its id, found again by
+ * interning it (through the adopted slots), new ones added (the adopted
+ * arrays grown); damage inside the arrays never reads outside them. */
+static void test_strtab_saved(void)
+{
+	struct strtab *one = strtab_new();
 	enum { N = 50000 };
-	const char **s = calloc(N, sizeof *s);
+	static char text[N][300];
 	size_t *len = calloc(N, sizeof *len);
 	uint32_t *id = calloc(N, sizeof *id);
-	char (*text)[300] = calloc(N, sizeof *text);
 	uint64_t r = 7;
 	strtab_intern(one, "there", 5);
-	strtab_intern(all, "there", 5);
 	for (size_t i = 0; i < N; i++) {
 		uint64_t x = rng_next_test(&r);
 		len[i] = x % 7 == 0 ? 0 : x % 11 == 0 ? 5 : 1 + x % 299;
@@ -577,19 +604,52 @@ static void test_intern_all(void)
 			text[i][k] = (char)(x % 13 == 0 ? 'a' : x >> (k % 56) & 0xff); /* repeats; NULs */
 		if (len[i] == 5)
 			memcpy(text[i], "there", 5);
-		s[i] = text[i];
+		id[i] = strtab_intern(one, text[i], len[i]);
 	}
-	strtab_intern_all(all, s, len, N, id);
-	bool same = true;
-	for (size_t i = 0; i < N; i++)
-		same &= strtab_intern(one, s[i], len[i]) == id[i];
-	ok(same, "strtab_intern_all: every id as strtab_intern gives it");
-	ok(strtab_count(one) == strtab_count(all), "... and as many strings (%u)", strtab_count(all));
-	strtab_intern_all(all, s, len, 0, id);
-	ok(strtab_count(one) == strtab_count(all), "... none: nothing changes");
-	free(s), free(len), free(id), free(text);
+	struct strtab *st = adopted(one, 0, &r);
+	bool same = st && strtab_count(st) == strtab_count(one);
+	for (uint32_t k = 0; same && k < strtab_count(one); k++) {
+		size_t la, lb;
+		const char *a = strtab_get(one, k, &la), *b = strtab_get(st, k, &lb);
+		same = la == lb && !memcmp(a, b, la) && !b[lb];
+	}
+	ok(same, "strtab adopted: every string at its id, NUL-terminated (%u)", strtab_count(one));
+	same = st != NULL;
+	for (size_t i = 0; same && i < N; i++)
+		same = strtab_intern(st, text[i], len[i]) == id[i];
+	ok(same && strtab_count(st) == strtab_count(one), "... each found again by interning it");
+	uint32_t before = st ? strtab_count(st) : 0;
+	char fresh[32];
+	same = st != NULL;
+	for (int i = 0; same && i < 40000; i++) {
+		snprintf(fresh, sizeof fresh, "fresh %d", i);
+		same = strtab_intern(st, fresh, strlen(fresh)) == before + (uint32_t)i;
+	}
+	size_t l;
+	ok(same && !strcmp(strtab_get(st, before + 39999, &l), "fresh 39999") &&
+		   strtab_intern(st, text[9], len[9]) == id[9],
+	   "... new strings added after them (entries and slots grown)");
+	strtab_free(st);
+	struct strtab *other = strtab_new();
+	strtab_intern(other, "elsewhere", 9);
+	st = adopted(other, 0, &r);
+	ok(!st, "... not over a table whose strings differ at the same ids");
+	strtab_free(other);
+	bool fine = true;
+	for (int k = 0; k < 20; k++) {
+		st = adopted(one, 1 + k % 4, &r);
+		for (uint32_t j = 0; st && j < strtab_count(st); j++) {
+			size_t n;
+			const char *s = strtab_get(st, j, &n);
+			fine &= s[n] == 0;
+		}
+		for (size_t i = 0; st && i < N; i += 7)
+			strtab_intern(st, text[i], len[i]);
+		strtab_free(st);
+	}
+	ok(fine, "... damaged (20 times): strings read inside it, interning goes on (ASan: no read outside)");
+	free(len), free(id);
 	strtab_free(one);
-	strtab_free(all);
 }
 
 /* strtab_intern's cache of recent strings: strings that look alike to it
@@ -621,7 +681,7 @@ static void test_intern_recent(void)
 int main(void)
 {
 	test_hmap_del();
-	test_intern_all();
+	test_strtab_saved();
 	test_intern_recent();
 	test_order();
 	test_overlapping_batches();

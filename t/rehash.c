@@ -1,10 +1,13 @@
 /* A saved index damaged on purpose, for t/saved.t:
  *
  *   rehash FILE OFFSET XOR
+ *   rehash --strings FILE OFFSET XOR
  *
  * xors the byte at OFFSET of its meta with XOR and writes the meta's hash
- * again (t/savedhdr.h); prints the meta's size. */
+ * again (t/savedhdr.h), or (--strings) the byte at OFFSET of its strings
+ * part (no hash covers it); prints the meta's or the part's size. */
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -15,8 +18,10 @@
 
 int main(int argc, char **argv)
 {
-	if (argc != 4) {
-		fprintf(stderr, "usage: rehash FILE OFFSET XOR\n");
+	bool strings = argc == 5 && !strcmp(argv[1], "--strings");
+	argv += strings;
+	if (argc != 4 + strings) {
+		fprintf(stderr, "usage: rehash [--strings] FILE OFFSET XOR\n");
 		return 2;
 	}
 	int fd = open(argv[1], O_RDWR);
@@ -30,7 +35,19 @@ int main(int argc, char **argv)
 		perror("mmap");
 		return 1;
 	}
-	uint64_t n = index_meta(p, (uint64_t)st.st_size), off = strtoull(argv[2], NULL, 0);
+	uint64_t off = strtoull(argv[2], NULL, 0), at, n;
+	if (strings) {
+		n = index_strings(p, (uint64_t)st.st_size, &at);
+		if (off >= n) {
+			fprintf(stderr, "rehash: offset %llu is not in the strings (%llu bytes)\n", (unsigned long long)off,
+				(unsigned long long)n);
+			return 1;
+		}
+		index_damage_strings(p, (uint64_t)st.st_size, off, (uint8_t)strtoul(argv[3], NULL, 0));
+		printf("%llu\n", (unsigned long long)n);
+		return 0;
+	}
+	n = index_meta(p, (uint64_t)st.st_size);
 	if (off >= n || !index_damage(p, (uint64_t)st.st_size, off, (uint8_t)strtoul(argv[3], NULL, 0))) {
 		fprintf(stderr, "rehash: offset %llu is not in the meta (%llu bytes)\n", (unsigned long long)off,
 			(unsigned long long)n);

@@ -189,6 +189,21 @@ for name in $SAVES; do
 		fi
 	done
 	is "$bad" 0 "$name: 160 damaged values that pass the hash: no crash, no sanitizer report, status 0 or 3"
+	# the strings part is no hash's: damage there gives wrong strings at worst
+	cp "$TMP/pristine" "$f"
+	nstr=$("$TBIN/rehash" --strings "$f" 0 0) || exit 1
+	bad=0
+	for off in $(awk -v n="$nstr" 'BEGIN { for (i = 0; i < 60; i++) print int(i * 7919 % n) }'); do
+		cp "$TMP/pristine" "$f"
+		"$TBIN/rehash" --strings "$f" "$off" 0x5a >/dev/null || exit 1
+		"$TTV" --dump --json "$t" >"$TMP/o" 2>"$TMP/e"
+		rc=$?
+		if { [ $rc != 0 ] && [ $rc != 3 ]; } || grep -q 'Sanitizer\|runtime error' "$TMP/e"; then
+			bad=$((bad + 1))
+			echo "# strings offset $off: status $rc: $(head -c 300 "$TMP/e")"
+		fi
+	done
+	is "$bad" 0 "$name: 60 damaged bytes of its strings: no crash, no sanitizer report, status 0 or 3"
 done
 
 # ---- the shared samples (real files) ----

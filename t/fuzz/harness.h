@@ -341,8 +341,12 @@ FZ_FN int fz_saved(const uint8_t *p, size_t n)
 	if (m == MAP_FAILED)
 		fz_die("mmap");
 	const uint8_t *d = sep ? sep + strlen(FZ_SEP) : p + n;
-	for (; d + 5 <= p + n; d += 5)
-		index_damage(m, (uint64_t)st.st_size, ld32le(d), d[4]);
+	for (; d + 5 <= p + n; d += 5) { /* (the offset's top bit: in the strings) */
+		if (ld32le(d) >> 31)
+			index_damage_strings(m, (uint64_t)st.st_size, ld32le(d) & 0x7fffffff, d[4]);
+		else
+			index_damage(m, (uint64_t)st.st_size, ld32le(d), d[4]);
+	}
 	munmap(m, (size_t)st.st_size);
 	close(fd);
 	trace_init(&t);
