@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "src/bigmem.h"
 #include "src/util.h"
 
 #define SPOOL_MIN (1u << 20)
@@ -433,6 +434,22 @@ void input_restart(struct input *in)
 		if (in->spool < 0 || !spool_reserve(in, SPOOL_MIN))
 			in->zerror = msg("cannot create a temporary file in $TMPDIR: %s", strerror(errno));
 	}
+}
+
+void input_adopt(struct input *in, struct bigmem *contents, uint64_t size)
+{
+	if (in->map)
+		munmap((void *)in->map, in->maplen);
+	if (in->spool >= 0)
+		close(in->spool);
+	in->spool = -1;
+	in->map = contents->p;
+	in->maplen = contents->bytes;
+	in->size = MIN(size, (uint64_t)contents->bytes);
+	in->eof = in->sniffed = true;
+	struct stat st;
+	in->raw = fstat(in->fd, &st) == 0 ? (uint64_t)st.st_size : 0; /* (all of it read, as far as --info goes) */
+	*contents = (struct bigmem){0};
 }
 
 const uint8_t *input_bytes(const struct input *in, uint64_t off, uint64_t *avail)

@@ -100,6 +100,12 @@ bool input_copy(const struct input *in, uint64_t off, void *buf, size_t n);
  * window of the file mapped ahead of it and let go of what is behind. */
 void input_scan(struct input *in, uint64_t off);
 
+/* A gzip file's contents read back from a saved index (src/saved.h),
+ * mapped in `contents` (taken over): they stand for its spool, and nothing
+ * more is read from the file. */
+struct bigmem;
+void input_adopt(struct input *in, struct bigmem *contents, uint64_t size);
+
 /* Bytes at offset off (NULL when out of range); *avail = bytes from there. */
 const uint8_t *input_bytes(const struct input *in, uint64_t off, uint64_t *avail);
 

@@ -13,7 +13,7 @@
 
 #define ID_SPAN (64u << 10)
 #define MAGIC "ttv-idx\n"
-#define VERSION 3 /* 2: the meta hashed with hash_big; 3: parts (the strings one) */
+#define VERSION 3 /* 2: the meta hashed with hash_big; 3: parts (strings, gzip inputs) */
 #define BYTE_ORDER_MARK 0x0102030405060708ull
 #define DEFAULT_LIMIT (2ull << 30)
 
@@ -22,9 +22,10 @@ struct header {
 	char magic[8];
 	uint64_t version, order, key;
 	uint64_t nmeta, meta_hash; /* meta follows the header */
+	uint64_t nparts;
 	struct {
 		uint64_t off, n; /* off: a multiple of the page size */
-	} part[SAVED_PARTS];
+	} part[SAVED_MAX_PARTS];
 };
 
 static uint64_t limit = DEFAULT_LIMIT;
@@ -32,31 +33,39 @@ static uint64_t limit = DEFAULT_LIMIT;
 void saved_set_limit(uint64_t bytes) { limit = bytes; }
 uint64_t saved_limit(void) { return limit; }
 
-static uint64_t ends_hash(const uint8_t *map, uint64_t size)
+/* A hash of bytes [0, size) of fd: of their first and last 64 KB (read,
+ * not mapped: a gzip file's own bytes are not). */
+static bool ends_hash(int fd, uint64_t size, uint64_t *hash)
 {
 	uint64_t head = MIN(size, ID_SPAN), tail = MIN(size - head, ID_SPAN);
-	return hash_bytes(map, head) ^ hash_bytes(map + size - tail, tail) * 31;
+	uint8_t *b = xmalloc(2 * ID_SPAN);
+	bool ok = pread(fd, b, head, 0) == (ssize_t)head &&
+		  pread(fd, b + ID_SPAN, tail, (off_t)(size - tail)) == (ssize_t)tail;
+	*hash = hash_bytes(b, head) ^ hash_bytes(b + ID_SPAN, tail) * 31;
+	free(b);
+	return ok;
 }
 
-bool file_id_of(int fd, const uint8_t *map, uint64_t size, struct file_id *id)
+bool file_id_of(int fd, uint64_t size, struct file_id *id)
 {
 	struct stat st;
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || (uint64_t)st.st_size != size)
 		return false;
 	*id = (struct file_id){(uint64_t)st.st_dev, (uint64_t)st.st_ino, size,
-			       (uint64_t)st.st_mtim.tv_sec * 1000000000ull + (uint64_t)st.st_mtim.tv_nsec,
-			       ends_hash(map, size)};
-	return true;
+			       (uint64_t)st.st_mtim.tv_sec * 1000000000ull + (uint64_t)st.st_mtim.tv_nsec, 0};
+	return ends_hash(fd, size, &id->hash);
 }
 
-enum file_fate file_fate(const struct file_id *then, int fd, const uint8_t *map, uint64_t size)
+enum file_fate file_fate(const struct file_id *then, int fd)
 {
+	struct stat st;
 	struct file_id now;
-	if (!file_id_of(fd, map, size, &now) || now.dev != then->dev || now.ino != then->ino)
+	uint64_t hash;
+	if (fstat(fd, &st) || !file_id_of(fd, (uint64_t)st.st_size, &now) || now.dev != then->dev || now.ino != then->ino)
 		return FILE_OTHER;
 	if (!memcmp(&now, then, sizeof now))
 		return FILE_SAME;
-	return size > then->size && ends_hash(map, then->size) == then->hash ? FILE_GREW : FILE_OTHER;
+	return now.size > then->size && ends_hash(fd, then->size, &hash) && hash == then->hash ? FILE_GREW : FILE_OTHER;
 }
 
 static void index_path(struct buf *b, uint64_t key)
@@ -83,9 +92,10 @@ bool saved_open(uint64_t key, struct saved *s)
 		goto fail;
 	uint64_t size = (uint64_t)st.st_size;
 	if (memcmp(h.magic, MAGIC, 8) || h.version != VERSION || h.order != BYTE_ORDER_MARK || h.key != key ||
-	    h.nmeta > size - sizeof h)
+	    h.nmeta > size - sizeof h || h.nparts > SAVED_MAX_PARTS)
 		goto fail;
-	for (unsigned i = 0; i < SAVED_PARTS; i++) {
+	s->nparts = h.nparts;
+	for (unsigned i = 0; i < h.nparts; i++) {
 		if (h.part[i].off % page_size() || h.part[i].off < sizeof h + h.nmeta || h.part[i].off > size ||
 		    h.part[i].n > size - h.part[i].off)
 			goto fail;
@@ -112,8 +122,10 @@ fail:
 
 bool saved_map_part(struct saved *s, unsigned i, struct bigmem *part)
 {
-	size_t page = page_size(), bytes = (s->npart[i] + page - 1) / page * page;
 	*part = (struct bigmem){0};
+	if (i >= s->nparts)
+		return false;
+	size_t page = page_size(), bytes = (s->npart[i] + page - 1) / page * page;
 	return !bytes || bigmem_map_saved(part, s->fd, s->part_off[i], bytes);
 }
 
@@ -151,21 +163,21 @@ static bool write_all(int fd, const void *p, size_t n)
 	return true;
 }
 
-static bool write_index(int fd, uint64_t key, const struct buf *meta, const struct saved_part *part)
+static bool write_index(int fd, uint64_t key, const struct buf *meta, const struct saved_part *part, size_t nparts)
 {
 	size_t page = page_size();
 	struct header h = {.version = VERSION, .order = BYTE_ORDER_MARK, .key = key, .nmeta = meta->len,
-			   .meta_hash = hash_big(meta->p, meta->len)};
+			   .meta_hash = hash_big(meta->p, meta->len), .nparts = nparts};
 	memcpy(h.magic, MAGIC, 8);
 	/* parts are mapped in whole pages: the file holds their last ones whole */
 	uint64_t end = (sizeof h + meta->len + page - 1) / page * page;
-	for (unsigned i = 0; i < SAVED_PARTS; i++) {
+	for (size_t i = 0; i < nparts; i++) {
 		h.part[i].off = end;
 		h.part[i].n = part[i].n;
 		end += (part[i].n + page - 1) / page * page;
 	}
 	bool ok = write_all(fd, &h, sizeof h) && write_all(fd, meta->p, meta->len);
-	for (unsigned i = 0; ok && i < SAVED_PARTS; i++)
+	for (size_t i = 0; ok && i < nparts; i++)
 		ok = lseek(fd, (off_t)h.part[i].off, SEEK_SET) == (off_t)h.part[i].off && write_all(fd, part[i].p, part[i].n);
 	return ok && ftruncate(fd, (off_t)end) == 0;
 }
@@ -213,14 +225,14 @@ static void prune(const char *dir)
 	closedir(d);
 }
 
-bool saved_write(uint64_t key, const struct buf *meta, const struct saved_part part[SAVED_PARTS])
+bool saved_write(uint64_t key, const struct buf *meta, const struct saved_part *part, size_t nparts)
 {
 	struct buf dir = {0}, tmp = {0}, path = {0};
 	bool ok = false;
-	uint64_t bytes = sizeof(struct header) + meta->len + (SAVED_PARTS + 1) * page_size();
-	for (unsigned i = 0; i < SAVED_PARTS; i++)
+	uint64_t bytes = sizeof(struct header) + meta->len + (nparts + 1) * page_size();
+	for (size_t i = 0; i < nparts; i++)
 		bytes += part[i].n;
-	if (!limit || bytes > limit || !cache_dir(&dir))
+	if (!limit || nparts > SAVED_MAX_PARTS || bytes > limit || !cache_dir(&dir))
 		goto out;
 	buf_printf(&tmp, "%s/index-%016llx.XXXXXX", dir.p, (unsigned long long)key);
 	buf_printf(&path, "%s", dir.p);
@@ -228,7 +240,7 @@ bool saved_write(uint64_t key, const struct buf *meta, const struct saved_part p
 	int fd = mkostemp(tmp.p, O_CLOEXEC);
 	if (fd < 0)
 		goto out;
-	ok = write_index(fd, key, meta, part);
+	ok = write_index(fd, key, meta, part, nparts);
 	close(fd);
 	ok = ok && !rename(tmp.p, path.p);
 	if (!ok)

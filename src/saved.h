@@ -26,21 +26,22 @@
 struct file_id {
 	uint64_t dev, ino, size, mtime_ns, hash;
 };
-/* Of an open regular file whose bytes [0, size) are mapped at map. */
-bool file_id_of(int fd, const uint8_t *map, uint64_t size, struct file_id *id);
+/* Of an open regular file of `size` bytes (false when it has not). */
+bool file_id_of(int fd, uint64_t size, struct file_id *id);
 /* What became of a file since its id `then` was taken: the same bytes; the
  * same file with more after them (its first then.size bytes hash as they
  * did); or something else. */
 enum file_fate { FILE_SAME, FILE_GREW, FILE_OTHER };
-enum file_fate file_fate(const struct file_id *then, int fd, const uint8_t *map, uint64_t size);
+enum file_fate file_fate(const struct file_id *then, int fd);
 
 /* The limit on the directory's saved indexes (bytes; 0: save nothing). */
 void saved_set_limit(uint64_t bytes);
 uint64_t saved_limit(void);
 
 /* Arrays saved after the meta, page-aligned: mapped back privately,
- * never read into memory (the events' packed bytes, the strings). */
-#define SAVED_PARTS 2
+ * never read into memory (the events' packed bytes, the strings, the
+ * contents of gzip files). */
+#define SAVED_MAX_PARTS 64
 struct saved_part {
 	const void *p;
 	size_t n;
@@ -51,19 +52,21 @@ struct saved {
 	void *map; /* header and meta */
 	size_t maplen;
 	struct blob meta;
-	uint64_t part_off[SAVED_PARTS], npart[SAVED_PARTS];
+	size_t nparts;
+	uint64_t part_off[SAVED_MAX_PARTS], npart[SAVED_MAX_PARTS];
 };
 
 /* The saved index for `key`, its meta checked; false when there is none
  * (or it is not whole). */
 bool saved_open(uint64_t key, struct saved *s);
-/* Its part i, mapped privately into *part (nothing when it is empty). */
+/* Its part i, mapped privately into *part (nothing when it is empty);
+ * false when it has no part i or it cannot be mapped. */
 bool saved_map_part(struct saved *s, unsigned i, struct bigmem *part);
 void saved_close(struct saved *s);
 /* The index for `key` is no good: remove it. */
 void saved_forget(uint64_t key);
 /* Save meta and parts for `key` (replacing what was there), then keep the
  * directory under the limit.  False when it could not be written. */
-bool saved_write(uint64_t key, const struct buf *meta, const struct saved_part part[SAVED_PARTS]);
+bool saved_write(uint64_t key, const struct buf *meta, const struct saved_part *part, size_t nparts);
 
 #endif

@@ -2,10 +2,10 @@
  * loaded trace, and how a later run that opens the same files takes it
  * back instead of decoding them again.
  *
- * A trace qualifies when every source's files are regular files (not
- * compressed), one or a directory's (dial9 segments), and its decoder
- * can save its state; opened without --align.  Anything else is indexed
- * as always. */
+ * A trace qualifies when every source's files are regular files (a gzip
+ * file's contents are saved: reading it again is inflating it again), one
+ * or a directory's (dial9 segments), and its decoder can save its state;
+ * opened without --align.  Anything else is indexed as always. */
 #include <stdlib.h>
 #include <sys/stat.h>
 
@@ -15,8 +15,8 @@
 
 #define KEY_VERSION "ttv saved index 1"
 
-enum { PART_POOL, PART_STRINGS }; /* the saved index's parts */
-_Static_assert(SAVED_PARTS == 2, "each part saved");
+/* The saved index's parts: then the contents of each gzip input in turn. */
+enum { PART_POOL, PART_STRINGS, PART_GZIP };
 /* Smaller traces index in less time than the saved index takes to write. */
 #define SAVE_MIN_BYTES (16ull << 20)
 
@@ -25,6 +25,14 @@ static size_t ndecoders(void)
 	size_t n = 0;
 	while (decoders[n])
 		n++;
+	return n;
+}
+
+static size_t ngzip(const struct trace *t)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < t->nin; i++)
+		n += t->in[i]->gzip;
 	return n;
 }
 
@@ -39,11 +47,11 @@ static bool qualifies(const struct trace *t)
 			return false;
 		for (size_t k = 0; k < s->ninputs; k++) {
 			const struct input *in = s->inputs[k];
-			if (!in->regular || in->gzip || in->is_stdin)
+			if (!in->regular || in->is_stdin)
 				return false;
 		}
 	}
-	return true;
+	return ngzip(t) <= SAVED_MAX_PARTS - PART_GZIP;
 }
 
 /* The index's name: the sources' absolute paths and how they are read,
@@ -94,16 +102,17 @@ static const char *get_str(struct blob *r, struct buf *b)
 	return buf_str(b);
 }
 
+/* (of a gzip file's own bytes, not of its contents) */
 static bool input_id(const struct input *in, struct file_id *id)
 {
-	return file_id_of(in->fd, in->map, in->size, id);
+	return file_id_of(in->fd, in->gzip ? in->raw : in->size, id);
 }
 
 /* A file that may be read on from here when it grows: all of it decoded,
  * its source without damage, its decoder ready to go on. */
 static bool resumable(const struct source *s, const struct input *in)
 {
-	return !s->ndmg && !s->dmg_dropped && in->consumed == in->size && s->dec->resumable &&
+	return !in->gzip && !s->ndmg && !s->dmg_dropped && in->consumed == in->size && s->dec->resumable &&
 	       s->dec->resumable(in->dstate);
 }
 
@@ -180,9 +189,13 @@ void trace_save(struct trace *t)
 			save_damage(t->src[i], &meta);
 		for (size_t i = 0; i < t->nin; i++)
 			save_input(t->in[i], &meta);
-		struct saved_part part[SAVED_PARTS] = {[PART_STRINGS] = {strings.p, strings.len}};
+		struct saved_part part[SAVED_MAX_PARTS] = {[PART_STRINGS] = {strings.p, strings.len}};
 		part[PART_POOL].p = model_pool(t->m, &part[PART_POOL].n);
-		saved_write(key, &meta, part);
+		size_t nparts = PART_GZIP;
+		for (size_t i = 0; i < t->nin; i++)
+			if (t->in[i]->gzip)
+				part[nparts++] = (struct saved_part){t->in[i]->map, t->in[i]->size};
+		saved_write(key, &meta, part, nparts);
 	}
 	buf_free(&meta);
 	buf_free(&strings);
@@ -199,7 +212,7 @@ static bool same_input(const struct trace *t, const struct input *in, struct blo
 	bool can_grow = get_u64(r) & 1;
 	if (!same || r->bad || n != 1)
 		return false;
-	enum file_fate f = file_fate(memcpy(&then, id, sizeof then), in->fd, in->map, in->size);
+	enum file_fate f = file_fate(memcpy(&then, id, sizeof then), in->fd);
 	/* following, every file may grow from here on */
 	*grew = f == FILE_GREW || (f == FILE_SAME && t->follow);
 	return (f == FILE_SAME && !t->follow) || (*grew && can_grow);
@@ -281,6 +294,11 @@ static bool restore(struct trace *t, struct saved *s, const struct decoder **dec
 				(const void *const *)decoders, ndecoders());
 	bigmem_free(&pool); /* (what model_restore did not take over) */
 	bigmem_free(&strings);
+	for (size_t i = 0, part = PART_GZIP; ok && i < t->nin; i++) {
+		struct bigmem contents;
+		if (t->in[i]->gzip && (ok = saved_map_part(s, (unsigned)part, &contents)))
+			input_adopt(t->in[i], &contents, s->npart[part++]);
+	}
 	if (!ok)
 		return false;
 	for (size_t i = 0; i < t->nsrc; i++)

@@ -1,7 +1,8 @@
 #!/bin/sh
 # The saved index (src/saved.h): a trace opened again is read back from the
 # index its last run saved and shows exactly what indexing it afresh shows
-# (every format, damaged and cut short too; dial9 segment directories); a
+# (every format, damaged and cut short too, gzip-compressed too; dial9
+# segment directories); a
 # changed file is indexed afresh; a damaged index is never trusted;
 # --no-cache, --cache-size and the least recently used order; the viewer
 # on a reopened trace.
@@ -63,7 +64,10 @@ for name in $(formats); do
 		head -c $((size * 2 / 3)) "$t" >"$t.cut"
 		cp "$t" "$t.bad"
 		head -c 200 /dev/urandom | dd of="$t.bad" bs=1 seek=$((size / 2)) conv=notrunc 2>/dev/null
-		variants="$t $t.cut $t.bad"
+		gzip -c "$t" >"$t.gz"
+		gzsize=$(stat -c %s "$t.gz")
+		head -c $((gzsize * 2 / 3)) "$t.gz" >"$t.gzcut" # (the stream cut short: damage)
+		variants="$t $t.cut $t.bad $t.gz $t.gzcut"
 	else
 		variants=$t # (a directory: never saved)
 	fi
@@ -86,6 +90,11 @@ for name in $(formats); do
 		head -c $((size - 5)) "$t" >"$t.grown"
 		tail -c 5 "$t" >"$t.rest"
 		grown "$name cut short" "$t.grown" "$t.rest" false
+		# a gzip file cannot be inflated on from where it was: another
+		# member appended, it is indexed afresh
+		cp "$t.gz" "$t.gzgrown"
+		gzip -c "$t.more" >"$t.more.gz"
+		grown "$name gzip" "$t.gzgrown" "$t.more.gz" false
 	fi
 done
 
@@ -112,7 +121,9 @@ same "dial9 directory with a new segment" "$D"
 gzip -c "$TMP/more.bin" >"$D/trace.4.bin.gz"
 rm -rf "$IDX"
 "$TTV" --info "$D" >/dev/null 2>&1
-is "$(nidx)" 0 "dial9 directory with a compressed segment: no index (for now)"
+is "$(nidx)" 1 "dial9 directory with a compressed segment: its index saved"
+is "$(saved "$D")" true "... reopened from it"
+same "dial9 directory with a compressed segment" "$D"
 # the uploader's tree: a trace (a source) per service, instance and boot
 up=$TMP/tree
 mkdir -p "$up/svc-a/host-1/abcd-11" "$up/svc-b/host-2/efgh-22"

@@ -1,8 +1,8 @@
 /* A saved index damaged on purpose (t/rehash.c, the fuzz harness): the
- * layout src/saved.c writes is an 80-byte header (magic, version, byte
- * order, key, meta bytes at 32, meta hash at 40, then the offset and
- * bytes of each part: the pool's at 48, the strings' at 64; 8 bytes
- * each), then the meta.  index_damage() xors the byte at `off` of
+ * layout src/saved.c writes is a 1080-byte header (magic, version, byte
+ * order, key, meta bytes at 32, meta hash at 40, parts at 48, then the
+ * offset and bytes of each of 64 parts: the pool's at 56, the strings' at
+ * 72; 8 bytes each), then the meta.  index_damage() xors the byte at `off` of
  * the meta (taken modulo its size) and writes the meta's hash again, so the
  * damage passes the hash and reaches the checks of every value read back;
  * index_damage_strings() damages the strings part (src/strtab.c), which
@@ -16,7 +16,7 @@
 
 #include "src/util.h"
 
-#define SAVED_HEADER 80
+#define SAVED_HEADER 1080
 
 /* The meta's size of the index at p[0..size); 0 when it is not one. */
 static inline uint64_t index_meta(const uint8_t *p, uint64_t size)
@@ -35,8 +35,8 @@ static inline uint64_t index_strings(const uint8_t *p, uint64_t size, uint64_t *
 	uint64_t off, n;
 	if (size < SAVED_HEADER)
 		return 0;
-	memcpy(&off, p + 64, 8);
-	memcpy(&n, p + 72, 8);
+	memcpy(&off, p + 72, 8);
+	memcpy(&n, p + 80, 8);
 	*at = off;
 	return off <= size && n <= size - off ? n : 0;
 }
