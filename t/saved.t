@@ -179,42 +179,37 @@ is "$(saved "$P")" true "... and saved whole again"
 cp "$TMP/pristine" "$f"
 printf 'Z' | dd of="$f" bs=1 seek=100 conv=notrunc 2>/dev/null
 is "$(out --dump --json "$P")" "$fresh" "a byte of its meta changed (its hash no longer holds): indexed afresh"
+# damaged N [--strings]: N bytes of the index $f (the saved $TMP/pristine)
+# damaged one at a time, in its meta (the hash written again) or in its
+# strings part: how many runs of trace $t crashed, reported or failed
+damaged() {
+	# shellcheck disable=SC2086 # ($2: none, or --strings)
+	size=$("$TBIN/rehash" ${2-} "$f" 0 0) || exit 1
+	bad=0
+	for off in $(awk -v n="$size" -v k="$1" 'BEGIN { for (i = 0; i < k; i++) print int(i * 7919 % n) }'); do
+		cp "$TMP/pristine" "$f"
+		"$TBIN/rehash" ${2-} "$f" "$off" 0x5a >/dev/null || exit 1
+		"$TTV" --dump --json "$t" >"$TMP/o" 2>"$TMP/e"
+		rc=$?
+		if { [ $rc != 0 ] && [ $rc != 3 ]; } || grep -q 'Sanitizer\|runtime error' "$TMP/e"; then
+			bad=$((bad + 1))
+			echo "# ${2-} offset $off: status $rc: $(head -c 300 "$TMP/e")" >&2
+		fi
+	done
+	cp "$TMP/pristine" "$f"
+	echo "$bad"
+}
 # Damage that passes the hash reaches the checks of each value read back:
 # whatever it makes of the index, ttv neither crashes nor reads outside it.
+# The strings part is no hash's: damage there gives wrong strings at worst.
 for name in $SAVES; do
 	t=$TMP/$name.trace
 	rm -rf "$IDX"
 	"$TTV" --info "$t" >/dev/null
 	f=$(find "$IDX" -name 'index-*' -type f)
 	cp "$f" "$TMP/pristine"
-	nmeta=$("$TBIN/rehash" "$f" 0 0) || exit 1
-	bad=0
-	for off in $(awk -v n="$nmeta" 'BEGIN { for (i = 0; i < 160; i++) print int(i * 7919 % n) }'); do
-		cp "$TMP/pristine" "$f"
-		"$TBIN/rehash" "$f" "$off" 0x5a >/dev/null || exit 1
-		"$TTV" --dump --json "$t" >"$TMP/o" 2>"$TMP/e"
-		rc=$?
-		if { [ $rc != 0 ] && [ $rc != 3 ]; } || grep -q 'Sanitizer\|runtime error' "$TMP/e"; then
-			bad=$((bad + 1))
-			echo "# offset $off: status $rc: $(head -c 300 "$TMP/e")"
-		fi
-	done
-	is "$bad" 0 "$name: 160 damaged values that pass the hash: no crash, no sanitizer report, status 0 or 3"
-	# the strings part is no hash's: damage there gives wrong strings at worst
-	cp "$TMP/pristine" "$f"
-	nstr=$("$TBIN/rehash" --strings "$f" 0 0) || exit 1
-	bad=0
-	for off in $(awk -v n="$nstr" 'BEGIN { for (i = 0; i < 60; i++) print int(i * 7919 % n) }'); do
-		cp "$TMP/pristine" "$f"
-		"$TBIN/rehash" --strings "$f" "$off" 0x5a >/dev/null || exit 1
-		"$TTV" --dump --json "$t" >"$TMP/o" 2>"$TMP/e"
-		rc=$?
-		if { [ $rc != 0 ] && [ $rc != 3 ]; } || grep -q 'Sanitizer\|runtime error' "$TMP/e"; then
-			bad=$((bad + 1))
-			echo "# strings offset $off: status $rc: $(head -c 300 "$TMP/e")"
-		fi
-	done
-	is "$bad" 0 "$name: 60 damaged bytes of its strings: no crash, no sanitizer report, status 0 or 3"
+	is "$(damaged 160)" 0 "$name: 160 damaged values that pass the hash: no crash, no sanitizer report, status 0 or 3"
+	is "$(damaged 60 --strings)" 0 "$name: 60 damaged bytes of its strings: the same"
 done
 
 # ---- the shared samples (real files) ----
