@@ -1495,12 +1495,12 @@ static bool restore_streams(struct sc *sc, struct blob *r)
 	uint64_t n = get_below(r, (uint64_t)(r->end - r->p) / sizeof(struct stream) + 1);
 	sc->s = xcalloc(n, sizeof *sc->s);
 	sc->caps = n;
-	for (; sc->ns < n && !r->bad; sc->ns++) {
+	while (sc->ns < n && !r->bad) {
 		size_t one, nl;
 		const void *p = get_array(r, &one, sizeof *sc->s);
 		if (one != 1)
 			return false;
-		struct stream *s = &sc->s[sc->ns];
+		struct stream *s = &sc->s[sc->ns++]; /* (counted now: what it holds is freed with the rest) */
 		memcpy(s, p, sizeof *s);
 		bool *flags[] = {&s->be, &s->seg16, &s->has_ref, &s->ref_from_record, &s->x86, &s->child, &s->first,
 				 &s->after_filler, &s->errno_seen};
