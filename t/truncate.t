@@ -50,5 +50,17 @@ strpool 1=main
 event id=4 ts=0 addr=0x5555550000 size=64 symbol_name=1 inline_depth=0
 SPEC
 tap_run "$TBIN/cut_test" --format dial9 --from 1 "$TMP/small.d9"
+# fed a few bytes at a time: a frame cut by a feed's end (a schema frame
+# with its type_id cut, one or two bytes in) waits for the rest
+for s in 1 2 3 5; do tap_run "$TBIN/cut_test" --format dial9 --slice $s "$TMP/small.d9"; done
+# cut one or two bytes into a schema frame (its type_id not all there): the
+# frame is reported cut short, never read past the end as a schema
+printf 'header\nschema id=1 name=X fields=a:varint\nevent id=1 ts=5 a=1\n' | "$TBIN/d9write" "$TMP/s.d9" || exit 1
+for c in 6 7; do
+	head -c $c "$TMP/s.d9" >"$TMP/cut.d9"
+	"$TTV" --format dial9 --dump "$TMP/cut.d9" >/dev/null 2>"$TMP/e"
+	is "$? $(cat "$TMP/e")" "3 ttv: $TMP/cut.d9: offset 5: truncated frame: the data ends inside this schema frame" \
+		"dial9 cut $((c - 5)) byte(s) into a schema frame: reported cut short"
+done
 tap_run "$TBIN/cut_test" --to 200 "$TMP/small.d9"
 done_testing

@@ -470,6 +470,8 @@ static size_t schema_frame(struct d9 *d, const uint8_t *f, const uint8_t *e, uin
 {
 	const uint8_t *p;
 	unsigned fi;
+	if (left(f, e) < 3) /* (its type_id not all here: schema_body would start past e) */
+		return FRAME_TORN;
 	int r = schema_body(f + 3, e, &p, &fi);
 	if (r == V_TORN)
 		return FRAME_TORN;
