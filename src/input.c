@@ -337,8 +337,8 @@ void input_prefetch(struct input *in, uint64_t off, uint64_t len)
 
 bool input_copy(const struct input *in, uint64_t off, void *buf, size_t n)
 {
-	if (!in->regular || in->spool >= 0 || in->fd < 0 || off > in->size || n > in->size - off)
-		return false;
+	if (!in->regular || in->gzip || in->spool >= 0 || in->fd < 0 || off > in->size || n > in->size - off)
+		return false; /* (a gzip file's contents are not its bytes) */
 	for (size_t done = 0; done < n;) {
 		ssize_t r = pread(in->fd, (uint8_t *)buf + done, n - done, (off_t)(off + done));
 		if (r < 0 && errno == EINTR)

@@ -92,8 +92,8 @@ void input_prefetch(struct input *in, uint64_t off, uint64_t len);
  * to read them once from start to end (the loader's pass): cheaper than
  * mapping them, because pages mapped and released again cost the kernel
  * page-table work and, with other threads running, every core's TLB.
- * False when the input is not such a file or the read falls short (then
- * use the mapping). */
+ * False when the input is not such a file (a spooled pipe, a gzip file's
+ * contents) or the read falls short (then use the mapping). */
 bool input_copy(const struct input *in, uint64_t off, void *buf, size_t n);
 
 /* A long scan is reading around offset off (mostly forwards): keep a
