@@ -1457,8 +1457,8 @@ void model_save(const struct model *m, struct buf *out, struct buf *strings, con
 
 /* Lanes and types are made again as their first run made them, each one
  * checked to get the id it had: what the decoders' open() made before
- * (the same, in the same order) is found, the rest added. */
-/* (the stacks' positions are checked once the events are there) */
+ * (the same, in the same order) is found, the rest added.  (The stacks'
+ * positions are checked once the events are there.) */
 static bool restore_lanes(struct model *m, struct blob *r, uint64_t nsources)
 {
 	uint64_t n = get_below(r, MAX_LANES - 1);
