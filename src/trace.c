@@ -301,8 +301,15 @@ static void step_input(struct trace *t, struct input *in, bool wait)
 	if (!used && !in->done && n < avail) {
 		/* A record larger than a slice: hand over everything there is. */
 		last = final;
+		n = avail;
 		p = in->map ? in->map + in->consumed : NULL;
 		used = in->dec->feed(in->dstate, p, (size_t)avail, in->consumed, last);
+	}
+	if (used > n) {
+		/* A decoder bug: never trust bytes it did not see (the fuzz harness aborts on this). */
+		dec_fatal(in, in->consumed, INTERNAL_ERROR ": the %s decoder took %zu bytes of the %llu it was given",
+			  in->dec->name, used, (unsigned long long)n);
+		used = 0;
 	}
 	if (p != t->chunk) {
 		/* Back off a little: fault-around maps pages on both sides of a fault. */
@@ -1159,6 +1166,15 @@ void dec_damage(struct input *in, uint64_t off, const char *fmt, ...)
 	vdamage(in->src, in->path, true, off, false, fmt, ap);
 	va_end(ap);
 	place_damage(in, before);
+}
+
+const char *trace_internal_error(const struct trace *t)
+{
+	for (size_t i = 0; i < t->nsrc; i++)
+		for (size_t j = 0; j < t->src[i]->ndmg; j++)
+			if (!strncmp(t->src[i]->dmg[j].msg, INTERNAL_ERROR, strlen(INTERNAL_ERROR)))
+				return t->src[i]->dmg[j].msg;
+	return NULL;
 }
 
 void dec_fatal(struct input *in, uint64_t off, const char *fmt, ...)

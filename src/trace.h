@@ -148,6 +148,10 @@ bool trace_span_ids(struct trace *t, const struct event *e, uint64_t *id, uint64
 bool trace_record_back(struct trace *t, uint32_t input, uint64_t off, uint64_t *pos);
 /* A source's format (NULL: none known) and its title; its findings for
  * --info (false: its decoder has none). */
+/* The first damage that is a decoder's bug (it took more bytes than it
+ * was given), or NULL: tests and the fuzz harness fail on it. */
+#define INTERNAL_ERROR "internal error"
+const char *trace_internal_error(const struct trace *t);
 const char *trace_source_format(const struct source *s, const char **title);
 bool trace_source_info(const struct source *s, struct fsink *out);
 /* Every decoder in use can decode on two threads at once; settle() them

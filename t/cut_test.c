@@ -9,8 +9,12 @@
  * each decodes (within 10 s) to clean or damaged, with every record that
  * lies wholly before the first damaged byte still listed, unchanged.
  *
- * --slice S hands the decoder at most S bytes per call for the cuts (the
- * full decode uses the default), so resuming mid-record is checked too.
+ * --slice S hands the decoder at most S bytes per call for the cuts and
+ * the damaged copies (the full decode uses the default), so resuming
+ * mid-record is checked too.
+ *
+ * A decoder that takes more bytes than it was given (the loader's
+ * "internal error") aborts the run, as a crash would.
  *
  * --gzip cuts and damages the gzip-compressed form of FILE instead: what
  * lies "before the cut or the damage" is then what zlib itself inflates
@@ -65,6 +69,11 @@ static struct rec *decode(const char *path, const char *format, size_t slice, si
 		t.slice = slice;
 	trace_open(&t, path);
 	trace_load_all(&t);
+	const char *bug = trace_internal_error(&t);
+	if (bug) {
+		fprintf(stderr, "%s\n", bug);
+		abort();
+	}
 	*n = model_count(t.m);
 	struct rec *r = xcalloc(*n + 1, sizeof *r);
 	struct event e;
@@ -195,8 +204,8 @@ static size_t damage(const struct buf *data, struct buf *out, int *kind)
 
 /* Damage copies of data; raw: what they decode from (data itself, or what
  * data inflates to with --gzip). */
-static void damage_sweep(const char *format, const struct buf *data, const struct buf *raw, const struct rec *full,
-			 size_t nfull, uint64_t count)
+static void damage_sweep(const char *format, size_t slice, const struct buf *data, const struct buf *raw,
+			 const struct rec *full, size_t nfull, uint64_t count)
 {
 	static const char *const kinds[] = {"bit flips", "overwritten run", "inserted garbage", "deleted run"};
 	char tmp[] = "/tmp/ttv-damage-XXXXXX";
@@ -222,7 +231,7 @@ static void damage_sweep(const char *format, const struct buf *data, const struc
 		size_t n;
 		bool dmg, rd;
 		alarm(10);
-		struct rec *r = decode(tmp, format, 0, &n, &dmg, &rd);
+		struct rec *r = decode(tmp, format, slice, &n, &dmg, &rd);
 		alarm(0);
 		dmg_seen += dmg;
 		/* nothing readable is the truth only when nothing lies before the damage */
@@ -305,7 +314,7 @@ int main(int argc, char **argv)
 	struct rec *full = decode(path, format, 0, &nfull, &damaged, &readable);
 	ok(readable && !damaged && nfull > 0, "%s decodes cleanly in full (%zu events)", path, nfull);
 	if (ndamage) {
-		damage_sweep(format, &data, gz ? &raw : &data, full, nfull, ndamage);
+		damage_sweep(format, (size_t)slice, &data, gz ? &raw : &data, full, nfull, ndamage);
 		free(full);
 		if (gz)
 			buf_free(&raw);

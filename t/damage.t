@@ -6,8 +6,9 @@
 # unchanged.
 # Gzip copies too (--gzip): every cut of the compressed stream and damaged
 # copies of it, where what lies before the damage is what zlib inflates
-# unchanged.  Truncation at every offset is t/truncate.t and the per-format
-# tests.
+# unchanged.  Copies fed a few bytes at a time too (--slice).  A decoder
+# taking more bytes than it was given fails the run.  Truncation at every
+# offset is t/truncate.t and the per-format tests.
 . "$(dirname "$0")/lib.sh"
 
 # every format's shared sample (t/formats), as it is and gzip-compressed
@@ -18,6 +19,8 @@ for fmt in $(formats); do
 	tap_run "$TBIN/cut_test" --format "$fmt" --damage 400 --seed "$seed" "$s"
 	tap_run "$TBIN/cut_test" --gzip --format "$fmt" --step 3 "$s"
 	tap_run "$TBIN/cut_test" --gzip --format "$fmt" --damage 300 --seed "$((seed + 1))" "$s"
+	# fed 7 bytes at a time: damage met mid-record, at a feed's end
+	tap_run "$TBIN/cut_test" --format "$fmt" --damage 60 --slice 7 --seed "$((seed + 2))" "$s"
 done
 
 # podtrace: every version, hostile strings

@@ -179,6 +179,11 @@ FZ_FN struct fz_rec *fz_load(const char *path, const char *format, size_t slice,
 		t.slice = slice;
 	trace_open(&t, path);
 	trace_load_all(&t);
+	const char *bug = trace_internal_error(&t);
+	if (bug) {
+		fprintf(stderr, "fuzz: %s\n", bug);
+		abort();
+	}
 	if (consume)
 		fz_consume(&t);
 	*n = model_count(t.m);
