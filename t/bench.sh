@@ -310,18 +310,25 @@ echo "filter: TTV_SCRIPT, Enter on the filter prompt until the screen is drawn, 
 echo "load in the viewer: TTV_SCRIPT \"q\", the whole run (its 15 ms loading steps, then q)."
 echo
 
-# reopen NAME FILE: `ttv --info FILE` and the viewer's first screen, FILE
-# reopened from the index the run before saved.
-reopen() {
-	name=$1 file=$2
-	"$TTV_SAVED" --info "$file" >/dev/null 2>&1 || true
+# info_row NAME TTV FILE: `TTV --info FILE` RUNS times, one row.
+info_row() {
 	: >"$TMP_R"
 	i=0
 	while [ $i -lt "$RUNS" ]; do
-		time_cmd "$TMP_R" "$TTV_SAVED" --info "$file"
+		time_cmd "$TMP_R" "$2" --info "$3"
 		i=$((i + 1))
 	done
-	msrow "reopen, --info, $name" $(awk '{ printf "%.0f\n", $1 * 1e9 }' "$TMP_R" | stats3)
+	msrow "$1" $(awk '{ printf "%.0f\n", $1 * 1e9 }' "$TMP_R" | stats3)
+}
+
+# reopen NAME FILE [afresh]: `ttv --info FILE` and the viewer's first screen,
+# FILE reopened from the index the run before saved; with "afresh", its
+# --info without the saved index first.
+reopen() {
+	name=$1 file=$2
+	[ "${3-}" != afresh ] || info_row "afresh, --info, $name" "$TTV" "$file"
+	"$TTV_SAVED" --info "$file" >/dev/null 2>&1 || true
+	info_row "reopen, --info, $name" "$TTV_SAVED" "$file"
 	ttv_fresh=$TTV TTV=$TTV_SAVED
 	first_screen "reopen, $name" "$file"
 	TTV=$ttv_fresh
@@ -331,7 +338,7 @@ reopen "podtrace 30M" "$PT"
 reopen "dial9 100M" "$D9H"
 D9GZ=$DIR/dial9-30M.bin.gz
 [ -s "$D9GZ" ] || gzip -1 -c "$D9" >"$D9GZ"
-reopen "dial9 30M, gzip" "$D9GZ"
+reopen "dial9 30M, gzip" "$D9GZ" afresh
 echo "reopen: ttv FILE again, the index saved by the run before read back (src/saved.h);"
 echo "a gzip file's index holds its inflated contents."
 echo
