@@ -1385,7 +1385,7 @@ bool model_span(const struct model *m, int64_t *first, int64_t *last)
 bool model_savable(struct model *m)
 {
 	finish_commit(m);
-	return m->nseqs == 1 && !m->npend;
+	return !m->npend;
 }
 
 const uint8_t *model_pool(const struct model *m, size_t *n)
@@ -1437,6 +1437,7 @@ void model_save(const struct model *m, struct buf *out, struct buf *strings, con
 		size_t nowners)
 {
 	strtab_save(m->st, strings);
+	put_u64(out, m->nseqs);
 	save_lanes(m, out);
 	save_types(m, out, owners, nowners);
 	put_u64(out, m->raw_names.n);
@@ -1470,6 +1471,7 @@ static bool restore_lanes(struct model *m, struct blob *r, uint64_t nsources)
 		if (r->bad || model_lane(m, source, key, name) != id)
 			return false;
 		struct lane *l = &m->lanes[id];
+		l->name = name; /* (renamed after open() made it) */
 		l->count = get_u64(r);
 		l->first = get_i64(r);
 		l->last = get_i64(r);
@@ -1536,7 +1538,8 @@ static bool restore_snaps(struct model *m, struct blob *r, uint64_t nev)
 bool model_restore(struct model *m, struct blob *r, struct bigmem *pool, size_t npool, struct bigmem *strings,
 		   size_t nstrings, uint64_t nsources, uint64_t ninputs, const void *const *owners, size_t nowners)
 {
-	if (!strtab_adopt(m->st, strings, nstrings) || !restore_lanes(m, r, nsources) ||
+	/* (sequences: their decoders' open() registered them again) */
+	if (!strtab_adopt(m->st, strings, nstrings) || get_u64(r) != m->nseqs || !restore_lanes(m, r, nsources) ||
 	    !restore_types(m, r, owners, nowners))
 		return false;
 	uint64_t nraw = get_below(r, UINT32_MAX);
@@ -1564,6 +1567,7 @@ bool model_restore(struct model *m, struct blob *r, struct bigmem *pool, size_t 
 				return false;
 	if (!restore_snaps(m, r, n))
 		return false;
+	m->cur[0].valid = m->cur[1].valid = false;
 	m->changed_from = 0;
 	m->generation++;
 	return true;

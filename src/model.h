@@ -210,7 +210,9 @@ uint64_t model_serial(const struct model *m);
 uint64_t model_take_changed(struct model *m);
 
 /* The saved index (src/saved.h).  model_savable(): the model can be saved
- * (everything committed, no sequences).  model_save() writes all but the
+ * (everything committed).  Sequences are not saved: the decoders that
+ * registered them do so again when they open the same files, in the same
+ * order, and restore what they hold.  model_save() writes all but the
  * events' pool, whose bytes model_pool() gives, and the strings, written
  * apart into `strings` (strtab_save); types name their owner by its index
  * in owners[].  model_restore() reads it back into a model that holds only

@@ -4,8 +4,9 @@
  *
  * A trace qualifies when every source's files are regular files (a gzip
  * file's contents are saved: reading it again is inflating it again), one
- * or a directory's (dial9 segments), and its decoder can save its state;
- * opened without --align.  Anything else is indexed as always. */
+ * or a directory's (dial9 segments, an ATF session), and its decoder can
+ * save its state; opened without --align.  Anything else is indexed as
+ * always. */
 #include <stdlib.h>
 #include <sys/stat.h>
 
@@ -36,6 +37,14 @@ static size_t ngzip(const struct trace *t)
 	return n;
 }
 
+/* A file whose decoder brought others beside it (an ATF index.atf, its
+ * detail.atf): its files are known only once it is opened, so its index
+ * could not be told to be the same before. */
+static bool brought_others(const struct source *s)
+{
+	return s->ninputs > 1 && s->given && !strcmp(s->inputs[0]->path, s->given);
+}
+
 /* Every source regular files, its decoder (when known) one that saves. */
 static bool qualifies(const struct trace *t)
 {
@@ -43,7 +52,8 @@ static bool qualifies(const struct trace *t)
 		return false;
 	for (size_t i = 0; i < t->nsrc; i++) {
 		const struct source *s = t->src[i];
-		if (s->error || !s->ninputs || s->live || (s->dec && (!s->dec->save || !s->dec->restore)))
+		if (s->error || !s->ninputs || s->live || (s->dec && (!s->dec->save || !s->dec->restore)) ||
+		    brought_others(s))
 			return false;
 		for (size_t k = 0; k < s->ninputs; k++) {
 			const struct input *in = s->inputs[k];

@@ -339,6 +339,7 @@ reopen "dial9 100M" "$D9H"
 D9GZ=$DIR/dial9-30M.bin.gz
 [ -s "$D9GZ" ] || gzip -1 -c "$D9" >"$D9GZ"
 reopen "dial9 30M, gzip" "$D9GZ" afresh
+reopen "atf 1 GB" "$ATF" afresh
 echo "reopen: ttv FILE again, the index saved by the run before read back (src/saved.h);"
 echo "a gzip file's index holds its inflated contents."
 echo

@@ -2,14 +2,14 @@
 # The saved index (src/saved.h): a trace opened again is read back from the
 # index its last run saved and shows exactly what indexing it afresh shows
 # (every format, damaged and cut short too, gzip-compressed too; dial9
-# segment directories); a
+# segment directories, ATF sessions); a
 # changed file is indexed afresh; a damaged index is never trusted;
 # --no-cache, --cache-size and the least recently used order; the viewer
 # on a reopened trace.
 . "$(dirname "$0")/lib.sh"
 
 export TTV_SAVE_MIN=0 # (small fixtures are saved too)
-SAVES="dial9 htdump podtrace syscall" # the formats that save their index so far
+SAVES="atf dial9 htdump podtrace syscall" # the formats that save their index
 IDX=$XDG_CACHE_HOME/ttv
 nidx() { find "$IDX" -name 'index-*' -type f 2>/dev/null | wc -l | tr -d ' '; }
 saved() { "$TTV" "$@" --info --json 2>/dev/null | grep -o '"saved":[a-z]*' | cut -d: -f2; }
@@ -68,14 +68,21 @@ for name in $(formats); do
 		gzsize=$(stat -c %s "$t.gz")
 		head -c $((gzsize * 2 / 3)) "$t.gz" >"$t.gzcut" # (the stream cut short: damage)
 		variants="$t $t.cut $t.bad $t.gz $t.gzcut"
-	else
-		variants=$t # (a directory: never saved)
+	else # a directory (ATF): its data files cut short, or damaged
+		parts=$(format_field "$name" parts)
+		cp -r "$t" "$t.cut"
+		cp -r "$t" "$t.bad"
+		for f in $(find "$t.cut" -name "$parts" -type f); do truncate -s $(($(stat -c %s "$f") * 2 / 3)) "$f"; done
+		for f in $(find "$t.bad" -name "$parts" -type f); do
+			head -c 200 /dev/urandom | dd of="$f" bs=1 seek=$(($(stat -c %s "$f") / 2)) conv=notrunc 2>/dev/null
+		done
+		variants="$t $t.cut $t.bad"
 	fi
 	for v in $variants; do
 		rm -rf "$IDX"
 		sum=$(find "$v" -type f -exec cksum {} + | sort)
 		"$TTV" --info "$v" >/dev/null 2>&1
-		if saves "$name" && [ -f "$t" ]; then want=true n=1; else want=false n=0; fi
+		if saves "$name"; then want=true n=1; else want=false n=0; fi
 		is "$(nidx)" "$n" "$name ${v#"$t"}: $n index saved"
 		is "$(saved "$v")" "$want" "$name ${v#"$t"}: reopened from it: $want"
 		same "$name ${v#"$t"}" "$v"
@@ -95,6 +102,12 @@ for name in $(formats); do
 		cp "$t.gz" "$t.gzgrown"
 		gzip -c "$t.more" >"$t.more.gz"
 		grown "$name gzip" "$t.gzgrown" "$t.more.gz" false
+	elif saves "$name"; then
+		# a session is not read on: a data file that grew, afresh
+		cp -r "$t" "$t.grown"
+		f=$(find "$t.grown" -name "$(format_field "$name" parts)" -type f | sort | tail -1)
+		head -c 4096 "$f" >"$t.more"
+		grown "$name, a file of its directory" "$f" "$t.more" false "$t.grown"
 	fi
 done
 
@@ -217,9 +230,20 @@ for name in $SAVES; do
 	s=$(sample "$name") || exit 1
 	rm -rf "$IDX"
 	"$TTV" --info "$s" >/dev/null 2>&1
+	if [ "$name" = atf ]; then # an index.atf opened by itself brings its detail.atf: never saved
+		is "$(nidx)" 0 "$name sample, a file of a session: no index saved"
+		s=$(dirname "$(dirname "$s")")
+		"$TTV" --info "$s" >/dev/null 2>&1
+	fi
 	is "$(saved "$s")" true "$name sample: reopened from its index"
 	same "$name sample" "$s"
 done
+# a session a crash left half-written
+s=$SAMPLES/atf/crash_sigkill
+rm -rf "$IDX"
+"$TTV" --info "$s" >/dev/null 2>&1
+is "$(saved "$s")" true "atf crash sample: reopened from its index"
+same "atf crash sample" "$s"
 
 # ---- the limit: least recently used first ----
 rm -rf "$IDX"

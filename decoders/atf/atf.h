@@ -287,6 +287,10 @@ bool atf_record_back(void *st, uint64_t off, uint64_t *pos);
 /* info.c: --info: the recovery report of each thread */
 void atf_info(struct source *src, struct fsink *out);
 
+/* saved.c: the saved index: what feeding made, kept and read back */
+void atf_save(void *st, struct buf *out);
+bool atf_restore(void *st, struct blob *r);
+
 static inline const uint8_t *drec(const struct det *d, uint64_t k) { return d->in->map + atf_det_off(d, k); }
 
 static inline const uint8_t *irec(const struct idx *x, uint64_t r) { return x->in->map + x->E + REC * r; }

@@ -530,6 +530,8 @@ const struct decoder atf_decoder = {
 	.linked = atf_linked,
 	.record_fields = atf_record_fields,
 	.record_back = atf_record_back,
+	.save = atf_save,
+	.restore = atf_restore,
 	.info = atf_info,
 	.close = atf_close,
 };
