@@ -31,7 +31,7 @@ _ttv()
 	local cur prev
 	cur=${COMP_WORDS[COMP_CWORD]}
 	prev=${COMP_WORDS[COMP_CWORD-1]}
-	local opts="--dump --json --info --stats --export --follow -f --no-follow
+	local opts="--dump --json --info --stats --report --sort --export --follow -f --no-follow
 		--filter -e --format --keymap --theme --time --align --memory --no-cache --cache-size --help -h --version -V"
 
 	case $prev in
@@ -53,7 +53,11 @@ _ttv()
 		return
 		;;
 	--export)
-		COMPREPLY=($(compgen -W "chrome" -- "$cur"))
+		COMPREPLY=($(compgen -W "chrome folded" -- "$cur"))
+		return
+		;;
+	--sort)
+		COMPREPLY=($(compgen -W "total self calls min max mean name" -- "$cur"))
 		return
 		;;
 	-e|--filter)

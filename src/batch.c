@@ -102,7 +102,12 @@ void event_json_members(struct trace *t, const struct event *e, struct buf *b)
 	buf_adds(b, ",\"file\":");
 	const char *path = e->input < t->nin ? t->in[e->input]->path : "";
 	esc_json(b, path, strlen(path));
-	buf_printf(b, ",\"offset\":%llu,\"fields\":", (unsigned long long)e->off);
+	buf_printf(b, ",\"offset\":%llu", (unsigned long long)e->off);
+	if (e->name) { /* (what views name it by: a function, a label, a target) */
+		buf_adds(b, ",\"name\":");
+		json_sid(b, m, e->name);
+	}
+	buf_adds(b, ",\"fields\":");
 	struct json_sink js;
 	json_sink_begin(&js, b);
 	trace_event_fields(t, e, &js.s);

@@ -7,7 +7,7 @@
 
 #include "src/util.h"
 
-enum mode { MODE_VIEW, MODE_DUMP, MODE_INFO, MODE_STATS, MODE_EXPORT };
+enum mode { MODE_VIEW, MODE_DUMP, MODE_INFO, MODE_STATS, MODE_REPORT, MODE_EXPORT };
 
 struct cli {
 	enum mode mode;
@@ -17,6 +17,7 @@ struct cli {
 	size_t nfilters, capfilters;
 	const char *format, *keymap, *theme;
 	const char *export_format; /* --export FORMAT */
+	const char *sort;          /* --sort KEY (--report) */
 	char **paths;
 	size_t npaths;
 	/* the config file: what it set (the command line overrides it) and

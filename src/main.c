@@ -10,6 +10,7 @@
 #include "src/cli.h"
 #include "src/esc.h"
 #include "src/export.h"
+#include "src/report.h"
 #include "src/saved.h"
 #include "ui/ui.h"
 
@@ -26,8 +27,12 @@ static void usage(FILE *f)
 		"       ttv --dump [--json] PATH...      every event, one per line, in time order\n"
 		"       ttv --info [--json] PATH...      format, lanes, counts, time span, damage\n"
 		"       ttv --stats [--json] PATH...     counts per type and lane, span durations\n"
+		"       ttv --report [--json] PATH...    per name: total, self, calls, min, max\n"
 		"       ttv --export chrome PATH...      Chrome trace events (for Perfetto)\n"
+		"       ttv --export folded PATH...      call paths by self time (flame graphs)\n"
 		"\n"
+		"      --sort KEY        --report's order: total (default), self, calls, min,\n"
+		"                        max, mean or name\n"
 		"  -f, --follow          keep reading as the files grow (with --dump: print\n"
 		"                        each event as it arrives, like tail -f)\n"
 		"      --no-follow       do not follow (overrides follow = yes in the config)\n"
@@ -69,12 +74,14 @@ static int usage_error(const char *fmt, const char *arg)
 int cli_parse(struct cli *c, int argc, char **argv)
 {
 	enum { O_DUMP = 256, O_JSON, O_INFO, O_STATS, O_EXPORT, O_FORMAT, O_KEYMAP, O_THEME, O_TIME, O_ALIGN,
-	       O_NOFOLLOW, O_MEMORY, O_NOCACHE, O_CACHESIZE };
+	       O_NOFOLLOW, O_MEMORY, O_NOCACHE, O_CACHESIZE, O_REPORT, O_SORT };
 	static const struct option opts[] = {
 		{"dump", no_argument, NULL, O_DUMP},
 		{"json", no_argument, NULL, O_JSON},
 		{"info", no_argument, NULL, O_INFO},
 		{"stats", no_argument, NULL, O_STATS},
+		{"report", no_argument, NULL, O_REPORT},
+		{"sort", required_argument, NULL, O_SORT},
 		{"export", required_argument, NULL, O_EXPORT},
 		{"follow", no_argument, NULL, 'f'},
 		{"no-follow", no_argument, NULL, O_NOFOLLOW},
@@ -102,15 +109,26 @@ int cli_parse(struct cli *c, int argc, char **argv)
 		case O_DUMP:
 		case O_INFO:
 		case O_STATS:
+		case O_REPORT:
 		case O_EXPORT:
 			if (c->mode != MODE_VIEW)
-				return usage_error("%s", "choose one of --dump, --info, --stats and --export");
-			c->mode = o == O_DUMP ? MODE_DUMP : o == O_INFO ? MODE_INFO : o == O_STATS ? MODE_STATS : MODE_EXPORT;
+				return usage_error("%s", "choose one of --dump, --info, --stats, --report and --export");
+			c->mode = o == O_DUMP	 ? MODE_DUMP
+				  : o == O_INFO	 ? MODE_INFO
+				  : o == O_STATS	 ? MODE_STATS
+				  : o == O_REPORT ? MODE_REPORT
+						  : MODE_EXPORT;
 			if (o == O_EXPORT) {
-				if (strcmp(optarg, "chrome"))
-					return usage_error("unknown export format '%s' (there is: chrome)", optarg);
+				if (strcmp(optarg, "chrome") && strcmp(optarg, "folded"))
+					return usage_error("unknown export format '%s' (there is: chrome, folded)", optarg);
 				c->export_format = optarg;
 			}
+			break;
+		case O_SORT:
+			if (!report_sort_known(optarg))
+				return usage_error("--sort: want total, self, calls, min, max, mean or name, not '%s'",
+						   optarg);
+			c->sort = optarg;
 			break;
 		case O_JSON: c->json = true; break;
 		case 'f': follow = 1; break;
@@ -151,9 +169,11 @@ int cli_parse(struct cli *c, int argc, char **argv)
 	if (c->help || c->version)
 		return 0;
 	if (c->json && (c->mode == MODE_VIEW || c->mode == MODE_EXPORT))
-		return usage_error("%s", "--json goes with --dump, --info or --stats");
+		return usage_error("%s", "--json goes with --dump, --info, --stats or --report");
+	if (c->sort && c->mode != MODE_REPORT)
+		return usage_error("%s", "--sort goes with --report");
 	c->follow = follow >= 0 ? follow : c->mode == MODE_VIEW && c->cfg->follow;
-	if (c->follow && (c->mode == MODE_INFO || c->mode == MODE_STATS || c->mode == MODE_EXPORT))
+	if (c->follow && c->mode != MODE_VIEW && c->mode != MODE_DUMP)
 		return usage_error("%s", "--follow goes with the viewer or --dump");
 	/* Batch modes draw nothing, but a keymap or theme they were given that
 	 * does not exist is a mistake (a script's typo): said, as the viewer does. */
@@ -254,7 +274,10 @@ int main(int argc, char **argv)
 		switch (c.mode) {
 		case MODE_INFO: batch_info(&t, c.json, stdout); break;
 		case MODE_STATS: batch_stats(&t, &fs, c.json, stdout); break;
-		case MODE_EXPORT: export_chrome(&t, &fs, stdout); break;
+		case MODE_REPORT: batch_report(&t, &fs, c.sort, c.json, stdout); break;
+		case MODE_EXPORT:
+			(strcmp(c.export_format, "folded") ? export_chrome : export_folded)(&t, &fs, stdout);
+			break;
 		case MODE_DUMP:
 		case MODE_VIEW: batch_dump(&t, &fs, c.json, c.time, stdout); break;
 		}

@@ -310,12 +310,13 @@ echo "filter: TTV_SCRIPT, Enter on the filter prompt until the screen is drawn, 
 echo "load in the viewer: TTV_SCRIPT \"q\", the whole run (its 15 ms loading steps, then q)."
 echo
 
-# info_row NAME TTV FILE: `TTV --info FILE` RUNS times, one row.
+# info_row NAME TTV FILE [MODE]: `TTV MODE FILE` (MODE --info unless
+# given) RUNS times, one row.
 info_row() {
 	: >"$TMP_R"
 	i=0
 	while [ $i -lt "$RUNS" ]; do
-		time_cmd "$TMP_R" "$2" --info "$3"
+		time_cmd "$TMP_R" "$2" "${4:---info}" "$3"
 		i=$((i + 1))
 	done
 	msrow "$1" $(awk '{ printf "%.0f\n", $1 * 1e9 }' "$TMP_R" | stats3)
@@ -342,6 +343,12 @@ reopen "dial9 30M, gzip" "$D9GZ" afresh
 reopen "atf 1 GB" "$ATF" afresh
 echo "reopen: ttv FILE again, the index saved by the run before read back (src/saved.h);"
 echo "a gzip file's index holds its inflated contents."
+echo
+
+echo "where the time went                              median      (min-max)"
+info_row "--info, htdump 30M" "$TTV" "$HT"
+info_row "--report, htdump 30M (29.5 M spans)" "$TTV" "$HT" --report
+echo "--report: the --info load, then the call tree of every span (src/calltree.h)."
 echo
 
 PT5=$DIR/podtrace-5M.ptrace

@@ -2,7 +2,7 @@
 # Hostile content: escape sequences (CSI, OSC), C0 and C1 controls (raw and
 # UTF-8 encoded), bidi overrides and isolates, invalid UTF-8 and DEL in the
 # string fields of every format.  Every batch mode (--dump, --json, --info,
-# --stats, text and JSON) and every viewer page (lanes, list, detail, info)
+# --stats, --report, text and JSON, --export folded) and every viewer page (lanes, list, detail, info)
 # is scanned: valid UTF-8, no control character but tab and newline, no bidi
 # control.  And the hostile text is there, escaped, so the scan is not empty.
 # The traces are written for each format; the end checks that every format of
@@ -39,7 +39,8 @@ ran="" # the formats scanned
 outputs() {
 	name=$1 fmt=$2 trace=$3
 	ran="$ran $fmt"
-	for mode in "--dump" "--dump --json" "--info" "--info --json" "--stats" "--stats --json"; do
+	for mode in "--dump" "--dump --json" "--info" "--info --json" "--stats" "--stats --json" "--report" \
+		"--report --json" "--export folded"; do
 		# shellcheck disable=SC2086
 		"$TTV" --format "$fmt" $mode "$trace" >"$TMP/$name.$(echo $mode | tr -d ' -')" 2>>"$TMP/$name.stderr"
 	done
@@ -121,7 +122,7 @@ V4 ts=9223372036854775808 pid=2 type=5 latency=1 target=c
 V4 ts=18446744073709551615 pid=2 type=6 latency=18446744073709551615 target=d
 V4 ts=1000 pid=3 type=18 latency=5 target=e
 SPEC
-for mode in "--dump" "--dump --json" "--info" "--stats" "--stats --json"; do
+for mode in "--dump" "--dump --json" "--info" "--stats" "--stats --json" "--report" "--export folded"; do
 	# shellcheck disable=SC2086
 	"$TTV" $mode "$TMP/times.pt" >"$TMP/times.out" 2>&1
 	rc=$?

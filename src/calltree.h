@@ -1,0 +1,56 @@
+/* Where the time went: the spans of a trace nested per lane into one tree
+ * of call paths, every lane's merged (src/calltree.c).  What the call tree
+ * and flame graph views, --report and the folded export read.
+ *
+ * A span is an event with a duration: a complete event, or a begin/end
+ * pair (taken once, at its begin; in when either end passes the filters).
+ * Per lane, a span is the child of the innermost open span that contains
+ * it; spans that start together nest longest first, whichever the file
+ * wrote first (of two alike, the first written holds the other).  One that outlasts what is open without nesting in it (the
+ * calls of several threads of one process on one lane) closes those first
+ * and goes beside them.  A node is a call path: its spans' count, total
+ * and self time (total less its children's), least and greatest. */
+#ifndef TTV_CALLTREE_H
+#define TTV_CALLTREE_H
+
+#include <stdio.h>
+
+#include "src/hmap.h"
+#include "src/query.h"
+#include "src/trace.h"
+
+#define CT_NONE UINT32_MAX
+
+struct ct_node {
+	uint32_t parent; /* CT_NONE: the root */
+	uint32_t sym;    /* index into syms: what it is called */
+	uint32_t child, next; /* first child, next sibling (CT_NONE: none) */
+	uint64_t calls, total, self, min, max;
+};
+
+/* A name a node has: a span's type and principal string. */
+struct ct_sym {
+	uint32_t type, name;
+};
+
+struct calltree {
+	struct trace *t;
+	struct ct_node *node; /* [0]: the root, the whole scope */
+	size_t n, cap;
+	struct ct_sym *sym;
+	size_t nsym, capsym;
+	struct hmap node_of; /* parent << 32 | sym -> node */
+	struct hmap sym_of;  /* type << 32 | name -> sym */
+	uint64_t spans;
+};
+
+void calltree_build(struct calltree *ct, struct trace *t, struct filterset *fs);
+void calltree_free(struct calltree *ct);
+/* The string a node is called by: its name, or its type's when it has none. */
+uint32_t calltree_sid(const struct calltree *ct, uint32_t sym);
+/* Every node below the root, depth first: enter() on the way down, leave()
+ * on the way back up. */
+void calltree_walk(const struct calltree *ct, void (*enter)(void *ctx, uint32_t node),
+		   void (*leave)(void *ctx, uint32_t node), void *ctx);
+
+#endif

@@ -1,0 +1,22 @@
+/* --report and --export folded: where the time went, from the call tree
+ * (src/calltree.h), for the terminal and for flame graph tools. */
+#ifndef TTV_REPORT_H
+#define TTV_REPORT_H
+
+#include <stdio.h>
+
+#include "src/query.h"
+#include "src/trace.h"
+
+/* --report: per name, its calls, total time (a recursive call's time
+ * counted once, in the outermost), self time, least, greatest and mean
+ * call; sorted by `sort` (total, self, calls, min, max, mean: largest
+ * first; name); a table, or JSON lines. */
+bool report_sort_known(const char *sort);
+void batch_report(struct trace *t, struct filterset *fs, const char *sort, bool json, FILE *out);
+/* --export folded: a line per call path with its self time in ns,
+ * "main;parse;read 1200" (flamegraph.pl, inferno and speedscope read it);
+ * a ';' in a name becomes ','. */
+void export_folded(struct trace *t, struct filterset *fs, FILE *out);
+
+#endif

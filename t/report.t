@@ -1,0 +1,125 @@
+#!/bin/sh
+# --report and --export folded against an independent reckoning from
+# --dump --json: each lane's spans sorted by start (longest first) and
+# nested with a stack here, where ttv nests them in time order as they
+# come; per name and type its calls, total (a call inside a call of the
+# same name not counted again), self, least, greatest and mean time, and
+# the self time of every call path.  Traces of every format's writer, the
+# real samples, with and without a filter; --sort; usage errors.
+. "$(dirname "$0")/lib.sh"
+
+# Per name: "name<TAB>type<TAB>category calls total self min max mean"; then per call
+# path: "path P self".
+INDEP='
+use strict; use warnings; use JSON::PP;
+my (%spans, $i);
+while (<STDIN>) {
+	my $e = decode_json($_);
+	$i++;
+	next if $e->{meta} || !defined $e->{dur} || $e->{unpaired};
+	next unless $e->{role} eq "complete" || $e->{role} eq "begin";
+	push @{$spans{$e->{lane}}}, {start => $e->{ts}, end => $e->{ts} + $e->{dur}, dur => $e->{dur}, i => $i,
+		label => $e->{name} // $e->{type}, key => ($e->{name} // $e->{type}) . "\t$e->{type}\t" . ($e->{category} // "")};
+}
+my (%by, %path);
+for my $lane (keys %spans) {
+	my @s = sort { $a->{start} <=> $b->{start} || $b->{end} <=> $a->{end} || $a->{i} <=> $b->{i} } @{$spans{$lane}};
+	my (@open, %on);
+	my $close = sub {
+		my $s = pop @open;
+		$on{$s->{key}}--;
+		my $self = $s->{dur} - ($s->{child} // 0);
+		$self = 0 if $self < 0;
+		my $b = $by{$s->{key}} //= {calls => 0, total => 0, all => 0, self => 0, max => 0};
+		$b->{calls}++; $b->{all} += $s->{dur}; $b->{self} += $self;
+		$b->{total} += $s->{dur} unless $on{$s->{key}};
+		$b->{min} = $s->{dur} if !defined $b->{min} || $s->{dur} < $b->{min};
+		$b->{max} = $s->{dur} if $s->{dur} > $b->{max};
+		$path{$s->{path}} += $self;
+		$open[-1]{child} += $s->{dur} if @open;
+	};
+	for my $s (@s) {
+		$close->() while @open && ($open[-1]{end} <= $s->{start} || $open[-1]{end} < $s->{end});
+		$s->{path} = (@open ? "$open[-1]{path};" : "") . ($s->{label} =~ s/;/,/gr);
+		$on{$s->{key}}++;
+		push @open, $s;
+	}
+	$close->() while @open;
+}
+for (sort keys %by) {
+	my $b = $by{$_};
+	print "$_ $b->{calls} $b->{total} $b->{self} $b->{min} $b->{max} ", int($b->{all} / $b->{calls}), "\n";
+}
+print "path $_ $path{$_}\n" for sort grep { $path{$_} } keys %path;
+'
+FROM_REPORT='
+use strict; use warnings; use JSON::PP;
+my @r = map { decode_json($_) } <STDIN>;
+print "$_\n" for sort map { "$_->{name}\t$_->{type}\t" . ($_->{category} // "") . " $_->{calls} $_->{total} $_->{self} $_->{min} $_->{max} $_->{mean}" } @r;
+'
+FROM_FOLDED='
+my %p;
+while (<STDIN>) { /^(.*) (\d+)$/ or die "bad line: $_"; $p{$1} += $2 }
+print "path $_ $p{$_}\n" for sort keys %p;
+'
+
+# check TRACE WHAT [FILTER]
+check() {
+	want=$("$TTV" --dump --json ${3:+-e "$3"} "$1" | perl -e "$INDEP")
+	got=$("$TTV" --report --json ${3:+-e "$3"} "$1" | perl -e "$FROM_REPORT")
+	[ -n "$got" ] || fail "$2: spans to report"
+	is "$got" "$(printf '%s\n' "$want" | grep -v '^path ')" "$2: --report as reckoned apart"
+	got=$("$TTV" --export folded ${3:+-e "$3"} "$1" | perl -e "$FROM_FOLDED")
+	is "$got" "$(printf '%s\n' "$want" | grep '^path ')" "$2: --export folded as reckoned apart"
+}
+
+"$TBIN/htwrite" --generate 8000 --seed 5 "$TMP/g.ht" || exit 1
+"$TBIN/d9write" --generate 8000 --seed 5 "$TMP/g.bin" || exit 1
+"$TBIN/ptwrite" --generate 8000 --seed 5 "$TMP/g.pt" || exit 1
+"$TBIN/scwrite" --generate 8000 --seed 5 "$TMP/g.sc" || exit 1
+"$TBIN/atfwrite" --generate 1 --seed 5 "$TMP/g.atf" || exit 1
+
+check "$TMP/g.ht" "HTDUMP: 16 threads of nested scopes"
+check "$TMP/g.ht" "HTDUMP, one thread" "lane:^thread 3$"
+check "$TMP/g.bin" "dial9: polls and tracing spans"
+check "$TMP/g.bin" "dial9, polls only" "type:Poll"
+check "$TMP/g.atf" "ATF: calls of four threads (recursion among them)"
+check "$TMP/g.atf" "ATF, one function (a pair in when either end is)" "bench_fn_1[0-9]\\b"
+check "$TMP/g.pt" "podtrace: duration events"
+check "$TMP/g.sc" "syscall capture: syscalls"
+check "$SAMPLES/htdump/small.htdump" "HTDUMP sample"
+check "$SAMPLES/atf/small_finalized" "ATF sample"
+check "$SAMPLES/atf/crash_sigkill" "ATF sample a crash left"
+check "$SAMPLES/dial9/upstream_block_in_place_2026-05-21.bin.gz" "dial9 sample"
+
+# the table: as the JSON, sorted as asked
+run --report "$TMP/g.atf"
+is "$RC" 0 "--report: exit 0"
+like "$(printf '%s\n' "$OUT" | head -1)" '^ +total +self +calls +min +max +mean +name' "--report: a header"
+like "$(printf '%s\n' "$OUT" | sed -n 2p)" '^ +[0-9.]+m?s .* main  \(CALL\)$' "--report: the outermost function first"
+order() { # KEY: the JSON's column in --sort KEY order is non-increasing
+	"$TTV" --report --json --sort "$1" "$TMP/g.ht" | perl -MJSON::PP -ne '
+		my $v = decode_json($_)->{$ARGV[0] // "'"$1"'"}; print "$v\n"' | sort -c -n -r 2>&1
+}
+for k in total self calls min max mean; do
+	is "$(order $k)" "" "--sort $k: largest first"
+done
+"$TTV" --report --json --sort name "$TMP/g.ht" | perl -MJSON::PP -ne 'print decode_json($_)->{name}, "\n"' >"$TMP/names"
+LC_ALL=C sort -c "$TMP/names"
+ok $? "--sort name: by name"
+run --report "$SAMPLES/syscall/forker.dat" -e 'nothing matches this'
+is "$RC$OUT" "0$(printf '%12s%11s %10s%11s%11s%11s  %s' total self calls min max mean 'name  (type category)')" \
+	"--report: nothing in scope, the header alone"
+
+# usage
+run --report --sort size "$TMP/g.ht"
+is "$RC" 2 "--sort of an unknown key: usage error"
+like "$ERR" "want total, self, calls, min, max, mean or name" "... saying which there are"
+run --dump --sort self "$TMP/g.ht"
+is "$RC" 2 "--sort without --report: usage error"
+run --export folded --json "$TMP/g.ht"
+is "$RC" 2 "--export folded --json: usage error"
+run --export flame "$TMP/g.ht"
+like "$ERR" "there is: chrome, folded" "an unknown export format names those there are"
+
+done_testing
