@@ -40,7 +40,7 @@ DATA_FILES := $(wildcard keymaps/*.keys themes/*.theme)
 MAIN_OBJ  := $(BUILD)/src/main.o
 TEST_BINS := $(TEST_SRCS:t/%.c=$(BUILD)/t/%)
 
-.PHONY: all deps build tests check demo bench fuzz fuzz-deps fuzz-bins clean install uninstall
+.PHONY: all deps test-deps build tests check demo bench fuzz fuzz-deps fuzz-bins clean install uninstall
 
 all: deps
 	@$(MAKE) --no-print-directory build
@@ -76,6 +76,31 @@ deps:
 	    exit 1; \
 	  fi; \
 	fi
+
+# What only the tests need: a browser and speedscope (npm), which open the
+# exports as their users would (t/speedscope.t).
+TEST_CMDS := chromium:chromium node:nodejs npm:npm
+SPEEDSCOPE := speedscope@1.25.0
+NPM_DIR := build/npm
+
+test-deps: deps
+	@missing=""; \
+	for pair in $(TEST_CMDS); do \
+	  command -v $${pair%%:*} >/dev/null 2>&1 || missing="$$missing $${pair#*:}"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "ttv: installing for the tests:$$missing"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+	      apt-get install -y -qq --no-install-recommends $$missing; \
+	  else \
+	    echo "ttv: missing test dependencies; run:"; \
+	    echo "  sudo apt-get install -y$$missing"; \
+	    exit 1; \
+	  fi; \
+	fi
+	@[ -f $(NPM_DIR)/node_modules/speedscope/package.json ] || \
+	  npm install --prefix $(NPM_DIR) --no-audit --no-fund --loglevel=error $(SPEEDSCOPE)
 
 # --- build ----------------------------------------------------------------
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
@@ -127,7 +152,7 @@ TSAN_BINS := build-tsan/ttv $(addprefix build-tsan/t/,query_test ptwrite scwrite
 # t/leftovers.sh names and stops what still runs, and the pass fails.
 SUITE_TAG := TTV_SUITE_TAG=check-$(shell date +%s%N)
 suite = $(SUITE_TAG) $(1); s=$$?; t/leftovers.sh "$(SUITE_TAG)" || s=1; exit $$s
-check: deps
+check: test-deps
 	@$(MAKE) --no-print-directory build tests
 	$(call suite,prove -r t/)
 	@$(MAKE) --no-print-directory BUILD=build-asan SAN=1 build tests

@@ -53,7 +53,7 @@ _ttv()
 		return
 		;;
 	--export)
-		COMPREPLY=($(compgen -W "chrome folded" -- "$cur"))
+		COMPREPLY=($(compgen -W "chrome folded speedscope" -- "$cur"))
 		return
 		;;
 	--sort)

@@ -110,13 +110,10 @@ static bool in_scope(struct trace *t, struct filterset *fs, uint64_t pos, const 
 
 #define PIECE 4096
 
-void calltree_build(struct calltree *ct, struct trace *t, struct filterset *fs)
+void spans_each(struct trace *t, struct filterset *fs, span_fn *fn, void *ctx)
 {
 	struct model *m = t->m;
-	*ct = (struct calltree){.t = t};
-	new_node(ct, CT_NONE, CT_NONE);
 	uint32_t nl = model_nlanes(m);
-	struct stack *lanes = xcalloc(nl + 1, sizeof *lanes);
 	struct event *ev = xmalloc(PIECE * sizeof *ev);
 	uint64_t n = model_count(m);
 	for (uint64_t at = 0; at < n; at += PIECE) {
@@ -127,21 +124,40 @@ void calltree_build(struct calltree *ct, struct trace *t, struct filterset *fs)
 		for (size_t i = 0; i < k; i++) {
 			const struct event *e = &ev[i];
 			enum ev_role r = ev_role(e);
-			if (e->dur == TTV_NODUR || r == ROLE_END || r == ROLE_INSTANT || e->flags & EVF_META ||
-			    e->lane >= nl || !in_scope(t, fs, at + i, e))
-				continue;
-			ct->spans++;
-			add_span(ct, &lanes[e->lane], e->ts, ts_add(e->ts, e->dur), sym_of(ct, e));
+			if (e->dur != TTV_NODUR && r != ROLE_END && r != ROLE_INSTANT && !(e->flags & EVF_META) &&
+			    e->lane < nl && in_scope(t, fs, at + i, e))
+				fn(ctx, e);
 		}
 	}
+	free(ev);
+}
+
+struct building {
+	struct calltree *ct;
+	struct stack *lanes;
+};
+
+static void build_span(void *ctx, const struct event *e)
+{
+	struct building *b = ctx;
+	b->ct->spans++;
+	add_span(b->ct, &b->lanes[e->lane], e->ts, ts_add(e->ts, e->dur), sym_of(b->ct, e));
+}
+
+void calltree_build(struct calltree *ct, struct trace *t, struct filterset *fs)
+{
+	*ct = (struct calltree){.t = t};
+	new_node(ct, CT_NONE, CT_NONE);
+	uint32_t nl = model_nlanes(t->m);
+	struct building b = {ct, xcalloc(nl + 1, sizeof *b.lanes)};
+	spans_each(t, fs, build_span, &b);
 	for (uint32_t l = 0; l < nl; l++) {
-		while (lanes[l].n)
-			finish(ct, &lanes[l]);
-		free(lanes[l].s);
+		while (b.lanes[l].n)
+			finish(ct, &b.lanes[l]);
+		free(b.lanes[l].s);
 	}
 	ct->node[0].calls = ct->spans;
-	free(lanes);
-	free(ev);
+	free(b.lanes);
 }
 
 void calltree_free(struct calltree *ct)

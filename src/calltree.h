@@ -45,6 +45,9 @@ struct calltree {
 };
 
 void calltree_build(struct calltree *ct, struct trace *t, struct filterset *fs);
+/* Every span in scope, in time order: fn(ctx, its event) (a pair's begin). */
+typedef void span_fn(void *ctx, const struct event *e);
+void spans_each(struct trace *t, struct filterset *fs, span_fn *fn, void *ctx);
 void calltree_free(struct calltree *ct);
 /* The string a node is called by: its name, or its type's when it has none. */
 uint32_t calltree_sid(const struct calltree *ct, uint32_t sym);

@@ -30,6 +30,7 @@ static void usage(FILE *f)
 		"       ttv --report [--json] PATH...    per name: total, self, calls, min, max\n"
 		"       ttv --export chrome PATH...      Chrome trace events (for Perfetto)\n"
 		"       ttv --export folded PATH...      call paths by self time (flame graphs)\n"
+		"       ttv --export speedscope PATH...  speedscope JSON, a profile per lane\n"
 		"\n"
 		"      --sort KEY        --report's order: total (default), self, calls, min,\n"
 		"                        max, mean or name\n"
@@ -119,8 +120,9 @@ int cli_parse(struct cli *c, int argc, char **argv)
 				  : o == O_REPORT ? MODE_REPORT
 						  : MODE_EXPORT;
 			if (o == O_EXPORT) {
-				if (strcmp(optarg, "chrome") && strcmp(optarg, "folded"))
-					return usage_error("unknown export format '%s' (there is: chrome, folded)", optarg);
+				if (strcmp(optarg, "chrome") && strcmp(optarg, "folded") && strcmp(optarg, "speedscope"))
+					return usage_error("unknown export format '%s' (there is: chrome, folded, speedscope)",
+							   optarg);
 				c->export_format = optarg;
 			}
 			break;
@@ -276,7 +278,9 @@ int main(int argc, char **argv)
 		case MODE_STATS: batch_stats(&t, &fs, c.json, stdout); break;
 		case MODE_REPORT: batch_report(&t, &fs, c.sort, c.json, stdout); break;
 		case MODE_EXPORT:
-			(strcmp(c.export_format, "folded") ? export_chrome : export_folded)(&t, &fs, stdout);
+			(!strcmp(c.export_format, "folded")       ? export_folded
+			 : !strcmp(c.export_format, "speedscope") ? export_speedscope
+								  : export_chrome)(&t, &fs, stdout);
 			break;
 		case MODE_DUMP:
 		case MODE_VIEW: batch_dump(&t, &fs, c.json, c.time, stdout); break;

@@ -155,7 +155,8 @@ void batch_report(struct trace *t, struct filterset *fs, const char *sort, bool 
 	calltree_walk(&ct, tally_enter, tally_leave, &ta);
 	sort_by = sort ? sort : "total";
 	sort_ct = &ct;
-	qsort(ta.row, ct.nsym, sizeof *ta.row, row_cmp);
+	if (ct.nsym)
+		qsort(ta.row, ct.nsym, sizeof *ta.row, row_cmp);
 	struct buf b = {0};
 	if (!json)
 		buf_printf(&b, "%12s%11s %10s%11s%11s%11s  %s\n", "total", "self", "calls", "min", "max", "mean",
@@ -167,7 +168,8 @@ void batch_report(struct trace *t, struct filterset *fs, const char *sort, bool 
 			buf_reset(&b);
 		}
 	}
-	fwrite(b.p, 1, b.len, out);
+	if (b.len)
+		fwrite(b.p, 1, b.len, out);
 	buf_free(&b);
 	free(ta.row);
 	free(ta.on_path);
@@ -221,9 +223,174 @@ void export_folded(struct trace *t, struct filterset *fs, FILE *out)
 	calltree_build(&ct, t, fs);
 	struct folding f = {.ct = &ct, .out = out};
 	calltree_walk(&ct, fold_enter, fold_leave, &f);
-	fwrite(f.line.p, 1, f.line.len, out);
+	if (f.line.len)
+		fwrite(f.line.p, 1, f.line.len, out);
 	buf_free(&f.line);
 	buf_free(&f.path);
 	free(f.len);
 	calltree_free(&ct);
+}
+
+/* ---- --export speedscope -------------------------------------------------- */
+
+struct ss_span {
+	int64_t start, end;
+	uint32_t frame;
+	uint64_t order; /* (what came first holds what starts and ends with it) */
+};
+
+struct ss_lane {
+	struct ss_span *s;
+	size_t n, cap;
+};
+
+struct ss_collect {
+	struct model *m;
+	struct ss_lane *lane;
+	struct hmap frame_of; /* string id -> frame + 1 */
+	uint32_t *frame_sid;
+	size_t nframes, capframes;
+	uint64_t n;
+	int64_t base; /* the earliest start: "at" counts from it */
+};
+
+static void ss_span(void *ctx, const struct event *e)
+{
+	struct ss_collect *c = ctx;
+	uint32_t sid = e->name ? e->name : model_type_get(c->m, e->type)->name;
+	uint64_t *f = hmap_ref(&c->frame_of, sid);
+	if (!*f) {
+		xgrow(&c->frame_sid, &c->capframes, c->nframes + 1, sizeof *c->frame_sid);
+		c->frame_sid[c->nframes] = sid;
+		*f = ++c->nframes;
+	}
+	struct ss_lane *l = &c->lane[e->lane];
+	xgrow(&l->s, &l->cap, l->n + 1, sizeof *l->s);
+	l->s[l->n++] = (struct ss_span){e->ts, ts_add(e->ts, e->dur), (uint32_t)(*f - 1), c->n++};
+	c->base = MIN(c->base, e->ts);
+}
+
+static int ss_by_start(const void *a, const void *b)
+{
+	const struct ss_span *x = a, *y = b;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->end != y->end)
+		return x->end > y->end ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* One evented profile: spans that nest, opened and closed in time order. */
+struct ss_track {
+	struct ss_span *open;
+	size_t n, cap;
+	struct buf ev;
+	int64_t first, last;
+};
+
+static void ss_event(struct ss_track *t, char type, uint32_t frame, int64_t at, int64_t base)
+{
+	if (!t->ev.len)
+		t->first = at;
+	buf_printf(&t->ev, "%s{\"type\":\"%c\",\"frame\":%u,\"at\":%llu}", t->ev.len ? "," : "", type, frame,
+		   (unsigned long long)ts_span(base, at));
+	t->last = at;
+}
+
+static void ss_close_until(struct ss_track *t, int64_t at, int64_t base)
+{
+	while (t->n && t->open[t->n - 1].end <= at) {
+		t->n--;
+		ss_event(t, 'C', t->open[t->n].frame, t->open[t->n].end, base);
+	}
+}
+
+/* A lane's spans, on its own profile where they nest, else on its first
+ * extra one where they do ("LANE (2)" ...): nothing dropped, nothing drawn
+ * as nesting that does not. */
+static size_t ss_place(struct ss_lane *l, struct ss_track **tr, size_t *cap, int64_t base)
+{
+	size_t ntr = 0;
+	if (l->n)
+		qsort(l->s, l->n, sizeof *l->s, ss_by_start);
+	for (size_t i = 0; i < l->n; i++) {
+		const struct ss_span *s = &l->s[i];
+		size_t k = 0;
+		for (;; k++) {
+			if (k == ntr) {
+				xgrow(tr, cap, ntr + 1, sizeof **tr);
+				(*tr)[ntr++] = (struct ss_track){0};
+			}
+			struct ss_track *t = &(*tr)[k];
+			ss_close_until(t, s->start, base);
+			if (!t->n || s->end <= t->open[t->n - 1].end)
+				break;
+		}
+		struct ss_track *t = &(*tr)[k];
+		xgrow(&t->open, &t->cap, t->n + 1, sizeof *t->open);
+		t->open[t->n++] = *s;
+		ss_event(t, 'O', s->frame, s->start, base);
+	}
+	for (size_t k = 0; k < ntr; k++)
+		ss_close_until(&(*tr)[k], INT64_MAX, base);
+	return ntr;
+}
+
+static void ss_profiles(struct ss_collect *c, struct buf *b, FILE *out)
+{
+	struct ss_track *tr = NULL;
+	size_t cap = 0;
+	bool first = true;
+	for (uint32_t l = 0; l < model_nlanes(c->m); l++) {
+		size_t ntr = ss_place(&c->lane[l], &tr, &cap, c->base);
+		for (size_t k = 0; k < ntr; k++) {
+			struct ss_track *t = &tr[k];
+			buf_adds(b, first ? "\n{\"type\":\"evented\",\"name\":" : ",\n{\"type\":\"evented\",\"name\":");
+			first = false;
+			struct buf name = {0};
+			size_t n;
+			const char *s = model_strget(c->m, lane_name(c->m, l), &n);
+			buf_add(&name, s, n);
+			if (k)
+				buf_printf(&name, " (%zu)", k + 1);
+			esc_json(b, name.p, name.len);
+			buf_free(&name);
+			buf_printf(b, ",\"unit\":\"nanoseconds\",\"startValue\":%llu,\"endValue\":%llu,\"events\":[",
+				   (unsigned long long)ts_span(c->base, t->first),
+				   (unsigned long long)ts_span(c->base, t->last));
+			fwrite(b->p, 1, b->len, out);
+			buf_reset(b);
+			fwrite(t->ev.p, 1, t->ev.len, out); /* (a track has events) */
+			buf_adds(b, "]}");
+			buf_free(&t->ev);
+			free(t->open);
+		}
+		free(c->lane[l].s);
+	}
+	free(tr);
+}
+
+void export_speedscope(struct trace *t, struct filterset *fs, FILE *out)
+{
+	struct ss_collect c = {.m = t->m, .lane = xcalloc(model_nlanes(t->m) + 1, sizeof *c.lane), .base = INT64_MAX};
+	spans_each(t, fs, ss_span, &c);
+	struct buf b = {0};
+	buf_adds(&b, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\"exporter\":\"ttv\","
+		     "\"name\":");
+	const char *title = t->nsrc ? t->src[0]->path : "";
+	esc_json(&b, title, strlen(title));
+	buf_adds(&b, ",\"activeProfileIndex\":0,\n\"shared\":{\"frames\":[");
+	for (size_t i = 0; i < c.nframes; i++) {
+		buf_adds(&b, i ? ",\n{\"name\":" : "\n{\"name\":");
+		json_sid(&b, t->m, c.frame_sid[i]);
+		buf_addc(&b, '}');
+	}
+	buf_adds(&b, "]},\n\"profiles\":[");
+	ss_profiles(&c, &b, out);
+	buf_adds(&b, "]}\n");
+	fwrite(b.p, 1, b.len, out);
+	buf_free(&b);
+	free(c.lane);
+	free(c.frame_sid);
+	hmap_free(&c.frame_of);
 }

@@ -1,4 +1,4 @@
-/* --report and --export folded: where the time went, from the call tree
+/* --report, --export folded and speedscope: where the time went, from the call tree
  * (src/calltree.h), for the terminal and for flame graph tools. */
 #ifndef TTV_REPORT_H
 #define TTV_REPORT_H
@@ -18,5 +18,9 @@ void batch_report(struct trace *t, struct filterset *fs, const char *sort, bool 
  * "main;parse;read 1200" (flamegraph.pl, inferno and speedscope read it);
  * a ';' in a name becomes ','. */
 void export_folded(struct trace *t, struct filterset *fs, FILE *out);
+/* --export speedscope: speedscope's own JSON, an evented profile per lane
+ * (a lane whose spans overlap without nesting gets more: "LANE (2)" ...),
+ * times in ns from the earliest span. */
+void export_speedscope(struct trace *t, struct filterset *fs, FILE *out);
 
 #endif

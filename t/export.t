@@ -88,7 +88,7 @@ like "$(cat "$TMP/bad5.err")" "without nesting" "chrome_check: ... and says so"
 # usage
 run --export perfetto "$TMP/a.pt"
 is "$RC" 2 "--export unknown: exit 2"
-like "$ERR" "unknown export format 'perfetto' \(there is: chrome, folded\)" "--export unknown: says so"
+like "$ERR" "unknown export format 'perfetto' \(there is: chrome, folded, speedscope\)" "--export unknown: says so"
 run --export chrome --json "$TMP/a.pt"
 is "$RC" 2 "--export with --json: exit 2"
 run --export chrome --dump "$TMP/a.pt"

@@ -40,7 +40,7 @@ outputs() {
 	name=$1 fmt=$2 trace=$3
 	ran="$ran $fmt"
 	for mode in "--dump" "--dump --json" "--info" "--info --json" "--stats" "--stats --json" "--report" \
-		"--report --json" "--export folded"; do
+		"--report --json" "--export folded" "--export speedscope"; do
 		# shellcheck disable=SC2086
 		"$TTV" --format "$fmt" $mode "$trace" >"$TMP/$name.$(echo $mode | tr -d ' -')" 2>>"$TMP/$name.stderr"
 	done

@@ -107,7 +107,7 @@ complete_bash() { # WORDS...: what _ttv offers for the last word
 }
 like "$(complete_bash ttv --al)" "^--align$" "bash: --al completes to --align"
 is "$(complete_bash ttv --time '')" "$(printf 'relative\ntrace\nwall')" "bash: --time values"
-is "$(complete_bash ttv --export '')" "$(printf 'chrome\nfolded')" "bash: --export values"
+is "$(complete_bash ttv --export '')" "$(printf 'chrome\nfolded\nspeedscope')" "bash: --export values"
 is "$(complete_bash ttv --sort '')" "$(printf 'calls\nmax\nmean\nmin\nname\nself\ntotal')" "bash: --sort values"
 is "$(complete_bash ttv --format p)" "podtrace" "bash: --format names"
 is "$(complete_bash ttv --format '' | xargs)" "$(formats | sort | xargs)" "bash: every format of t/formats"

@@ -120,6 +120,6 @@ is "$RC" 2 "--sort without --report: usage error"
 run --export folded --json "$TMP/g.ht"
 is "$RC" 2 "--export folded --json: usage error"
 run --export flame "$TMP/g.ht"
-like "$ERR" "there is: chrome, folded" "an unknown export format names those there are"
+like "$ERR" "there is: chrome, folded, speedscope" "an unknown export format names those there are"
 
 done_testing
