@@ -9,9 +9,10 @@ struct open {
 	int64_t start, end;
 	uint32_t node, sym;
 	uint64_t child; /* its children's time so far */
+	struct ct_ref ref;
 };
 
-struct stack {
+struct ct_stack {
 	struct open *s;
 	size_t n, cap;
 };
@@ -49,12 +50,14 @@ static uint32_t child_of(struct calltree *ct, uint32_t parent, uint32_t sym)
 
 /* The top span of the stack ends: counted, and its time charged to its
  * parent. */
-static void finish(struct calltree *ct, struct stack *st)
+static void finish(struct calltree *ct, struct ct_stack *st)
 {
 	struct open o = st->s[--st->n];
 	uint64_t d = ts_span(o.start, o.end), self = d > o.child ? d - o.child : 0;
 	struct ct_node *nd = &ct->node[o.node];
 	nd->min = nd->calls && nd->min < d ? nd->min : d;
+	if (!nd->calls || d > nd->max)
+		nd->longest = o.ref;
 	nd->max = MAX(nd->max, d);
 	nd->calls++;
 	nd->total += d;
@@ -65,10 +68,11 @@ static void finish(struct calltree *ct, struct stack *st)
 		ct->node[0].total += d; /* (the root: the time its top-level spans cover) */
 }
 
-static uint32_t node_below(const struct stack *st, size_t j) { return j ? st->s[j - 1].node : 0; }
+static uint32_t node_below(const struct ct_stack *st, size_t j) { return j ? st->s[j - 1].node : 0; }
 
 /* Span [start, end) called sym, in lane order. */
-static void add_span(struct calltree *ct, struct stack *st, int64_t start, int64_t end, uint32_t sym)
+static void add_span(struct calltree *ct, struct ct_stack *st, int64_t start, int64_t end, uint32_t sym,
+		     const struct ct_ref *ref)
 {
 	while (st->n && st->s[st->n - 1].end <= start)
 		finish(ct, st);
@@ -87,81 +91,141 @@ static void add_span(struct calltree *ct, struct stack *st, int64_t start, int64
 	xgrow(&st->s, &st->cap, st->n + 1, sizeof *st->s);
 	memmove(st->s + j + 1, st->s + j, (st->n - j) * sizeof *st->s);
 	st->n++;
-	st->s[j] = (struct open){start, end, child_of(ct, node_below(st, j), sym), sym, 0};
+	st->s[j] = (struct open){start, end, child_of(ct, node_below(st, j), sym), sym, 0, *ref};
 	for (size_t k = j + 1; k < st->n; k++) /* (its new children: their paths go through it) */
 		st->s[k].node = child_of(ct, st->s[k - 1].node, st->s[k].sym);
 }
 
-/* A span's event in scope: it, or for a pair its end, passes the filters. */
-static bool in_scope(struct trace *t, struct filterset *fs, uint64_t pos, const struct event *e)
+/* The filters keep a span's event, or for a pair its end. */
+static bool filters_keep(const struct ct_scope *sc, uint64_t pos, const struct event *e)
 {
-	if (!filterset_active(fs))
-		return true;
+	struct trace *t = sc->t;
 	trace_scan(t, e);
-	if (filterset_match(fs, t, e))
+	if (filterset_match(sc->fs, t, e))
 		return true;
 	struct event o;
 	if (ev_role(e) != ROLE_BEGIN || !model_partner(t->m, pos, &o.pos))
 		return false;
 	model_get(t->m, o.pos, &o);
 	trace_scan(t, &o);
-	return filterset_match(fs, t, &o);
+	return filterset_match(sc->fs, t, &o);
+}
+
+void ct_scope_filters(struct ct_scope *sc, struct trace *t, struct filterset *fs)
+{
+	*sc = (struct ct_scope){.t = t, .fs = fs, .lo = INT64_MIN, .hi = INT64_MAX};
+	if (filterset_active(fs))
+		sc->keep = filters_keep;
 }
 
 #define PIECE 4096
 
-void spans_each(struct trace *t, struct filterset *fs, span_fn *fn, void *ctx)
+/* The spans among events [at, at + k) of ev: fn(ctx, event, its start and end clipped to the scope). */
+static void spans_in(const struct ct_scope *sc, const struct event *ev, uint64_t at, size_t k,
+		     void (*fn)(void *ctx, const struct event *e, int64_t start, int64_t end), void *ctx)
 {
-	struct model *m = t->m;
-	uint32_t nl = model_nlanes(m);
-	struct event *ev = xmalloc(PIECE * sizeof *ev);
-	uint64_t n = model_count(m);
-	for (uint64_t at = 0; at < n; at += PIECE) {
-		size_t k = (size_t)MIN(PIECE, n - at);
-		if (at && at % (16 * PIECE) == 0)
-			trace_release(t); /* (sequences read their records where they are) */
-		model_read(m, at, k, ev);
-		for (size_t i = 0; i < k; i++) {
-			const struct event *e = &ev[i];
-			enum ev_role r = ev_role(e);
-			if (e->dur != TTV_NODUR && r != ROLE_END && r != ROLE_INSTANT && !(e->flags & EVF_META) &&
-			    e->lane < nl && in_scope(t, fs, at + i, e))
-				fn(ctx, e);
-		}
+	uint32_t nl = model_nlanes(sc->t->m);
+	for (size_t i = 0; i < k; i++) {
+		const struct event *e = &ev[i];
+		enum ev_role r = ev_role(e);
+		if (e->dur == TTV_NODUR || r == ROLE_END || r == ROLE_INSTANT || e->flags & EVF_META || e->lane >= nl)
+			continue;
+		int64_t start = MAX(e->ts, sc->lo), end = MIN(ts_add(e->ts, e->dur), sc->hi);
+		if (start > end || (start == end && e->dur) || (sc->keep && !sc->keep(sc, at + i, e)))
+			continue;
+		fn(ctx, e, start, end);
 	}
-	free(ev);
 }
 
-struct building {
-	struct calltree *ct;
-	struct stack *lanes;
+/* Run fn over the spans of positions [*at, model_count), PIECE at a time,
+ * until now_ns() passes deadline (0: none).  True when all are done. */
+static bool spans_walk(const struct ct_scope *sc, uint64_t *at, uint64_t deadline,
+		       void (*fn)(void *ctx, const struct event *e, int64_t start, int64_t end), void *ctx)
+{
+	struct model *m = sc->t->m;
+	struct event *ev = xmalloc(PIECE * sizeof *ev);
+	uint64_t n = model_count(m);
+	while (*at < n) {
+		size_t k = (size_t)MIN(PIECE, n - *at);
+		if (*at && *at % (16 * PIECE) == 0)
+			trace_release(sc->t); /* (sequences read their records where they are) */
+		model_read(m, *at, k, ev);
+		spans_in(sc, ev, *at, k, fn, ctx);
+		*at += k;
+		if (deadline && now_ns() >= deadline)
+			break;
+	}
+	free(ev);
+	return *at >= n;
+}
+
+struct each {
+	span_fn *fn;
+	void *ctx;
 };
 
-static void build_span(void *ctx, const struct event *e)
+static void each_span(void *ctx, const struct event *e, int64_t start, int64_t end)
 {
-	struct building *b = ctx;
-	b->ct->spans++;
-	add_span(b->ct, &b->lanes[e->lane], e->ts, ts_add(e->ts, e->dur), sym_of(b->ct, e));
+	(void)start, (void)end;
+	struct each *x = ctx;
+	x->fn(x->ctx, e);
+}
+
+void spans_each(struct trace *t, struct filterset *fs, span_fn *fn, void *ctx)
+{
+	struct ct_scope sc;
+	ct_scope_filters(&sc, t, fs);
+	uint64_t at = 0;
+	spans_walk(&sc, &at, 0, each_span, &(struct each){fn, ctx});
+}
+
+static void build_span(void *ctx, const struct event *e, int64_t start, int64_t end)
+{
+	struct calltree *ct = ctx;
+	ct->spans++;
+	struct ct_ref ref = {e->ts, e->input, e->off};
+	add_span(ct, &ct->lanes[e->lane], start, end, sym_of(ct, e), &ref);
+}
+
+void calltree_begin(struct calltree *ct, const struct ct_scope *scope)
+{
+	*ct = (struct calltree){.t = scope->t, .scope = *scope};
+	new_node(ct, CT_NONE, CT_NONE);
+	ct->nlanes = model_nlanes(scope->t->m);
+	ct->lanes = xcalloc(ct->nlanes + 1, sizeof *ct->lanes);
+}
+
+bool calltree_step(struct calltree *ct, uint64_t deadline)
+{
+	if (ct->done)
+		return false;
+	if (!spans_walk(&ct->scope, &ct->at, deadline, build_span, ct))
+		return true;
+	for (uint32_t l = 0; l < ct->nlanes; l++) {
+		while (ct->lanes[l].n)
+			finish(ct, &ct->lanes[l]);
+		free(ct->lanes[l].s);
+	}
+	free(ct->lanes);
+	ct->lanes = NULL;
+	ct->node[0].calls = ct->spans;
+	ct->done = true;
+	return false;
 }
 
 void calltree_build(struct calltree *ct, struct trace *t, struct filterset *fs)
 {
-	*ct = (struct calltree){.t = t};
-	new_node(ct, CT_NONE, CT_NONE);
-	uint32_t nl = model_nlanes(t->m);
-	struct building b = {ct, xcalloc(nl + 1, sizeof *b.lanes)};
-	spans_each(t, fs, build_span, &b);
-	for (uint32_t l = 0; l < nl; l++) {
-		while (b.lanes[l].n)
-			finish(ct, &b.lanes[l]);
-		free(b.lanes[l].s);
-	}
-	ct->node[0].calls = ct->spans;
-	free(b.lanes);
+	struct ct_scope sc;
+	ct_scope_filters(&sc, t, fs);
+	calltree_begin(ct, &sc);
+	calltree_step(ct, 0);
 }
 
 void calltree_free(struct calltree *ct)
 {
+	for (uint32_t l = 0; ct->lanes && l < ct->nlanes; l++)
+		free(ct->lanes[l].s);
+	free(ct->lanes);
 	free(ct->node);
 	free(ct->sym);
 	hmap_free(&ct->node_of);

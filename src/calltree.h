@@ -6,9 +6,10 @@
  * pair (taken once, at its begin; in when either end passes the filters).
  * Per lane, a span is the child of the innermost open span that contains
  * it; spans that start together nest longest first, whichever the file
- * wrote first (of two alike, the first written holds the other).  One that outlasts what is open without nesting in it (the
- * calls of several threads of one process on one lane) closes those first
- * and goes beside them.  A node is a call path: its spans' count, total
+ * wrote first (of two alike, the first written holds the other).  One
+ * that outlasts what is open without nesting in it (the calls of several
+ * threads of one process on one lane) closes those first and goes beside
+ * them.  A node is a call path: its spans' count, total
  * and self time (total less its children's), least and greatest. */
 #ifndef TTV_CALLTREE_H
 #define TTV_CALLTREE_H
@@ -21,11 +22,19 @@
 
 #define CT_NONE UINT32_MAX
 
+/* An event's identity (its place moves when late events come). */
+struct ct_ref {
+	int64_t ts;
+	uint32_t input;
+	uint64_t off;
+};
+
 struct ct_node {
 	uint32_t parent; /* CT_NONE: the root */
 	uint32_t sym;    /* index into syms: what it is called */
 	uint32_t child, next; /* first child, next sibling (CT_NONE: none) */
 	uint64_t calls, total, self, min, max;
+	struct ct_ref longest; /* the event of its longest span */
 };
 
 /* A name a node has: a span's type and principal string. */
@@ -33,17 +42,42 @@ struct ct_sym {
 	uint32_t type, name;
 };
 
+/* What the tree is of: the spans whose events keep() keeps (NULL: all;
+ * pos is the event's position; ctx is its caller's), clipped to [lo, hi]. */
+struct ct_scope {
+	struct trace *t;
+	struct filterset *fs;
+	bool (*keep)(const struct ct_scope *sc, uint64_t pos, const struct event *e);
+	void *ctx;
+	int64_t lo, hi;
+};
+
+struct ct_stack;
+
 struct calltree {
 	struct trace *t;
+	struct ct_scope scope;
 	struct ct_node *node; /* [0]: the root, the whole scope */
 	size_t n, cap;
 	struct ct_sym *sym;
 	size_t nsym, capsym;
-	struct hmap node_of; /* parent << 32 | sym -> node */
-	struct hmap sym_of;  /* type << 32 | name -> sym */
+	struct hmap node_of; /* parent << 32 | sym -> node + 1 */
+	struct hmap sym_of;  /* type << 32 | name -> sym + 1 */
 	uint64_t spans;
+	/* building: the next position, the lanes' open spans */
+	uint64_t at;
+	struct ct_stack *lanes;
+	uint32_t nlanes;
+	bool done;
 };
 
+/* The scope of the batch modes: what the filters keep, all the time. */
+void ct_scope_filters(struct ct_scope *sc, struct trace *t, struct filterset *fs);
+/* Build in steps (the viewer): calltree_step() goes on until now_ns()
+ * passes deadline and says whether there is more. */
+void calltree_begin(struct calltree *ct, const struct ct_scope *scope);
+bool calltree_step(struct calltree *ct, uint64_t deadline);
+/* ... or at once. */
 void calltree_build(struct calltree *ct, struct trace *t, struct filterset *fs);
 /* Every span in scope, in time order: fn(ctx, its event) (a pair's begin). */
 typedef void span_fn(void *ctx, const struct event *e);
