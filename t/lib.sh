@@ -29,6 +29,7 @@ ok() { # ok COND-STATUS DESCRIPTION
 	_n=$((_n + 1))
 	if [ "$1" = 0 ]; then echo "ok $_n - $2"; else echo "not ok $_n - $2"; _failed=$((_failed + 1)); fi
 }
+fail() { ok 1 "$1"; } # fail DESCRIPTION: a test that failed (a precondition of later ones)
 
 is() { # is GOT WANT DESCRIPTION
 	_n=$((_n + 1))

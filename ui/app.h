@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "src/calltree.h"
 #include "src/cli.h"
 #include "src/query.h"
 #include "src/trace.h"
@@ -53,7 +54,8 @@ struct visible {
 	X(FILTERS, "filters", filters_open, filters_draw, filters_action, NULL)       \
 	X(RECORD, "record", record_open, page_draw, record_action, NULL)              \
 	X(MESSAGES, "messages", messages_open, page_draw, page_action, NULL)          \
-	X(LEGEND, "legend", legend_open, page_draw, page_action, NULL)
+	X(LEGEND, "legend", legend_open, page_draw, page_action, NULL)                \
+	X(TREE, "tree", tree_open, tree_draw, tree_action, NULL)
 enum view_id {
 #define X(id, ...) V_##id,
 	VIEWS(X)
@@ -117,6 +119,21 @@ struct lanes_view {
 	uint64_t span_key[4];
 };
 
+/* the call tree (tree.c): built in steps, shown as rows of unfolded nodes */
+struct tree_row {
+	uint32_t node, depth;
+};
+
+struct tree_view {
+	struct calltree ct;
+	uint64_t scope; /* what it was built of (tree.c scope_of) */
+	bool building;
+	int sort;      /* total, self, calls */
+	uint8_t *open; /* per node: unfolded */
+	struct tree_row *row;
+	size_t nrows, caprow, cur, top;
+};
+
 /* detail, info, help, filters, record, messages: one scrolling text page */
 struct page_view {
 	struct buf text;
@@ -146,6 +163,7 @@ struct app {
 	struct list_view list;
 	struct lanes_view lanes;
 	struct page_view page;
+	struct tree_view tree;
 
 	/* lanes in display order, and their flags (nav.c keeps them in step
 	 * with the model; the lanes view and the list read them) */
@@ -288,6 +306,14 @@ bool detail_action(struct app *a, enum action act);
 bool filters_action(struct app *a, enum action act);
 bool record_action(struct app *a, enum action act);
 void status_draw(struct app *a);
+/* tree.c: the call tree view */
+void tree_open(struct app *a);
+void tree_draw(struct app *a);
+bool tree_action(struct app *a, enum action act);
+bool tree_step(struct app *a, uint64_t budget_ns); /* true while it is being built */
+bool tree_pending(const struct app *a);
+void tree_status(struct app *a, struct buf *out);
+void tree_free(struct app *a);
 
 /* search and prompt (prompt.c) */
 void prompt_open(struct app *a, enum prompt_kind kind, const char *initial);

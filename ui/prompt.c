@@ -607,6 +607,9 @@ void status_draw(struct app *a)
 	if (!a->depth && a->base == V_LANES && lanes_status(a, &span, lroom)) {
 		buf_free(&left);
 		left = span;
+	} else if (a->depth && a->stack[a->depth - 1] == V_TREE) { /* the call tree: its scope in place of the files */
+		buf_reset(&left);
+		tree_status(a, &left);
 	}
 	int lwant = text_width(left.p, left.len);
 	int lw = lroom >= MIN(lwant, 12) ? draw_clipped(a, y, 0, lroom, left.p, left.len) : 0;

@@ -396,6 +396,7 @@ static bool global_action(struct app *a, enum action act)
 	case ACT_LEGEND: open_view(a, V_LEGEND); return true;
 	case ACT_MESSAGES: open_view(a, V_MESSAGES); return true;
 	case ACT_FILTERS: open_view(a, V_FILTERS); return true;
+	case ACT_CALL_TREE: open_view(a, V_TREE); return true;
 	case ACT_JUMP_BACK: jump_history(a, -1); return true;
 	case ACT_JUMP_FORWARD: jump_history(a, +1); return true;
 	case ACT_PARTNER: {
@@ -876,7 +877,7 @@ static void loop(struct app *a)
 			}
 			break;
 		}
-		bool busy = a->loading || vis_pending(a) || a->seek.on || hits_pending(a); /* else poll sleeps */
+		bool busy = a->loading || vis_pending(a) || a->seek.on || hits_pending(a) || tree_pending(a); /* else poll sleeps */
 		struct pollfd p[2 + 16] = {{fileno(term.tty), POLLIN, 0}, {term.sigpipe[0], POLLIN, 0}};
 		nfds_t np = 2 + trace_poll_fds(a->t, p + 2, ARRAY_LEN(p) - 2);
 		int wait_ms = -1;
@@ -927,6 +928,8 @@ static void loop(struct app *a)
 			search_step(a, SLICE_NS); /* after the filters: it walks what they show */
 		} else if (hits_pending(a)) {
 			hits_step(a, SLICE_NS); /* then the matches are counted */
+		} else if (tree_pending(a)) {
+			tree_step(a, SLICE_NS); /* the call tree of what they show */
 		}
 		if (a->fs->too_expensive) {
 			a->fs->too_expensive = false;
@@ -1018,6 +1021,8 @@ static void run_script(struct app *a, const char *script)
 			;
 		while (!partial && hits_step(a, SLICE_NS))
 			;
+		while (!partial && tree_step(a, SLICE_NS))
+			;
 		if (timing) {
 			draw(a);
 			line[strcspn(line, "\r\n")] = 0;
@@ -1044,6 +1049,7 @@ static void app_free(struct app *a)
 	free(a->type_role);
 	free(a->hist);
 	buf_free(&a->page.text);
+	tree_free(a);
 	buf_free(&a->messages);
 	prompt_free(a);
 	filter_free(&a->search);

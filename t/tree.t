@@ -1,0 +1,79 @@
+#!/bin/sh
+# The call tree view (T): scripted screens at 80x24 read against --report
+# of the same scope, folding, sorting, Enter to the longest span, the scope
+# (filters, hidden lanes, the time range); and in tmux, as a user types it.
+. "$(dirname "$0")/lib.sh"
+
+H=$SAMPLES/htdump/small.htdump
+# shot NAME KEYS [TTV-ARGS...]: the screen after the keys (a printf
+# format, a key a line), into $SHOT
+shot() {
+	name=$1 keys=$2; shift 2
+	# shellcheck disable=SC2059
+	{ printf "$keys"; echo "dump $TMP/$name.txt"; } >"$TMP/$name.script"
+	TTV_SCRIPT=$TMP/$name.script TTV_SIZE=${SIZE:-80x24} "$TTV" "$@" >/dev/null 2>"$TMP/$name.err"
+	SHOT=$(cat "$TMP/$name.txt")
+}
+# row NAME: the tree's row of that name, its columns squeezed
+row() { printf '%s\n' "$SHOT" | grep -E "[ ▾▸+-] $1\$" | head -1 | tr -s ' '; }
+# report NAME [ARGS]: --report's total, self and calls of NAME, squeezed as row shows them
+report() {
+	name=$1; shift
+	"$TTV" --report "$@" | awk -v n="$name" '$7 == n { print $1, $2, $3 }' | head -1
+}
+
+shot tree 'T\n' "$H"
+like "$SHOT" "TOTAL +SELF +CALLS +CALL TREE by total" "T opens the call tree, sorted by total"
+like "$(printf '%s\n' "$SHOT" | sed -n 2p)" "8.68ms +70.5% +18.94us +3 +▾ worker_run$" "the heaviest root first, unfolded"
+like "$SHOT" "▾ compute
+ .* +leaf" "a callee under its caller, indented"
+like "$SHOT" "call tree of 51 spans +1/8" "the status line says what it is of"
+for n in worker_run main join_workers spawn_workers; do
+	want=$(report $n "$H")
+	[ -n "$want" ] || fail "--report has $n"
+	like "$(row $n)" "^ ?$(printf '%s' "$want" | sed 's/ /.*/g')" "$n: total, self and calls as --report has them"
+done
+
+shot folded "T\ns\ndump $TMP/sorted.txt\nj\nh\n" "$H"
+like "$(cat "$TMP/sorted.txt")" "CALL TREE by self" "s sorts by self time"
+like "$(sed -n 4p "$TMP/sorted.txt")" "io_wait$" "... io_wait (3.59 ms self) above compute"
+like "$SHOT" "▸ iteration" "h folds the node"
+unlike "$SHOT" "leaf" "... its callees gone from the rows"
+
+shot longest 'T\nj\nEnter\n' "$H"
+like "$SHOT" "the longest of 9 calls of iteration: 1.06ms" "Enter: the longest span of the node, said"
+like "$SHOT" "^6 lanes" "... in the lanes view"
+like "$SHOT" "thread 4 HT_Call.*iteration 1.06ms" "... selected"
+
+shot scoped 'T\n' "$H" -e 'lane:^thread 2$'
+like "$(row worker_run)" " 1 ▾ worker_run$|1 ▾ worker_run" "a filter: only its lane's calls"
+want=$(report worker_run "$H" -e 'lane:^thread 2$')
+[ -n "$want" ] || fail "--report -e has worker_run"
+like "$(row worker_run)" "^ ?$(printf '%s' "$want" | sed 's/ /.*/g')" "... as --report with the filter"
+shot none 'T\n' "$H" -e 'type:Blob'
+like "$SHOT" "no span in what is shown" "nothing in scope: said"
+
+# in a terminal: T, move, fold, Esc back to the lanes, T again as it was left
+if command -v tmux >/dev/null 2>&1; then
+	S=ttv-tree-$$
+	tm new-session -d -s "$S" -x 80 -y 24 "TERM=xterm-256color '$TTV' '$H'; echo \"exit=\$?\"; sleep 30"
+	wait_for "6 lanes"
+	tm send-keys -t "$S" T
+	wait_for "CALL TREE by total"
+	ok $? "tmux: T opens the call tree"
+	tm send-keys -t "$S" j Left
+	wait_for "▸ iteration"
+	ok $? "tmux: Left folds"
+	tm send-keys -t "$S" Escape
+	wait_for "6 lanes"
+	ok $? "tmux: Esc goes back to the lanes"
+	tm send-keys -t "$S" T
+	wait_for "▸ iteration"
+	ok $? "tmux: T again: the tree as it was left"
+	tm send-keys -t "$S" q q
+	wait_for "exit=0"
+	ok $? "tmux: q, q: closed and quit"
+	tm kill-server 2>/dev/null
+fi
+
+done_testing

@@ -1,0 +1,308 @@
+/* The call tree view: where the time went in what the views show (the
+ * filters, the lanes not hidden, the time range), as uftrace's tui shows
+ * it: call paths with their total, self time and calls, folded and
+ * unfolded, sorted by total, self or calls.  Built in steps from the
+ * loop (src/calltree.h); Enter goes to the node's longest span in the
+ * lanes view. */
+#include <curses.h>
+#include <stdlib.h>
+
+#include "src/batch.h"
+#include "src/calltree.h"
+#include "ui/app.h"
+
+enum { SORT_TOTAL, SORT_SELF, SORT_CALLS, SORT_COUNT };
+static const char *const sort_names[SORT_COUNT] = {"total", "self", "calls"};
+
+#define OPEN_ALL_UNDER 2000 /* nodes: a tree this small opens whole, a larger one two levels deep */
+
+static int rows(const struct app *a) { return a->lines - 2; /* header and status line */ }
+
+/* What the views show: a visible event, or a pair whose end is. */
+static bool shown(const struct ct_scope *sc, uint64_t pos, const struct event *e)
+{
+	struct app *a = sc->ctx;
+	uint64_t other;
+	return vis_is(a, pos) || (ev_role(e) == ROLE_BEGIN && model_partner(a->m, pos, &other) && vis_is(a, other));
+}
+
+/* What the tree was built of: the events, the filters, the lanes shown
+ * and the time range.  The same, the tree opens again as it was left. */
+static uint64_t scope_of(struct app *a)
+{
+	struct buf b = {0};
+	buf_printf(&b, "%llu %llu %llu %d%d %lld %lld", (unsigned long long)model_count(a->m),
+		   (unsigned long long)model_generation(a->m), (unsigned long long)vis_count(a), a->range.has_lo,
+		   a->range.has_hi, (long long)a->range.lo, (long long)a->range.hi);
+	for (size_t i = 0; i < a->fs->n; i++)
+		buf_printf(&b, "\n%d %s", a->fs->f[i].enabled, a->fs->f[i].spec);
+	buf_add(&b, a->lane_flags, a->norder);
+	uint64_t h = hash_bytes(b.p, b.len);
+	buf_free(&b);
+	return h;
+}
+
+void tree_open(struct app *a)
+{
+	struct tree_view *tv = &a->tree;
+	uint64_t scope = scope_of(a);
+	if (tv->ct.node && tv->scope == scope)
+		return;
+	calltree_free(&tv->ct);
+	free(tv->open);
+	free(tv->row);
+	*tv = (struct tree_view){.sort = tv->sort, .building = true, .scope = scope};
+	struct ct_scope sc = {.t = a->t, .fs = a->fs, .keep = vis_count(a) == model_count(a->m) ? NULL : shown,
+			      .ctx = a, .lo = a->range.has_lo ? a->range.lo : INT64_MIN,
+			      .hi = a->range.has_hi ? a->range.hi : INT64_MAX};
+	calltree_begin(&tv->ct, &sc);
+}
+
+static uint64_t key_of(const struct ct_node *n, int sort)
+{
+	return sort == SORT_SELF ? n->self : sort == SORT_CALLS ? n->calls : n->total;
+}
+
+static const struct ct_node *sort_nodes; /* (qsort has no context) */
+static int sort_key;
+
+static int by_key(const void *x, const void *y)
+{
+	const struct ct_node *a = &sort_nodes[*(const uint32_t *)x], *b = &sort_nodes[*(const uint32_t *)y];
+	uint64_t u = key_of(a, sort_key), v = key_of(b, sort_key);
+	if (u != v)
+		return u < v ? 1 : -1;
+	return *(const uint32_t *)x < *(const uint32_t *)y ? -1 : 1;
+}
+
+/* The children of node v, largest first (a fresh array; *n of them). */
+static uint32_t *children(const struct tree_view *tv, uint32_t v, size_t *n)
+{
+	*n = 0;
+	for (uint32_t c = tv->ct.node[v].child; c != CT_NONE; c = tv->ct.node[c].next)
+		(*n)++;
+	uint32_t *kids = xmalloc((*n + 1) * sizeof *kids);
+	size_t i = 0;
+	for (uint32_t c = tv->ct.node[v].child; c != CT_NONE; c = tv->ct.node[c].next)
+		kids[i++] = c;
+	sort_nodes = tv->ct.node;
+	sort_key = tv->sort;
+	qsort(kids, *n, sizeof *kids, by_key);
+	return kids;
+}
+
+/* The rows: every node whose callers are all unfolded, depth first. */
+static void make_rows(struct tree_view *tv)
+{
+	struct frame {
+		uint32_t *kids;
+		size_t n, i;
+	} *st = NULL;
+	size_t depth = 0, cap = 0;
+	tv->nrows = 0;
+	xgrow(&st, &cap, 1, sizeof *st);
+	st[depth].kids = children(tv, 0, &st[depth].n);
+	st[depth++].i = 0;
+	while (depth) {
+		struct frame *f = &st[depth - 1];
+		if (f->i == f->n) {
+			free(f->kids);
+			depth--;
+			continue;
+		}
+		uint32_t v = f->kids[f->i++];
+		xgrow(&tv->row, &tv->caprow, tv->nrows + 1, sizeof *tv->row);
+		tv->row[tv->nrows++] = (struct tree_row){v, (uint32_t)(depth - 1)};
+		if (tv->open[v] && tv->ct.node[v].child != CT_NONE) {
+			xgrow(&st, &cap, depth + 1, sizeof *st);
+			st[depth].kids = children(tv, v, &st[depth].n);
+			st[depth++].i = 0;
+		}
+	}
+	free(st);
+	tv->cur = MIN(tv->cur, tv->nrows ? tv->nrows - 1 : 0);
+}
+
+static uint32_t depth_of(const struct calltree *ct, uint32_t v)
+{
+	uint32_t d = 0;
+	while (ct->node[v].parent)
+		v = ct->node[v].parent, d++;
+	return d;
+}
+
+bool tree_step(struct app *a, uint64_t budget_ns)
+{
+	struct tree_view *tv = &a->tree;
+	if (!tv->building)
+		return false;
+	if (calltree_step(&tv->ct, now_ns() + budget_ns))
+		return true;
+	tv->building = false;
+	tv->open = xcalloc(tv->ct.n + 1, 1);
+	for (uint32_t v = 1; v < tv->ct.n; v++)
+		tv->open[v] = tv->ct.n <= OPEN_ALL_UNDER || depth_of(&tv->ct, v) < 2;
+	make_rows(tv);
+	return false;
+}
+
+bool tree_pending(const struct app *a) { return a->tree.building; }
+
+void tree_free(struct app *a)
+{
+	calltree_free(&a->tree.ct);
+	free(a->tree.open);
+	free(a->tree.row);
+}
+
+/* ---- drawing -------------------------------------------------------------- */
+
+static void dur_cell(struct buf *b, uint64_t ns)
+{
+	struct buf t = {0};
+	fmt_dur(&t, ns);
+	buf_printf(b, "%10s", buf_str(&t));
+	buf_free(&t);
+}
+
+static void draw_row(struct app *a, int y, const struct tree_row *r, bool sel)
+{
+	struct tree_view *tv = &a->tree;
+	const struct ct_node *n = &tv->ct.node[r->node];
+	uint64_t all = tv->ct.node[0].total;
+	struct buf b = {0};
+	dur_cell(&b, n->total);
+	buf_printf(&b, " %5.1f%%", all ? 100.0 * (double)n->total / (double)all : 0.0);
+	dur_cell(&b, n->self);
+	buf_printf(&b, " %9llu  ", (unsigned long long)n->calls);
+	for (uint32_t i = 0; i < r->depth && b.len < 400; i++)
+		buf_adds(&b, "  ");
+	if (n->child == CT_NONE)
+		buf_adds(&b, "  ");
+	else
+		buf_adds(&b, tv->open[r->node] ? (a->unicode ? "▾ " : "- ") : (a->unicode ? "▸ " : "+ "));
+	term_sid(&b, a->m, calltree_sid(&tv->ct, n->sym));
+	draw_role(sel ? R_SELECTED : R_NORMAL);
+	draw_fill(y, 0, a->cols, " ");
+	draw_clipped(a, y, 0, a->cols, b.p, b.len);
+	buf_free(&b);
+}
+
+void tree_draw(struct app *a)
+{
+	struct tree_view *tv = &a->tree;
+	draw_role(R_TITLE);
+	draw_fill(0, 0, a->cols, " ");
+	char head[160];
+	snprintf(head, sizeof head, "%10s %6s%10s %9s  CALL TREE by %s (s, Enter)", "TOTAL", "", "SELF", "CALLS",
+		 sort_names[tv->sort]);
+	draw_str(0, 0, a->cols, head);
+	if (tv->building) {
+		uint64_t n = model_count(a->m);
+		char msg[80];
+		snprintf(msg, sizeof msg, "nesting spans... %.0f%% of the events", n ? 100.0 * (double)tv->ct.at / (double)n : 100.0);
+		draw_role(R_DIM);
+		draw_str(2, 2, a->cols - 4, msg);
+		return;
+	}
+	if (!tv->nrows) {
+		draw_role(R_DIM);
+		draw_str(2, 2, a->cols - 4, "no span in what is shown (filters, hidden lanes, the time range)");
+		return;
+	}
+	if (tv->cur < tv->top)
+		tv->top = tv->cur;
+	if (tv->cur >= tv->top + (size_t)rows(a))
+		tv->top = tv->cur - (size_t)rows(a) + 1;
+	for (int y = 1; y <= rows(a) && tv->top + (size_t)(y - 1) < tv->nrows; y++) {
+		size_t i = tv->top + (size_t)(y - 1);
+		draw_row(a, y, &tv->row[i], i == tv->cur);
+	}
+}
+
+/* The status line's part: the scope and where the cursor is. */
+void tree_status(struct app *a, struct buf *out)
+{
+	struct tree_view *tv = &a->tree;
+	buf_printf(out, "call tree of %llu spans", (unsigned long long)tv->ct.spans);
+	if (vis_count(a) != model_count(a->m))
+		buf_adds(out, ", filtered");
+	if (a->range.has_lo || a->range.has_hi)
+		buf_adds(out, ", in the time range");
+	if (tv->nrows)
+		buf_printf(out, "  %zu/%zu", tv->cur + 1, tv->nrows);
+}
+
+/* ---- actions -------------------------------------------------------------- */
+
+/* Fold or unfold the node at the cursor; Left on a folded one goes to its caller. */
+static void fold(struct tree_view *tv, bool open)
+{
+	const struct tree_row *r = &tv->row[tv->cur];
+	uint32_t v = r->node;
+	if (tv->ct.node[v].child != CT_NONE && tv->open[v] != open) {
+		tv->open[v] = open;
+		make_rows(tv);
+		return;
+	}
+	if (open || !r->depth)
+		return;
+	while (tv->cur && tv->row[tv->cur].depth >= r->depth)
+		tv->cur--;
+}
+
+/* Enter: the node's longest span, selected and framed in the lanes view. */
+static void go_longest(struct app *a)
+{
+	struct tree_view *tv = &a->tree;
+	const struct ct_node *n = &tv->ct.node[tv->row[tv->cur].node];
+	struct evref r = {n->longest.ts, n->longest.input, n->longest.off, true};
+	uint64_t pos;
+	if (!ref_pos(a, &r, &pos)) {
+		message(a, true, "its longest span is no longer in the trace");
+		return;
+	}
+	a->depth = 0;
+	a->base = V_LANES;
+	jump_to(a, pos);
+	lanes_action(a, ACT_ZOOM_SPAN);
+	struct buf b = {0}, d = {0};
+	term_sid(&b, a->m, calltree_sid(&tv->ct, n->sym));
+	fmt_dur(&d, n->max);
+	message(a, false, "the longest of %llu calls of %s: %s (T: back to the call tree)", (unsigned long long)n->calls,
+		buf_str(&b), buf_str(&d));
+	buf_free(&b);
+	buf_free(&d);
+}
+
+bool tree_action(struct app *a, enum action act)
+{
+	struct tree_view *tv = &a->tree;
+	size_t page = (size_t)MAX(1, rows(a) - 1), last = tv->nrows ? tv->nrows - 1 : 0;
+	if (tv->building || !tv->nrows)
+		return act == ACT_SORT;
+	switch (act) {
+	case ACT_MOVE_DOWN: tv->cur = MIN(last, tv->cur + 1); return true;
+	case ACT_MOVE_UP: tv->cur -= tv->cur > 0; return true;
+	case ACT_PAGE_DOWN: tv->cur = MIN(last, tv->cur + page); return true;
+	case ACT_PAGE_UP: tv->cur -= MIN(tv->cur, page); return true;
+	case ACT_HALF_DOWN: tv->cur = MIN(last, tv->cur + page / 2); return true;
+	case ACT_HALF_UP: tv->cur -= MIN(tv->cur, page / 2); return true;
+	case ACT_FIRST: tv->cur = 0; return true;
+	case ACT_LAST: tv->cur = last; return true;
+	case ACT_PAN_RIGHT: fold(tv, true); return true;
+	case ACT_PAN_LEFT: fold(tv, false); return true;
+	case ACT_SORT: {
+		uint32_t v = tv->row[tv->cur].node;
+		tv->sort = (tv->sort + 1) % SORT_COUNT;
+		make_rows(tv);
+		for (size_t i = 0; i < tv->nrows; i++) /* the cursor stays on its node */
+			if (tv->row[i].node == v)
+				tv->cur = i;
+		message(a, false, "call tree sorted by %s", sort_names[tv->sort]);
+		return true;
+	}
+	case ACT_DETAIL: go_longest(a); return true;
+	default: return false;
+	}
+}
