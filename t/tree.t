@@ -53,6 +53,12 @@ like "$(row worker_run)" "^ ?$(printf '%s' "$want" | sed 's/ /.*/g')" "... as --
 shot none 'T\n' "$H" -e 'type:Blob'
 like "$SHOT" "no span in what is shown" "nothing in scope: said"
 
+# built in steps: Esc while it is being built stops it
+shot stopped "partial\nT\ndump $TMP/building.txt\nEscape\n" "$H"
+like "$(cat "$TMP/building.txt")" "nesting spans\\.\\.\\. 0% of the events" "while it is built, it says how far it is"
+like "$SHOT" "call tree stopped" "Esc stops it"
+like "$SHOT" "^6 lanes" "... and goes back to the lanes"
+
 # in a terminal: T, move, fold, Esc back to the lanes, T again as it was left
 if command -v tmux >/dev/null 2>&1; then
 	S=ttv-tree-$$

@@ -279,6 +279,12 @@ bool tree_action(struct app *a, enum action act)
 {
 	struct tree_view *tv = &a->tree;
 	size_t page = (size_t)MAX(1, rows(a) - 1), last = tv->nrows ? tv->nrows - 1 : 0;
+	if (tv->building && (act == ACT_BACK || act == ACT_QUIT || act == ACT_INTERRUPT)) {
+		tree_free(a); /* stopped: built afresh when opened again */
+		*tv = (struct tree_view){.sort = tv->sort};
+		message(a, false, "call tree stopped");
+		return act == ACT_INTERRUPT;
+	}
 	if (tv->building || !tv->nrows)
 		return act == ACT_SORT;
 	switch (act) {
