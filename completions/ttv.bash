@@ -31,7 +31,7 @@ _ttv()
 	local cur prev
 	cur=${COMP_WORDS[COMP_CWORD]}
 	prev=${COMP_WORDS[COMP_CWORD-1]}
-	local opts="--dump --json --info --stats --report --sort --export --follow -f --no-follow
+	local opts="--dump --json --info --stats --report --sort --diff --export --follow -f --no-follow
 		--filter -e --format --keymap --theme --time --align --memory --no-cache --cache-size --help -h --version -V"
 
 	case $prev in

@@ -7,7 +7,7 @@
 
 #include "src/util.h"
 
-enum mode { MODE_VIEW, MODE_DUMP, MODE_INFO, MODE_STATS, MODE_REPORT, MODE_EXPORT };
+enum mode { MODE_VIEW, MODE_DUMP, MODE_INFO, MODE_STATS, MODE_REPORT, MODE_DIFF, MODE_EXPORT };
 
 struct cli {
 	enum mode mode;

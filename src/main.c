@@ -28,6 +28,7 @@ static void usage(FILE *f)
 		"       ttv --info [--json] PATH...      format, lanes, counts, time span, damage\n"
 		"       ttv --stats [--json] PATH...     counts per type and lane, span durations\n"
 		"       ttv --report [--json] PATH...    per name: total, self, calls, min, max\n"
+		"       ttv --diff [--json] A B          per name: A against B, and the change\n"
 		"       ttv --export chrome PATH...      Chrome trace events (for Perfetto)\n"
 		"       ttv --export folded PATH...      call paths by self time (flame graphs)\n"
 		"       ttv --export speedscope PATH...  speedscope JSON, a profile per lane\n"
@@ -75,13 +76,14 @@ static int usage_error(const char *fmt, const char *arg)
 int cli_parse(struct cli *c, int argc, char **argv)
 {
 	enum { O_DUMP = 256, O_JSON, O_INFO, O_STATS, O_EXPORT, O_FORMAT, O_KEYMAP, O_THEME, O_TIME, O_ALIGN,
-	       O_NOFOLLOW, O_MEMORY, O_NOCACHE, O_CACHESIZE, O_REPORT, O_SORT };
+	       O_NOFOLLOW, O_MEMORY, O_NOCACHE, O_CACHESIZE, O_REPORT, O_SORT, O_DIFF };
 	static const struct option opts[] = {
 		{"dump", no_argument, NULL, O_DUMP},
 		{"json", no_argument, NULL, O_JSON},
 		{"info", no_argument, NULL, O_INFO},
 		{"stats", no_argument, NULL, O_STATS},
 		{"report", no_argument, NULL, O_REPORT},
+		{"diff", no_argument, NULL, O_DIFF},
 		{"sort", required_argument, NULL, O_SORT},
 		{"export", required_argument, NULL, O_EXPORT},
 		{"follow", no_argument, NULL, 'f'},
@@ -111,13 +113,15 @@ int cli_parse(struct cli *c, int argc, char **argv)
 		case O_INFO:
 		case O_STATS:
 		case O_REPORT:
+		case O_DIFF:
 		case O_EXPORT:
 			if (c->mode != MODE_VIEW)
-				return usage_error("%s", "choose one of --dump, --info, --stats, --report and --export");
+				return usage_error("%s", "choose one of --dump, --info, --stats, --report, --diff and --export");
 			c->mode = o == O_DUMP	 ? MODE_DUMP
 				  : o == O_INFO	 ? MODE_INFO
 				  : o == O_STATS	 ? MODE_STATS
 				  : o == O_REPORT ? MODE_REPORT
+				  : o == O_DIFF	 ? MODE_DIFF
 						  : MODE_EXPORT;
 			if (o == O_EXPORT) {
 				if (strcmp(optarg, "chrome") && strcmp(optarg, "folded") && strcmp(optarg, "speedscope"))
@@ -171,7 +175,7 @@ int cli_parse(struct cli *c, int argc, char **argv)
 	if (c->help || c->version)
 		return 0;
 	if (c->json && (c->mode == MODE_VIEW || c->mode == MODE_EXPORT))
-		return usage_error("%s", "--json goes with --dump, --info, --stats or --report");
+		return usage_error("%s", "--json goes with --dump, --info, --stats, --report or --diff");
 	if (c->sort && c->mode != MODE_REPORT)
 		return usage_error("%s", "--sort goes with --report");
 	c->follow = follow >= 0 ? follow : c->mode == MODE_VIEW && c->cfg->follow;
@@ -191,6 +195,8 @@ int cli_parse(struct cli *c, int argc, char **argv)
 		return usage_error("%s", "no trace to open: give a PATH (or - for standard input)");
 	c->paths = argv + optind;
 	c->npaths = (size_t)(argc - optind);
+	if (c->mode == MODE_DIFF && c->npaths != 2)
+		return usage_error("%s", "--diff compares two traces: give A and B");
 	return 0;
 }
 
@@ -252,8 +258,11 @@ int main(int argc, char **argv)
 	trace_catch_sigbus(&t);
 	t.format = c.format;
 	t.align = c.align;
-	for (size_t i = 0; i < c.npaths; i++)
+	uint32_t nsrc_a = 0; /* --diff: the sources of A */
+	for (size_t i = 0; i < c.npaths; i++) {
 		trace_open(&t, c.paths[i]);
+		nsrc_a = i ? nsrc_a : (uint32_t)t.nsrc;
+	}
 	if (c.mode == MODE_VIEW)
 		t.follow = c.follow;
 	if (c.mode == MODE_VIEW || !c.follow) /* (--dump -f prints as it reads) */
@@ -277,6 +286,7 @@ int main(int argc, char **argv)
 		case MODE_INFO: batch_info(&t, c.json, stdout); break;
 		case MODE_STATS: batch_stats(&t, &fs, c.json, stdout); break;
 		case MODE_REPORT: batch_report(&t, &fs, c.sort, c.json, stdout); break;
+		case MODE_DIFF: batch_diff(&t, &fs, nsrc_a, c.json, stdout); break;
 		case MODE_EXPORT:
 			(!strcmp(c.export_format, "folded")       ? export_folded
 			 : !strcmp(c.export_format, "speedscope") ? export_speedscope

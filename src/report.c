@@ -145,14 +145,22 @@ static void row_json(const struct calltree *ct, const struct row *r, struct buf 
 		   (unsigned long long)r->min, (unsigned long long)r->max, (unsigned long long)mean(r));
 }
 
+/* Per name (sym) of the tree: its row (a fresh array of ct->nsym). */
+static struct row *name_rows(const struct calltree *ct)
+{
+	struct tally ta = {ct, xcalloc(ct->nsym + 1, sizeof *ta.row), xcalloc(ct->nsym + 1, sizeof *ta.on_path)};
+	for (uint32_t s = 0; s < ct->nsym; s++)
+		ta.row[s].sym = s;
+	calltree_walk(ct, tally_enter, tally_leave, &ta);
+	free(ta.on_path);
+	return ta.row;
+}
+
 void batch_report(struct trace *t, struct filterset *fs, const char *sort, bool json, FILE *out)
 {
 	struct calltree ct;
 	calltree_build(&ct, t, fs);
-	struct tally ta = {&ct, xcalloc(ct.nsym + 1, sizeof *ta.row), xcalloc(ct.nsym + 1, sizeof *ta.on_path)};
-	for (uint32_t s = 0; s < ct.nsym; s++)
-		ta.row[s].sym = s;
-	calltree_walk(&ct, tally_enter, tally_leave, &ta);
+	struct tally ta = {&ct, name_rows(&ct), NULL};
 	sort_by = sort ? sort : "total";
 	sort_ct = &ct;
 	if (ct.nsym)
@@ -172,8 +180,176 @@ void batch_report(struct trace *t, struct filterset *fs, const char *sort, bool 
 		fwrite(b.p, 1, b.len, out);
 	buf_free(&b);
 	free(ta.row);
-	free(ta.on_path);
 	calltree_free(&ct);
+}
+
+/* ---- --diff --------------------------------------------------------------- */
+
+/* The spans of one side: the sources of A (ids below nsrc_a) or of B, as
+ * the filters keep them. */
+struct side {
+	struct ct_scope filters;
+	uint32_t nsrc_a;
+	bool b;
+};
+
+static bool side_keep(const struct ct_scope *sc, uint64_t pos, const struct event *e)
+{
+	const struct side *s = sc->ctx;
+	if ((sc->t->in[e->input]->src->id >= s->nsrc_a) != s->b)
+		return false;
+	return !s->filters.keep || s->filters.keep(&s->filters, pos, e);
+}
+
+/* A name on both sides: told by its strings (each side's types are its own). */
+struct pair {
+	uint32_t name, type, category;
+	struct row side[2];
+};
+
+struct pairs {
+	struct pair *p;
+	size_t n, cap;
+	struct hmap at; /* hash of the strings -> index + 1 (chained by probing on) */
+};
+
+static struct pair *pair_of(struct pairs *ps, uint32_t name, uint32_t type, uint32_t category)
+{
+	uint32_t k[3] = {name, type, category};
+	for (uint64_t h = hash_bytes(k, sizeof k);; h++) {
+		uint64_t *v = hmap_ref(&ps->at, h);
+		if (*v) {
+			struct pair *p = &ps->p[*v - 1];
+			if (p->name == name && p->type == type && p->category == category)
+				return p;
+			continue;
+		}
+		xgrow(&ps->p, &ps->cap, ps->n + 1, sizeof *ps->p);
+		ps->p[ps->n] = (struct pair){.name = name, .type = type, .category = category};
+		*v = ++ps->n;
+		return &ps->p[ps->n - 1];
+	}
+}
+
+static void add_side(struct trace *t, const struct ct_scope *filters, uint32_t nsrc_a, bool b, struct pairs *ps)
+{
+	struct side sd = {*filters, nsrc_a, b};
+	struct ct_scope sc = {.t = t, .fs = filters->fs, .keep = side_keep, .ctx = &sd, .lo = INT64_MIN, .hi = INT64_MAX};
+	struct calltree ct;
+	calltree_begin(&ct, &sc);
+	calltree_step(&ct, 0);
+	struct row *r = name_rows(&ct);
+	for (uint32_t s = 0; s < ct.nsym; s++) {
+		const struct type *ty = model_type_get(t->m, ct.sym[s].type);
+		struct pair *p = pair_of(ps, calltree_sid(&ct, s), ty->name, ty->category);
+		struct row *d = &p->side[b];
+		d->min = d->calls ? MIN(d->min, r[s].min) : r[s].min;
+		d->max = MAX(d->max, r[s].max);
+		d->calls += r[s].calls;
+		d->total += r[s].total;
+		d->all += r[s].all;
+		d->self += r[s].self;
+	}
+	free(r);
+	calltree_free(&ct);
+}
+
+static int64_t change(uint64_t a, uint64_t b) { return (int64_t)b - (int64_t)a; }
+static uint64_t size_of(int64_t v) { return v < 0 ? -(uint64_t)v : (uint64_t)v; }
+
+static int by_change(const void *x, const void *y)
+{
+	const struct pair *a = x, *b = y;
+	uint64_t u = size_of(change(a->side[0].total, a->side[1].total));
+	uint64_t v = size_of(change(b->side[0].total, b->side[1].total));
+	if (u != v)
+		return u < v ? 1 : -1;
+	u = a->side[0].total + a->side[1].total, v = b->side[0].total + b->side[1].total;
+	return u < v ? 1 : u > v ? -1 : 0;
+}
+
+static void signed_dur(struct buf *b, int64_t ns)
+{
+	struct buf t = {0};
+	buf_addc(&t, ns < 0 ? '-' : '+');
+	fmt_dur(&t, size_of(ns));
+	buf_printf(b, "%11s", buf_str(&t));
+	buf_free(&t);
+}
+
+static void pair_text(struct model *m, const struct pair *p, struct buf *b)
+{
+	buf_adds(b, " ");
+	dur_cell(b, p->side[0].total);
+	dur_cell(b, p->side[1].total);
+	signed_dur(b, change(p->side[0].total, p->side[1].total));
+	dur_cell(b, p->side[0].self);
+	dur_cell(b, p->side[1].self);
+	buf_printf(b, " %9llu %9llu  ", (unsigned long long)p->side[0].calls, (unsigned long long)p->side[1].calls);
+	term_sid(b, m, p->name);
+	if (p->name != p->type) {
+		buf_adds(b, "  (");
+		term_sid(b, m, p->type);
+		if (p->category) {
+			buf_addc(b, ' ');
+			term_sid(b, m, p->category);
+		}
+		buf_addc(b, ')');
+	}
+	buf_addc(b, '\n');
+}
+
+static void side_json(const struct row *r, struct buf *b)
+{
+	buf_printf(b, "{\"calls\":%llu,\"total\":%llu,\"self\":%llu}", (unsigned long long)r->calls,
+		   (unsigned long long)r->total, (unsigned long long)r->self);
+}
+
+static void pair_json(struct model *m, const struct pair *p, struct buf *b)
+{
+	buf_adds(b, "{\"name\":");
+	json_sid(b, m, p->name);
+	buf_adds(b, ",\"type\":");
+	json_sid(b, m, p->type);
+	if (p->category) {
+		buf_adds(b, ",\"category\":");
+		json_sid(b, m, p->category);
+	}
+	buf_adds(b, ",\"a\":");
+	side_json(&p->side[0], b);
+	buf_adds(b, ",\"b\":");
+	side_json(&p->side[1], b);
+	buf_printf(b, ",\"change\":{\"calls\":%lld,\"total\":%lld,\"self\":%lld}}\n",
+		   (long long)change(p->side[0].calls, p->side[1].calls),
+		   (long long)change(p->side[0].total, p->side[1].total),
+		   (long long)change(p->side[0].self, p->side[1].self));
+}
+
+void batch_diff(struct trace *t, struct filterset *fs, uint32_t nsrc_a, bool json, FILE *out)
+{
+	struct ct_scope filters;
+	ct_scope_filters(&filters, t, fs);
+	struct pairs ps = {0};
+	add_side(t, &filters, nsrc_a, false, &ps);
+	add_side(t, &filters, nsrc_a, true, &ps);
+	if (ps.n)
+		qsort(ps.p, ps.n, sizeof *ps.p, by_change);
+	struct buf b = {0};
+	if (!json)
+		buf_printf(&b, "%12s%11s%11s%11s%11s %9s %9s  %s\n", "total A", "total B", "change", "self A", "self B",
+			   "calls A", "calls B", "name  (type category)");
+	for (size_t i = 0; i < ps.n; i++) {
+		(json ? pair_json : pair_text)(t->m, &ps.p[i], &b);
+		if (b.len > (64u << 10)) {
+			fwrite(b.p, 1, b.len, out);
+			buf_reset(&b);
+		}
+	}
+	if (b.len)
+		fwrite(b.p, 1, b.len, out);
+	buf_free(&b);
+	free(ps.p);
+	hmap_free(&ps.at);
 }
 
 /* ---- --export folded ------------------------------------------------------ */

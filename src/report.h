@@ -14,6 +14,11 @@
  * first; name); a table, or JSON lines. */
 bool report_sort_known(const char *sort);
 void batch_report(struct trace *t, struct filterset *fs, const char *sort, bool json, FILE *out);
+/* --diff A B: the sources below nsrc_a (A's) against the rest (B's): per
+ * name (as its strings tell it: a type of one side is not the other's),
+ * total, self and calls on each side and the change, the largest change of
+ * total first; a table, or JSON lines. */
+void batch_diff(struct trace *t, struct filterset *fs, uint32_t nsrc_a, bool json, FILE *out);
 /* --export folded: a line per call path with its self time in ns,
  * "main;parse;read 1200" (flamegraph.pl, inferno and speedscope read it);
  * a ';' in a name becomes ','. */

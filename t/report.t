@@ -65,11 +65,11 @@ print "path $_ $p{$_}\n" for sort keys %p;
 
 # check TRACE WHAT [FILTER]
 check() {
-	want=$("$TTV" --dump --json ${3:+-e "$3"} "$1" | perl -e "$INDEP")
-	got=$("$TTV" --report --json ${3:+-e "$3"} "$1" | perl -e "$FROM_REPORT")
+	want=$("$TTV" --dump --json ${3:+-e "$3"} "$1" 2>/dev/null | perl -e "$INDEP")
+	got=$("$TTV" --report --json ${3:+-e "$3"} "$1" 2>/dev/null | perl -e "$FROM_REPORT")
 	[ -n "$got" ] || fail "$2: spans to report"
 	is "$got" "$(printf '%s\n' "$want" | grep -v '^path ')" "$2: --report as reckoned apart"
-	got=$("$TTV" --export folded ${3:+-e "$3"} "$1" | perl -e "$FROM_FOLDED")
+	got=$("$TTV" --export folded ${3:+-e "$3"} "$1" 2>/dev/null | perl -e "$FROM_FOLDED")
 	is "$got" "$(printf '%s\n' "$want" | grep '^path ')" "$2: --export folded as reckoned apart"
 }
 
@@ -111,7 +111,47 @@ run --report "$SAMPLES/syscall/forker.dat" -e 'nothing matches this'
 is "$RC$OUT" "0$(printf '%12s%11s %10s%11s%11s%11s  %s' total self calls min max mean 'name  (type category)')" \
 	"--report: nothing in scope, the header alone"
 
+# --diff A B: each side as --report of it alone, joined by name, the
+# largest change of total first
+JOIN='
+use strict; use warnings; use JSON::PP;
+my %r;
+for my $side (0, 1) {
+	open my $h, "<", $ARGV[$side] or die;
+	while (<$h>) { my $j = decode_json($_); $r{"$j->{name}\t$j->{type}\t" . ($j->{category} // "")}[$side] = $j }
+}
+for (sort keys %r) {
+	my @s = map { $_ // {calls => 0, total => 0, self => 0} } @{$r{$_}}[0, 1];
+	print join(" ", $_, map { @{$_}{qw(calls total self)} } @s), "\n";
+}
+'
+FROM_DIFF='
+use strict; use warnings; use JSON::PP;
+print "$_\n" for sort map { my $j = decode_json($_);
+	join(" ", "$j->{name}\t$j->{type}\t" . ($j->{category} // ""), @{$j->{a}}{qw(calls total self)}, @{$j->{b}}{qw(calls total self)}) } <STDIN>;
+'
+"$TBIN/htwrite" --generate 8000 --seed 6 "$TMP/g2.ht" || exit 1
+"$TTV" --report --json "$TMP/g.ht" >"$TMP/ra"
+"$TTV" --report --json "$TMP/g2.ht" >"$TMP/rb"
+is "$("$TTV" --diff --json "$TMP/g.ht" "$TMP/g2.ht" | perl -e "$FROM_DIFF")" "$(perl -e "$JOIN" "$TMP/ra" "$TMP/rb")" \
+	"--diff: each side as --report has it"
+"$TTV" --diff --json "$TMP/g.ht" "$TMP/g2.ht" | perl -MJSON::PP -ne 'print abs(decode_json($_)->{change}{total}), "\n"' >"$TMP/changes"
+sort -c -n -r "$TMP/changes"
+ok $? "--diff: the largest change of total first"
+"$TTV" --report --json -e 'lane:^thread 3$' "$TMP/g.ht" >"$TMP/ra"
+"$TTV" --report --json -e 'lane:^thread 3$' "$TMP/g2.ht" >"$TMP/rb"
+is "$("$TTV" --diff --json -e 'lane:^thread 3$' "$TMP/g.ht" "$TMP/g2.ht" | perl -e "$FROM_DIFF")" \
+	"$(perl -e "$JOIN" "$TMP/ra" "$TMP/rb")" "--diff with a filter: each side as --report with it"
+"$TTV" --diff --json "$TMP/g.atf" "$TMP/g.atf" | perl -MJSON::PP -ne '$c = decode_json($_)->{change}; print "$c->{calls} $c->{total} $c->{self}\n"' | sort -u >"$TMP/same"
+is "$(cat "$TMP/same")" "0 0 0" "--diff of a session against itself: no change"
+run --diff "$TMP/g.ht" "$TMP/g2.ht"
+like "$(printf '%s\n' "$OUT" | head -1)" '^ +total A +total B +change +self A +self B +calls A +calls B +name' "--diff: a header"
+like "$(printf '%s\n' "$OUT" | sed -n 2p)" '^ +[0-9.]+[mun]?s +[0-9.]+[mun]?s +[-+][0-9.]+[mun]?s ' "--diff: a signed change"
+
 # usage
+run --diff "$TMP/g.ht"
+is "$RC" 2 "--diff of one trace: usage error"
+like "$ERR" "two traces: give A and B" "... saying so"
 run --report --sort size "$TMP/g.ht"
 is "$RC" 2 "--sort of an unknown key: usage error"
 like "$ERR" "want total, self, calls, min, max, mean or name" "... saying which there are"
