@@ -53,6 +53,24 @@ like "$(row worker_run)" "^ ?$(printf '%s' "$want" | sed 's/ /.*/g')" "... as --
 shot none 'T\n' "$H" -e 'type:Blob'
 like "$SHOT" "no span in what is shown" "nothing in scope: said"
 
+# the flame graph (I): the same tree, bars as wide as their share
+shot flame 'I\n' "$H"
+like "$(printf '%s\n' "$SHOT" | head -1)" "^FLAME GRAPH: all " "I opens the flame graph"
+like "$(printf '%s\n' "$SHOT" | sed -n 3p)" "^worker_run +main$" "the roots under all, largest first, main at 30% of the width"
+col=$(printf '%s\n' "$SHOT" | sed -n 3p | awk '{ print index($0, "main") - 1 }')
+ok $((col < 52 || col > 60)) "... main starts where worker_run's 70.5% ends (column $col of 80)"
+like "$SHOT" "all: 12.30ms \(100.0%\), self 0ns, 51 calls" "the status line: the selected bar"
+shot flame2 'I\nj\nj\n+\n' "$H"
+like "$(printf '%s\n' "$SHOT" | head -1)" "^FLAME GRAPH: all › worker_run › iteration " "+ zooms into the selected bar: the path to it said"
+like "$(printf '%s\n' "$SHOT" | sed -n 3p)" "^compute +io_wait$" "... its callees across the width"
+like "$SHOT" "iteration: 8.66ms \(100.0%\), self 8.81us, 9 calls" "... it is all of the width now"
+shot flame3 'I\nj\nj\n+\n-\n-\n' "$H"
+like "$(printf '%s\n' "$SHOT" | head -1)" "^FLAME GRAPH: all  " "- zooms back out"
+shot flame4 'I\nj\nl\n' "$H"
+like "$SHOT" "main: 3.63ms \(29.5%\)" "Right: the bar beside"
+shot flame5 'I\nj\nl\nEnter\n' "$H"
+like "$SHOT" "the longest of 1 calls of main: 3.63ms" "Enter: its longest span in the lanes view"
+
 # built in steps: Esc while it is being built stops it
 shot stopped "partial\nT\ndump $TMP/building.txt\nEscape\n" "$H"
 like "$(cat "$TMP/building.txt")" "nesting spans\\.\\.\\. 0% of the events" "while it is built, it says how far it is"
@@ -76,7 +94,13 @@ if command -v tmux >/dev/null 2>&1; then
 	tm send-keys -t "$S" T
 	wait_for "▸ iteration"
 	ok $? "tmux: T again: the tree as it was left"
-	tm send-keys -t "$S" q q
+	tm send-keys -t "$S" I
+	wait_for "FLAME GRAPH"
+	ok $? "tmux: I opens the flame graph"
+	tm send-keys -t "$S" j +
+	wait_for "FLAME GRAPH: all › worker_run"
+	ok $? "tmux: + zooms in"
+	tm send-keys -t "$S" q q q
 	wait_for "exit=0"
 	ok $? "tmux: q, q: closed and quit"
 	tm kill-server 2>/dev/null

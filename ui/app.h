@@ -55,7 +55,8 @@ struct visible {
 	X(RECORD, "record", record_open, page_draw, record_action, NULL)              \
 	X(MESSAGES, "messages", messages_open, page_draw, page_action, NULL)          \
 	X(LEGEND, "legend", legend_open, page_draw, page_action, NULL)                \
-	X(TREE, "tree", tree_open, tree_draw, tree_action, NULL)
+	X(TREE, "tree", tree_open, tree_draw, tree_action, NULL)                      \
+	X(FLAME, "flame", flame_open, flame_draw, flame_action, flame_click)
 enum view_id {
 #define X(id, ...) V_##id,
 	VIEWS(X)
@@ -134,6 +135,11 @@ struct tree_view {
 	size_t nrows, caprow, cur, top;
 };
 
+/* the flame graph (flame.c), of the call tree's tree */
+struct flame_view {
+	uint32_t root, sel; /* the bar zoomed into (0: all), the selected one */
+};
+
 /* detail, info, help, filters, record, messages: one scrolling text page */
 struct page_view {
 	struct buf text;
@@ -164,6 +170,7 @@ struct app {
 	struct lanes_view lanes;
 	struct page_view page;
 	struct tree_view tree;
+	struct flame_view flame;
 
 	/* lanes in display order, and their flags (nav.c keeps them in step
 	 * with the model; the lanes view and the list read them) */
@@ -314,6 +321,16 @@ bool tree_step(struct app *a, uint64_t budget_ns); /* true while it is being bui
 bool tree_pending(const struct app *a);
 void tree_status(struct app *a, struct buf *out);
 void tree_free(struct app *a);
+/* v's callees, largest total first (a fresh array in *kids); how many */
+size_t tree_children(struct app *a, uint32_t v, uint32_t **kids);
+/* Enter: the node's longest span, selected and framed in the lanes view */
+void tree_go_longest(struct app *a, uint32_t node);
+/* flame.c: the flame graph view */
+void flame_open(struct app *a);
+void flame_draw(struct app *a);
+bool flame_action(struct app *a, enum action act);
+void flame_click(struct app *a, int line, int col);
+void flame_status(struct app *a, struct buf *out);
 
 /* search and prompt (prompt.c) */
 void prompt_open(struct app *a, enum prompt_kind kind, const char *initial);

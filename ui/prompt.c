@@ -610,6 +610,9 @@ void status_draw(struct app *a)
 	} else if (a->depth && a->stack[a->depth - 1] == V_TREE) { /* the call tree: its scope in place of the files */
 		buf_reset(&left);
 		tree_status(a, &left);
+	} else if (a->depth && a->stack[a->depth - 1] == V_FLAME && !a->tree.building && a->tree.nrows) {
+		buf_reset(&left); /* the flame graph: the selected bar */
+		flame_status(a, &left);
 	}
 	int lwant = text_width(left.p, left.len);
 	int lw = lroom >= MIN(lwant, 12) ? draw_clipped(a, y, 0, lroom, left.p, left.len) : 0;

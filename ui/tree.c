@@ -52,6 +52,7 @@ void tree_open(struct app *a)
 	free(tv->open);
 	free(tv->row);
 	*tv = (struct tree_view){.sort = tv->sort, .building = true, .scope = scope};
+	a->flame = (struct flame_view){0};
 	struct ct_scope sc = {.t = a->t, .fs = a->fs, .keep = vis_count(a) == model_count(a->m) ? NULL : shown,
 			      .ctx = a, .lo = a->range.has_lo ? a->range.lo : INT64_MIN,
 			      .hi = a->range.has_hi ? a->range.hi : INT64_MAX};
@@ -75,8 +76,8 @@ static int by_key(const void *x, const void *y)
 	return *(const uint32_t *)x < *(const uint32_t *)y ? -1 : 1;
 }
 
-/* The children of node v, largest first (a fresh array; *n of them). */
-static uint32_t *children(const struct tree_view *tv, uint32_t v, size_t *n)
+/* The children of node v, largest first by `sort` (a fresh array; *n of them). */
+static uint32_t *children(const struct tree_view *tv, uint32_t v, size_t *n, int sort)
 {
 	*n = 0;
 	for (uint32_t c = tv->ct.node[v].child; c != CT_NONE; c = tv->ct.node[c].next)
@@ -86,9 +87,16 @@ static uint32_t *children(const struct tree_view *tv, uint32_t v, size_t *n)
 	for (uint32_t c = tv->ct.node[v].child; c != CT_NONE; c = tv->ct.node[c].next)
 		kids[i++] = c;
 	sort_nodes = tv->ct.node;
-	sort_key = tv->sort;
+	sort_key = sort;
 	qsort(kids, *n, sizeof *kids, by_key);
 	return kids;
+}
+
+size_t tree_children(struct app *a, uint32_t v, uint32_t **kids)
+{
+	size_t n;
+	*kids = children(&a->tree, v, &n, SORT_TOTAL);
+	return n;
 }
 
 /* The rows: every node whose callers are all unfolded, depth first. */
@@ -101,7 +109,7 @@ static void make_rows(struct tree_view *tv)
 	size_t depth = 0, cap = 0;
 	tv->nrows = 0;
 	xgrow(&st, &cap, 1, sizeof *st);
-	st[depth].kids = children(tv, 0, &st[depth].n);
+	st[depth].kids = children(tv, 0, &st[depth].n, tv->sort);
 	st[depth++].i = 0;
 	while (depth) {
 		struct frame *f = &st[depth - 1];
@@ -115,7 +123,7 @@ static void make_rows(struct tree_view *tv)
 		tv->row[tv->nrows++] = (struct tree_row){v, (uint32_t)(depth - 1)};
 		if (tv->open[v] && tv->ct.node[v].child != CT_NONE) {
 			xgrow(&st, &cap, depth + 1, sizeof *st);
-			st[depth].kids = children(tv, v, &st[depth].n);
+			st[depth].kids = children(tv, v, &st[depth].n, tv->sort);
 			st[depth++].i = 0;
 		}
 	}
@@ -251,11 +259,10 @@ static void fold(struct tree_view *tv, bool open)
 		tv->cur--;
 }
 
-/* Enter: the node's longest span, selected and framed in the lanes view. */
-static void go_longest(struct app *a)
+void tree_go_longest(struct app *a, uint32_t node)
 {
 	struct tree_view *tv = &a->tree;
-	const struct ct_node *n = &tv->ct.node[tv->row[tv->cur].node];
+	const struct ct_node *n = &tv->ct.node[node];
 	struct evref r = {n->longest.ts, n->longest.input, n->longest.off, true};
 	uint64_t pos;
 	if (!ref_pos(a, &r, &pos)) {
@@ -269,7 +276,7 @@ static void go_longest(struct app *a)
 	struct buf b = {0}, d = {0};
 	term_sid(&b, a->m, calltree_sid(&tv->ct, n->sym));
 	fmt_dur(&d, n->max);
-	message(a, false, "the longest of %llu calls of %s: %s (T: back to the call tree)", (unsigned long long)n->calls,
+	message(a, false, "the longest of %llu calls of %s: %s (T, I: back)", (unsigned long long)n->calls,
 		buf_str(&b), buf_str(&d));
 	buf_free(&b);
 	buf_free(&d);
@@ -308,7 +315,7 @@ bool tree_action(struct app *a, enum action act)
 		message(a, false, "call tree sorted by %s", sort_names[tv->sort]);
 		return true;
 	}
-	case ACT_DETAIL: go_longest(a); return true;
+	case ACT_DETAIL: tree_go_longest(a, tv->row[tv->cur].node); return true;
 	default: return false;
 	}
 }
