@@ -276,7 +276,7 @@ static uint32_t type_for(struct pt *pt, const struct rec *r)
 					  .category = model_str(m, cat, strlen(cat)),
 					  .name_field = model_str(m, "target", 6),
 					  .role = ptype_of(r->type)->sample ? ROLE_INSTANT : ROLE_COMPLETE,
-					  .owner = &podtrace_decoder});
+					  .owner = &podtrace_decoder, .grouped = true});
 	if (slot)
 		*slot = (uint32_t)id + 1;
 	else

@@ -304,7 +304,7 @@ static uint32_t type_for(struct sc *sc, uint16_t nr, bool x86)
 						   .category = model_str(m, "syscall", 7),
 						   .name_field = model_str(m, "path", 4),
 						   .role = ROLE_COMPLETE,
-						   .owner = &syscall_decoder});
+						   .owner = &syscall_decoder, .grouped = true});
 	*slot = id + 1;
 	return id;
 }

@@ -17,12 +17,12 @@ struct ct_stack {
 	size_t n, cap;
 };
 
-static uint32_t sym_of(struct calltree *ct, const struct event *e)
+static uint32_t sym_of(struct calltree *ct, uint32_t type, uint32_t name)
 {
-	uint64_t *v = hmap_ref(&ct->sym_of, (uint64_t)e->type << 32 | e->name);
+	uint64_t *v = hmap_ref(&ct->sym_of, (uint64_t)type << 32 | name);
 	if (!*v) {
 		xgrow(&ct->sym, &ct->capsym, ct->nsym + 1, sizeof *ct->sym);
-		ct->sym[ct->nsym] = (struct ct_sym){e->type, e->name};
+		ct->sym[ct->nsym] = (struct ct_sym){type, name};
 		*v = ++ct->nsym;
 	}
 	return (uint32_t)(*v - 1);
@@ -48,20 +48,26 @@ static uint32_t child_of(struct calltree *ct, uint32_t parent, uint32_t sym)
 	return (uint32_t)(*v - 1);
 }
 
+/* A span of d ns counted in node v, self of them its own. */
+static void count_in(struct calltree *ct, uint32_t v, uint64_t d, uint64_t self, const struct ct_ref *ref)
+{
+	struct ct_node *nd = &ct->node[v];
+	nd->min = nd->calls && nd->min < d ? nd->min : d;
+	if (!nd->calls || d > nd->max)
+		nd->longest = *ref;
+	nd->max = MAX(nd->max, d);
+	nd->calls++;
+	nd->total += d;
+	nd->self += self;
+}
+
 /* The top span of the stack ends: counted, and its time charged to its
  * parent. */
 static void finish(struct calltree *ct, struct ct_stack *st)
 {
 	struct open o = st->s[--st->n];
 	uint64_t d = ts_span(o.start, o.end), self = d > o.child ? d - o.child : 0;
-	struct ct_node *nd = &ct->node[o.node];
-	nd->min = nd->calls && nd->min < d ? nd->min : d;
-	if (!nd->calls || d > nd->max)
-		nd->longest = o.ref;
-	nd->max = MAX(nd->max, d);
-	nd->calls++;
-	nd->total += d;
-	nd->self += self;
+	count_in(ct, o.node, d, self, &o.ref);
 	if (st->n)
 		st->s[st->n - 1].child += d;
 	else
@@ -179,12 +185,25 @@ void spans_each(struct trace *t, struct filterset *fs, span_fn *fn, void *ctx)
 	spans_walk(&sc, &at, 0, each_span, &(struct each){fn, ctx});
 }
 
+/* A span of a grouped type (struct type): under its type, then its name. */
+static void group_span(struct calltree *ct, const struct event *e, uint64_t d, const struct ct_ref *ref)
+{
+	uint32_t by_type = child_of(ct, 0, sym_of(ct, e->type, 0));
+	count_in(ct, by_type, d, e->name ? 0 : d, ref);
+	if (e->name)
+		count_in(ct, child_of(ct, by_type, sym_of(ct, e->type, e->name)), d, d, ref);
+	ct->node[0].total += d;
+}
+
 static void build_span(void *ctx, const struct event *e, int64_t start, int64_t end)
 {
 	struct calltree *ct = ctx;
 	ct->spans++;
 	struct ct_ref ref = {e->ts, e->input, e->off};
-	add_span(ct, &ct->lanes[e->lane], start, end, sym_of(ct, e), &ref);
+	if (model_type_get(ct->t->m, e->type)->grouped)
+		group_span(ct, e, ts_span(start, end), &ref);
+	else
+		add_span(ct, &ct->lanes[e->lane], start, end, sym_of(ct, e->type, e->name), &ref);
 }
 
 void calltree_begin(struct calltree *ct, const struct ct_scope *scope)

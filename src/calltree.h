@@ -10,7 +10,9 @@
  * that outlasts what is open without nesting in it (the calls of several
  * threads of one process on one lane) closes those first and goes beside
  * them.  A node is a call path: its spans' count, total
- * and self time (total less its children's), least and greatest. */
+ * and self time (total less its children's), least and greatest.  Spans
+ * of a grouped type (struct type: podtrace's, a syscall capture's) do not
+ * nest: they go under a node of their type, then one of their name. */
 #ifndef TTV_CALLTREE_H
 #define TTV_CALLTREE_H
 

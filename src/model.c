@@ -291,7 +291,8 @@ void model_lane_uncount(struct model *m, uint32_t lane, uint64_t n)
 static bool type_eq(const struct type *a, const struct type *b)
 {
 	return a->owner == b->owner && a->source == b->source && a->name == b->name && a->category == b->category &&
-	       a->role == b->role && a->pair == b->pair && a->name_field == b->name_field && a->keyed == b->keyed;
+	       a->role == b->role && a->pair == b->pair && a->name_field == b->name_field && a->keyed == b->keyed &&
+	       a->grouped == b->grouped;
 }
 
 static size_t type_hash(const struct type *t)
@@ -1429,7 +1430,8 @@ static void save_types(const struct model *m, struct buf *out, const void *const
 		put_u64(out, (uint64_t)t->name << 32 | t->category);
 		put_u64(out, (uint64_t)t->name_field << 32 | t->pair);
 		put_u64(out, (uint64_t)t->source << 32 | t->value_field);
-		put_u64(out, (uint64_t)owner_index(t->owner, owners, nowners) << 32 | (uint64_t)t->keyed << 8 | t->role);
+		put_u64(out, (uint64_t)owner_index(t->owner, owners, nowners) << 32 | (uint64_t)t->grouped << 9 |
+				   (uint64_t)t->keyed << 8 | t->role);
 	}
 }
 
@@ -1503,7 +1505,7 @@ static bool restore_types(struct model *m, struct blob *r, const void *const *ow
 		uint32_t owner = (uint32_t)(d >> 32);
 		struct type t = {.name = (uint32_t)(a >> 32), .category = (uint32_t)a, .name_field = (uint32_t)(b >> 32),
 				 .pair = (uint32_t)b, .source = (uint32_t)(c >> 32), .value_field = (uint32_t)c,
-				 .keyed = d >> 8 & 1, .role = (uint8_t)d, .owner = owner < nowners ? owners[owner] : NULL};
+				 .keyed = d >> 8 & 1, .grouped = d >> 9 & 1, .role = (uint8_t)d, .owner = owner < nowners ? owners[owner] : NULL};
 		if (r->bad || t.name >= nstr || t.category >= nstr || t.name_field >= nstr || t.value_field >= nstr ||
 		    t.pair >= n || t.role > ROLE_END || (owner >= nowners && owner != UINT32_MAX) ||
 		    model_type(m, &t) != id)

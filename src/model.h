@@ -89,6 +89,10 @@ struct type {
 	 * the lane's stack wherever it is, and other spans closing over such
 	 * a begin leave it open. */
 	bool keyed;
+	/* Its spans are operations side by side, not calls within calls
+	 * (podtrace's, a syscall capture's): the call tree groups them by
+	 * type, then by name, instead of nesting them by time. */
+	bool grouped;
 };
 
 /* The longest spans of a lane, so a view can draw spans that began long

@@ -116,11 +116,12 @@ static void row_text(const struct calltree *ct, const struct row *r, struct buf 
 	buf_adds(b, "  ");
 	term_sid(b, m, calltree_sid(ct, r->sym));
 	const struct type *ty = model_type_get(m, ct->sym[r->sym].type);
-	if (ct->sym[r->sym].name) { /* (its type, and category: types of one name differ in it) */
+	if (ct->sym[r->sym].name || ty->category) { /* (its type, and category: types of one name differ in it) */
 		buf_adds(b, "  (");
-		term_sid(b, m, ty->name);
+		if (ct->sym[r->sym].name)
+			term_sid(b, m, ty->name);
 		if (ty->category) {
-			buf_addc(b, ' ');
+			buf_adds(b, ct->sym[r->sym].name ? " " : "");
 			term_sid(b, m, ty->category);
 		}
 		buf_addc(b, ')');

@@ -9,19 +9,34 @@
 . "$(dirname "$0")/lib.sh"
 
 # Per name: "name<TAB>type<TAB>category calls total self min max mean"; then per call
-# path: "path P self".
+# path: "path P self".  GROUPED=1: the trace's spans (podtrace's, a syscall
+# capture's) are grouped by type, then name, not nested.
 INDEP='
 use strict; use warnings; use JSON::PP;
-my (%spans, $i);
+my (%spans, $i, %by, %path);
+sub count { my ($k, $d, $self) = @_;
+	my $b = $by{$k} //= {calls => 0, total => 0, all => 0, self => 0, max => 0};
+	$b->{calls}++; $b->{all} += $d; $b->{total} += $d; $b->{self} += $self;
+	$b->{min} = $d if !defined $b->{min} || $d < $b->{min};
+	$b->{max} = $d if $d > $b->{max};
+}
 while (<STDIN>) {
 	my $e = decode_json($_);
 	$i++;
 	next if $e->{meta} || !defined $e->{dur} || $e->{unpaired};
 	next unless $e->{role} eq "complete" || $e->{role} eq "begin";
+	if ($ENV{GROUPED}) {
+		my $cat = $e->{category} // "";
+		count("$e->{type}\t$e->{type}\t$cat", $e->{dur}, defined $e->{name} ? 0 : $e->{dur});
+		$path{$e->{type}} += defined $e->{name} ? 0 : $e->{dur};
+		next unless defined $e->{name};
+		count("$e->{name}\t$e->{type}\t$cat", $e->{dur}, $e->{dur});
+		$path{"$e->{type};" . ($e->{name} =~ s/;/,/gr)} += $e->{dur};
+		next;
+	}
 	push @{$spans{$e->{lane}}}, {start => $e->{ts}, end => $e->{ts} + $e->{dur}, dur => $e->{dur}, i => $i,
 		label => $e->{name} // $e->{type}, key => ($e->{name} // $e->{type}) . "\t$e->{type}\t" . ($e->{category} // "")};
 }
-my (%by, %path);
 for my $lane (keys %spans) {
 	my @s = sort { $a->{start} <=> $b->{start} || $b->{end} <=> $a->{end} || $a->{i} <=> $b->{i} } @{$spans{$lane}};
 	my (@open, %on);
@@ -85,8 +100,8 @@ check "$TMP/g.bin" "dial9: polls and tracing spans"
 check "$TMP/g.bin" "dial9, polls only" "type:Poll"
 check "$TMP/g.atf" "ATF: calls of four threads (recursion among them)"
 check "$TMP/g.atf" "ATF, one function (a pair in when either end is)" "bench_fn_1[0-9]\\b"
-check "$TMP/g.pt" "podtrace: duration events"
-check "$TMP/g.sc" "syscall capture: syscalls"
+GROUPED=1 check "$TMP/g.pt" "podtrace: duration events, by type, then target"
+GROUPED=1 check "$TMP/g.sc" "syscall capture: syscalls, by syscall, then path"
 check "$SAMPLES/htdump/small.htdump" "HTDUMP sample"
 check "$SAMPLES/atf/small_finalized" "ATF sample"
 check "$SAMPLES/atf/crash_sigkill" "ATF sample a crash left"
