@@ -240,6 +240,34 @@ void calltree_build(struct calltree *ct, struct trace *t, struct filterset *fs)
 	calltree_step(ct, 0);
 }
 
+void calltree_invert(const struct calltree *ct, struct calltree *inv)
+{
+	*inv = (struct calltree){.t = ct->t, .scope = ct->scope, .spans = ct->spans, .done = true, .nsym = ct->nsym,
+				 .capsym = ct->nsym};
+	inv->sym = xmalloc((ct->nsym + 1) * sizeof *inv->sym);
+	memcpy(inv->sym, ct->sym, ct->nsym * sizeof *inv->sym);
+	new_node(inv, CT_NONE, CT_NONE);
+	for (uint32_t v = 1; v < ct->n; v++) {
+		const struct ct_node *from = &ct->node[v];
+		if (!from->self)
+			continue;
+		uint32_t p = 0;
+		for (uint32_t u = v; u; u = ct->node[u].parent) { /* the function, then its callers */
+			p = child_of(inv, p, ct->node[u].sym);
+			struct ct_node *d = &inv->node[p];
+			d->total += from->self;
+			d->self += u == v ? from->self : 0;
+			d->calls += from->calls;
+			if (from->max > d->max) {
+				d->max = from->max;
+				d->longest = from->longest;
+			}
+		}
+		inv->node[0].total += from->self;
+	}
+	inv->node[0].calls = ct->spans;
+}
+
 void calltree_free(struct calltree *ct)
 {
 	for (uint32_t l = 0; ct->lanes && l < ct->nlanes; l++)

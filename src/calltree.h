@@ -85,6 +85,11 @@ void calltree_build(struct calltree *ct, struct trace *t, struct filterset *fs);
 typedef void span_fn(void *ctx, const struct event *e);
 void spans_each(struct trace *t, struct filterset *fs, span_fn *fn, void *ctx);
 void calltree_free(struct calltree *ct);
+/* Bottom-up: the tree of who called what the time was spent in.  Its
+ * roots are the names with self time, each as much of it as it had; under
+ * a node, its callers, each with the part of that time spent in calls from
+ * it (and their calls), and so on up to the outermost. */
+void calltree_invert(const struct calltree *ct, struct calltree *inv);
 /* The string a node is called by: its name, or its type's when it has none. */
 uint32_t calltree_sid(const struct calltree *ct, uint32_t sym);
 /* Every node below the root, depth first: enter() on the way down, leave()

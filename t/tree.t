@@ -53,6 +53,17 @@ like "$(row worker_run)" "^ ?$(printf '%s' "$want" | sed 's/ /.*/g')" "... as --
 shot none 'T\n' "$H" -e 'type:Blob'
 like "$SHOT" "no span in what is shown" "nothing in scope: said"
 
+# bottom-up (i): where the time was spent, under it who called it
+shot inverted 'T\ni\n' "$H"
+like "$(printf '%s\n' "$SHOT" | head -1)" "BOTTOM-UP by total" "i: bottom-up"
+like "$(printf '%s\n' "$SHOT" | sed -n 2p)" "5.03ms +40.9% +5.03ms +18 +▾ leaf$" "... the most self time first: leaf, all of its self time"
+like "$(printf '%s\n' "$SHOT" | sed -n 3,5p | tr -s ' ')" "compute
+.*iteration
+.*worker_run$" "... under it its callers, out to the outermost"
+like "$(printf '%s\n' "$SHOT" | sed -n 3p)" "5.03ms +40.9% +0ns +18 +▾ compute$" "... each with the time spent in it through them"
+shot inverted2 'T\ni\ni\n' "$H"
+like "$(printf '%s\n' "$SHOT" | head -1)" "CALL TREE by total" "i again: top-down"
+
 # the flame graph (I): the same tree, bars as wide as their share
 shot flame 'I\n' "$H"
 like "$(printf '%s\n' "$SHOT" | head -1)" "^FLAME GRAPH: all " "I opens the flame graph"

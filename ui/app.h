@@ -127,10 +127,12 @@ struct tree_row {
 
 struct tree_view {
 	struct calltree ct;
+	struct calltree inv; /* bottom-up (made when first shown) */
+	bool inverted;       /* shown: inv */
 	uint64_t scope; /* what it was built of (tree.c scope_of) */
 	bool building;
 	int sort;      /* total, self, calls */
-	uint8_t *open; /* per node: unfolded */
+	uint8_t *open, *inv_open; /* per node: unfolded */
 	struct tree_row *row;
 	size_t nrows, caprow, cur, top;
 };
@@ -324,7 +326,7 @@ void tree_free(struct app *a);
 /* v's callees, largest total first (a fresh array in *kids); how many */
 size_t tree_children(struct app *a, uint32_t v, uint32_t **kids);
 /* Enter: the node's longest span, selected and framed in the lanes view */
-void tree_go_longest(struct app *a, uint32_t node);
+void tree_go_longest(struct app *a, const struct calltree *ct, uint32_t node);
 /* flame.c: the flame graph view */
 void flame_open(struct app *a);
 void flame_draw(struct app *a);

@@ -18,6 +18,10 @@ static const char *const sort_names[SORT_COUNT] = {"total", "self", "calls"};
 
 static int rows(const struct app *a) { return a->lines - 2; /* header and status line */ }
 
+/* The tree shown (top-down or bottom-up) and its nodes' unfolding. */
+static struct calltree *shown_ct(struct tree_view *tv) { return tv->inverted ? &tv->inv : &tv->ct; }
+static uint8_t *shown_open(struct tree_view *tv) { return tv->inverted ? tv->inv_open : tv->open; }
+
 /* What the views show: a visible event, or a pair whose end is. */
 static bool shown(const struct ct_scope *sc, uint64_t pos, const struct event *e)
 {
@@ -48,9 +52,7 @@ void tree_open(struct app *a)
 	uint64_t scope = scope_of(a);
 	if (tv->ct.node && tv->scope == scope)
 		return;
-	calltree_free(&tv->ct);
-	free(tv->open);
-	free(tv->row);
+	tree_free(a);
 	*tv = (struct tree_view){.sort = tv->sort, .building = true, .scope = scope};
 	a->flame = (struct flame_view){0};
 	struct ct_scope sc = {.t = a->t, .fs = a->fs, .keep = vis_count(a) == model_count(a->m) ? NULL : shown,
@@ -76,17 +78,17 @@ static int by_key(const void *x, const void *y)
 	return *(const uint32_t *)x < *(const uint32_t *)y ? -1 : 1;
 }
 
-/* The children of node v, largest first by `sort` (a fresh array; *n of them). */
-static uint32_t *children(const struct tree_view *tv, uint32_t v, size_t *n, int sort)
+/* The children of node v of ct, largest first by `sort` (a fresh array; *n of them). */
+static uint32_t *children(const struct calltree *ct, uint32_t v, size_t *n, int sort)
 {
 	*n = 0;
-	for (uint32_t c = tv->ct.node[v].child; c != CT_NONE; c = tv->ct.node[c].next)
+	for (uint32_t c = ct->node[v].child; c != CT_NONE; c = ct->node[c].next)
 		(*n)++;
 	uint32_t *kids = xmalloc((*n + 1) * sizeof *kids);
 	size_t i = 0;
-	for (uint32_t c = tv->ct.node[v].child; c != CT_NONE; c = tv->ct.node[c].next)
+	for (uint32_t c = ct->node[v].child; c != CT_NONE; c = ct->node[c].next)
 		kids[i++] = c;
-	sort_nodes = tv->ct.node;
+	sort_nodes = ct->node;
 	sort_key = sort;
 	qsort(kids, *n, sizeof *kids, by_key);
 	return kids;
@@ -95,13 +97,15 @@ static uint32_t *children(const struct tree_view *tv, uint32_t v, size_t *n, int
 size_t tree_children(struct app *a, uint32_t v, uint32_t **kids)
 {
 	size_t n;
-	*kids = children(&a->tree, v, &n, SORT_TOTAL);
+	*kids = children(&a->tree.ct, v, &n, SORT_TOTAL);
 	return n;
 }
 
 /* The rows: every node whose callers are all unfolded, depth first. */
 static void make_rows(struct tree_view *tv)
 {
+	const struct calltree *ct = shown_ct(tv);
+	const uint8_t *open = shown_open(tv);
 	struct frame {
 		uint32_t *kids;
 		size_t n, i;
@@ -109,7 +113,7 @@ static void make_rows(struct tree_view *tv)
 	size_t depth = 0, cap = 0;
 	tv->nrows = 0;
 	xgrow(&st, &cap, 1, sizeof *st);
-	st[depth].kids = children(tv, 0, &st[depth].n, tv->sort);
+	st[depth].kids = children(ct, 0, &st[depth].n, tv->sort);
 	st[depth++].i = 0;
 	while (depth) {
 		struct frame *f = &st[depth - 1];
@@ -121,9 +125,9 @@ static void make_rows(struct tree_view *tv)
 		uint32_t v = f->kids[f->i++];
 		xgrow(&tv->row, &tv->caprow, tv->nrows + 1, sizeof *tv->row);
 		tv->row[tv->nrows++] = (struct tree_row){v, (uint32_t)(depth - 1)};
-		if (tv->open[v] && tv->ct.node[v].child != CT_NONE) {
+		if (open[v] && ct->node[v].child != CT_NONE) {
 			xgrow(&st, &cap, depth + 1, sizeof *st);
-			st[depth].kids = children(tv, v, &st[depth].n, tv->sort);
+			st[depth].kids = children(ct, v, &st[depth].n, tv->sort);
 			st[depth++].i = 0;
 		}
 	}
@@ -139,6 +143,23 @@ static uint32_t depth_of(const struct calltree *ct, uint32_t v)
 	return d;
 }
 
+/* Unfolded at first: a small tree whole, a larger one two levels deep. */
+static uint8_t *first_open(const struct calltree *ct)
+{
+	uint8_t *open = xcalloc(ct->n + 1, 1);
+	for (uint32_t v = 1; v < ct->n; v++)
+		open[v] = ct->n <= OPEN_ALL_UNDER || depth_of(ct, v) < 2;
+	return open;
+}
+
+static void make_inverted(struct tree_view *tv)
+{
+	if (tv->inv.node)
+		return;
+	calltree_invert(&tv->ct, &tv->inv);
+	tv->inv_open = first_open(&tv->inv);
+}
+
 bool tree_step(struct app *a, uint64_t budget_ns)
 {
 	struct tree_view *tv = &a->tree;
@@ -147,9 +168,9 @@ bool tree_step(struct app *a, uint64_t budget_ns)
 	if (calltree_step(&tv->ct, now_ns() + budget_ns))
 		return true;
 	tv->building = false;
-	tv->open = xcalloc(tv->ct.n + 1, 1);
-	for (uint32_t v = 1; v < tv->ct.n; v++)
-		tv->open[v] = tv->ct.n <= OPEN_ALL_UNDER || depth_of(&tv->ct, v) < 2;
+	tv->open = first_open(&tv->ct);
+	if (tv->inverted) /* (asked for while it was built) */
+		make_inverted(tv);
 	make_rows(tv);
 	return false;
 }
@@ -159,7 +180,9 @@ bool tree_pending(const struct app *a) { return a->tree.building; }
 void tree_free(struct app *a)
 {
 	calltree_free(&a->tree.ct);
+	calltree_free(&a->tree.inv);
 	free(a->tree.open);
+	free(a->tree.inv_open);
 	free(a->tree.row);
 }
 
@@ -176,8 +199,9 @@ static void dur_cell(struct buf *b, uint64_t ns)
 static void draw_row(struct app *a, int y, const struct tree_row *r, bool sel)
 {
 	struct tree_view *tv = &a->tree;
-	const struct ct_node *n = &tv->ct.node[r->node];
-	uint64_t all = tv->ct.node[0].total;
+	const struct calltree *ct = shown_ct(tv);
+	const struct ct_node *n = &ct->node[r->node];
+	uint64_t all = ct->node[0].total;
 	struct buf b = {0};
 	dur_cell(&b, n->total);
 	buf_printf(&b, " %5.1f%%", all ? 100.0 * (double)n->total / (double)all : 0.0);
@@ -188,8 +212,8 @@ static void draw_row(struct app *a, int y, const struct tree_row *r, bool sel)
 	if (n->child == CT_NONE)
 		buf_adds(&b, "  ");
 	else
-		buf_adds(&b, tv->open[r->node] ? (a->unicode ? "▾ " : "- ") : (a->unicode ? "▸ " : "+ "));
-	term_sid(&b, a->m, calltree_sid(&tv->ct, n->sym));
+		buf_adds(&b, shown_open(tv)[r->node] ? (a->unicode ? "▾ " : "- ") : (a->unicode ? "▸ " : "+ "));
+	term_sid(&b, a->m, calltree_sid(ct, n->sym));
 	draw_role(sel ? R_SELECTED : R_NORMAL);
 	draw_fill(y, 0, a->cols, " ");
 	draw_clipped(a, y, 0, a->cols, b.p, b.len);
@@ -202,8 +226,8 @@ void tree_draw(struct app *a)
 	draw_role(R_TITLE);
 	draw_fill(0, 0, a->cols, " ");
 	char head[160];
-	snprintf(head, sizeof head, "%10s %6s%10s %9s  CALL TREE by %s (s, Enter)", "TOTAL", "", "SELF", "CALLS",
-		 sort_names[tv->sort]);
+	snprintf(head, sizeof head, "%10s %6s%10s %9s  %s by %s (s, i, Enter)", "TOTAL", "", "SELF", "CALLS",
+		 tv->inverted ? "BOTTOM-UP" : "CALL TREE", sort_names[tv->sort]);
 	draw_str(0, 0, a->cols, head);
 	if (tv->building) {
 		uint64_t n = model_count(a->m);
@@ -248,8 +272,9 @@ static void fold(struct tree_view *tv, bool open)
 {
 	const struct tree_row *r = &tv->row[tv->cur];
 	uint32_t v = r->node;
-	if (tv->ct.node[v].child != CT_NONE && tv->open[v] != open) {
-		tv->open[v] = open;
+	uint8_t *opened = shown_open(tv);
+	if (shown_ct(tv)->node[v].child != CT_NONE && opened[v] != open) {
+		opened[v] = open;
 		make_rows(tv);
 		return;
 	}
@@ -259,10 +284,9 @@ static void fold(struct tree_view *tv, bool open)
 		tv->cur--;
 }
 
-void tree_go_longest(struct app *a, uint32_t node)
+void tree_go_longest(struct app *a, const struct calltree *ct, uint32_t node)
 {
-	struct tree_view *tv = &a->tree;
-	const struct ct_node *n = &tv->ct.node[node];
+	const struct ct_node *n = &ct->node[node];
 	struct evref r = {n->longest.ts, n->longest.input, n->longest.off, true};
 	uint64_t pos;
 	if (!ref_pos(a, &r, &pos)) {
@@ -274,7 +298,7 @@ void tree_go_longest(struct app *a, uint32_t node)
 	jump_to(a, pos);
 	lanes_action(a, ACT_ZOOM_SPAN);
 	struct buf b = {0}, d = {0};
-	term_sid(&b, a->m, calltree_sid(&tv->ct, n->sym));
+	term_sid(&b, a->m, calltree_sid(ct, n->sym));
 	fmt_dur(&d, n->max);
 	message(a, false, "the longest of %llu calls of %s: %s (T, I: back)", (unsigned long long)n->calls,
 		buf_str(&b), buf_str(&d));
@@ -292,8 +316,15 @@ bool tree_action(struct app *a, enum action act)
 		message(a, false, "call tree stopped");
 		return act == ACT_INTERRUPT;
 	}
+	if (tv->building && (act == ACT_SORT || act == ACT_INVERT)) { /* (done once it is built) */
+		if (act == ACT_SORT)
+			tv->sort = (tv->sort + 1) % SORT_COUNT;
+		else
+			tv->inverted = !tv->inverted;
+		return true;
+	}
 	if (tv->building || !tv->nrows)
-		return act == ACT_SORT;
+		return false;
 	switch (act) {
 	case ACT_MOVE_DOWN: tv->cur = MIN(last, tv->cur + 1); return true;
 	case ACT_MOVE_UP: tv->cur -= tv->cur > 0; return true;
@@ -315,7 +346,15 @@ bool tree_action(struct app *a, enum action act)
 		message(a, false, "call tree sorted by %s", sort_names[tv->sort]);
 		return true;
 	}
-	case ACT_DETAIL: tree_go_longest(a, tv->row[tv->cur].node); return true;
+	case ACT_DETAIL: tree_go_longest(a, shown_ct(tv), tv->row[tv->cur].node); return true;
+	case ACT_INVERT:
+		make_inverted(tv);
+		tv->inverted = !tv->inverted;
+		tv->cur = tv->top = 0;
+		make_rows(tv);
+		message(a, false, "%s", tv->inverted ? "bottom-up: where the time was spent, and who called it"
+						     : "top-down: the call tree");
+		return true;
 	default: return false;
 	}
 }
