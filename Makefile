@@ -54,6 +54,19 @@ DEP_CMDS := cc:gcc pkg-config:pkg-config tmux:tmux prove:perl zsh:zsh groff:grof
 # header (libraries without pkg-config) : Debian package
 DEP_HDRS := /usr/include/libiberty/demangle.h:libiberty-dev
 
+# The packages in the shell variable missing: installed by apt-get as root, else said.
+INSTALL_MISSING = if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "ttv: installing$$missing"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+	      apt-get install -y -qq --no-install-recommends $$missing; \
+	  else \
+	    echo "ttv: missing dependencies; run:"; \
+	    echo "  sudo apt-get install -y$$missing"; \
+	    exit 1; \
+	  fi; \
+	fi
+
 deps:
 	@missing=""; \
 	for pair in $(DEP_CMDS); do \
@@ -65,17 +78,7 @@ deps:
 	for pair in $(DEP_HDRS); do \
 	  [ -f $${pair%%:*} ] || missing="$$missing $${pair#*:}"; \
 	done; \
-	if [ -n "$$missing" ]; then \
-	  if [ "$$(id -u)" = 0 ]; then \
-	    echo "ttv: installing$$missing"; \
-	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
-	      apt-get install -y -qq --no-install-recommends $$missing; \
-	  else \
-	    echo "ttv: missing build dependencies; run:"; \
-	    echo "  sudo apt-get install -y$$missing"; \
-	    exit 1; \
-	  fi; \
-	fi
+	$(INSTALL_MISSING)
 
 # What only the tests need: a browser and speedscope (npm), which open the
 # exports as their users would (t/speedscope.t).
@@ -88,17 +91,7 @@ test-deps: deps
 	for pair in $(TEST_CMDS); do \
 	  command -v $${pair%%:*} >/dev/null 2>&1 || missing="$$missing $${pair#*:}"; \
 	done; \
-	if [ -n "$$missing" ]; then \
-	  if [ "$$(id -u)" = 0 ]; then \
-	    echo "ttv: installing for the tests:$$missing"; \
-	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
-	      apt-get install -y -qq --no-install-recommends $$missing; \
-	  else \
-	    echo "ttv: missing test dependencies; run:"; \
-	    echo "  sudo apt-get install -y$$missing"; \
-	    exit 1; \
-	  fi; \
-	fi
+	$(INSTALL_MISSING)
 	@[ -f $(NPM_DIR)/node_modules/speedscope/package.json ] || \
 	  npm install --prefix $(NPM_DIR) --no-audit --no-fund --loglevel=error $(SPEEDSCOPE)
 

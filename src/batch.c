@@ -582,3 +582,10 @@ void batch_info(struct trace *t, bool json, FILE *out)
 	buf_free(&b);
 }
 
+void out_flush(struct buf *b, FILE *out, size_t least)
+{
+	if (!b->len || b->len < least)
+		return;
+	fwrite(b->p, 1, b->len, out);
+	buf_reset(b);
+}

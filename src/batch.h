@@ -40,5 +40,10 @@ void json_sid(struct buf *b, const struct model *m, uint32_t sid);
 void term_sid(struct buf *b, struct model *m, uint32_t sid);
 /* A lane's interned name (0 for none). */
 uint32_t lane_name(struct model *m, uint32_t lane);
+/* Write out what b holds once it holds `least` bytes or more (big
+ * outputs go out as they are made, OUT_CHUNK at a time; 1: whatever is
+ * left), and empty it. */
+#define OUT_CHUNK (64u << 10)
+void out_flush(struct buf *b, FILE *out, size_t least);
 
 #endif

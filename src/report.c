@@ -172,13 +172,9 @@ void batch_report(struct trace *t, struct filterset *fs, const char *sort, bool 
 			   "name  (type category)");
 	for (uint32_t s = 0; s < ct.nsym; s++) {
 		(json ? row_json : row_text)(&ct, &ta.row[s], &b);
-		if (b.len > (64u << 10)) {
-			fwrite(b.p, 1, b.len, out);
-			buf_reset(&b);
-		}
+		out_flush(&b, out, OUT_CHUNK);
 	}
-	if (b.len)
-		fwrite(b.p, 1, b.len, out);
+	out_flush(&b, out, 1);
 	buf_free(&b);
 	free(ta.row);
 	calltree_free(&ct);
@@ -341,13 +337,9 @@ void batch_diff(struct trace *t, struct filterset *fs, uint32_t nsrc_a, bool jso
 			   "calls A", "calls B", "name  (type category)");
 	for (size_t i = 0; i < ps.n; i++) {
 		(json ? pair_json : pair_text)(t->m, &ps.p[i], &b);
-		if (b.len > (64u << 10)) {
-			fwrite(b.p, 1, b.len, out);
-			buf_reset(&b);
-		}
+		out_flush(&b, out, OUT_CHUNK);
 	}
-	if (b.len)
-		fwrite(b.p, 1, b.len, out);
+	out_flush(&b, out, 1);
 	buf_free(&b);
 	free(ps.p);
 	hmap_free(&ps.at);
@@ -381,10 +373,7 @@ static void fold_enter(void *ctx, uint32_t v)
 		return;
 	buf_add(&f->line, f->path.p, f->path.len);
 	buf_printf(&f->line, " %llu\n", (unsigned long long)nd->self);
-	if (f->line.len > (64u << 10)) {
-		fwrite(f->line.p, 1, f->line.len, f->out);
-		buf_reset(&f->line);
-	}
+	out_flush(&f->line, f->out, OUT_CHUNK);
 }
 
 static void fold_leave(void *ctx, uint32_t v)
@@ -400,8 +389,7 @@ void export_folded(struct trace *t, struct filterset *fs, FILE *out)
 	calltree_build(&ct, t, fs);
 	struct folding f = {.ct = &ct, .out = out};
 	calltree_walk(&ct, fold_enter, fold_leave, &f);
-	if (f.line.len)
-		fwrite(f.line.p, 1, f.line.len, out);
+	out_flush(&f.line, out, 1);
 	buf_free(&f.line);
 	buf_free(&f.path);
 	free(f.len);
@@ -535,9 +523,8 @@ static void ss_profiles(struct ss_collect *c, struct buf *b, FILE *out)
 			buf_printf(b, ",\"unit\":\"nanoseconds\",\"startValue\":%llu,\"endValue\":%llu,\"events\":[",
 				   (unsigned long long)ts_span(c->base, t->first),
 				   (unsigned long long)ts_span(c->base, t->last));
-			fwrite(b->p, 1, b->len, out);
-			buf_reset(b);
-			fwrite(t->ev.p, 1, t->ev.len, out); /* (a track has events) */
+			out_flush(b, out, 1);
+			out_flush(&t->ev, out, 1);
 			buf_adds(b, "]}");
 			buf_free(&t->ev);
 			free(t->open);
@@ -565,7 +552,7 @@ void export_speedscope(struct trace *t, struct filterset *fs, FILE *out)
 	buf_adds(&b, "]},\n\"profiles\":[");
 	ss_profiles(&c, &b, out);
 	buf_adds(&b, "]}\n");
-	fwrite(b.p, 1, b.len, out);
+	out_flush(&b, out, 1);
 	buf_free(&b);
 	free(c.lane);
 	free(c.frame_sid);

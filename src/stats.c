@@ -449,15 +449,6 @@ static int by_key(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Write out a big buffer as it fills (outputs can be large). */
-static void flush_big(struct buf *b, FILE *out)
-{
-	if (b->len < (64u << 10))
-		return;
-	fwrite(b->p, 1, b->len, out);
-	buf_reset(b);
-}
-
 #define STATS_TEXT_SPANS 50
 #define STATS_JSON_SPANS 10000
 
@@ -602,7 +593,7 @@ static void stats_json(const struct tally *st, const struct stats_cells *c, stru
 		}
 		type_label(m, c, ty, true, b);
 		buf_printf(b, ":%llu", (unsigned long long)c->cell[i].count);
-		flush_big(b, out);
+		out_flush(b, out, OUT_CHUNK);
 	}
 	buf_adds(b, c->ncell ? "}}],\"types\":[" : "],\"types\":[");
 	bool firstt = true;
@@ -636,7 +627,7 @@ static void stats_json(const struct tally *st, const struct stats_cells *c, stru
 			   (unsigned long long)sp->d.n, (unsigned long long)sp->d.total,
 			   (unsigned long long)sp->d.self, (unsigned long long)sp->d.min,
 			   (unsigned long long)sp->d.max);
-		flush_big(b, out);
+		out_flush(b, out, OUT_CHUNK);
 	}
 	buf_printf(b, "],\"spans_not_listed\":%zu,\"unclosed\":%llu,\"unopened\":%llu",
 		   st->nspans - c->nspans_shown, (unsigned long long)st->unclosed, (unsigned long long)st->unopened);
@@ -658,7 +649,7 @@ static void stats_text(const struct tally *st, const struct stats_cells *c, stru
 		buf_printf(b, "    %10llu  ", (unsigned long long)c->cell[i].count);
 		type_label(m, c, ty, false, b);
 		buf_addc(b, '\n');
-		flush_big(b, out);
+		out_flush(b, out, OUT_CHUNK);
 	}
 	buf_adds(b, "\nevents by type\n         count       total         min         max  type\n");
 	for (uint32_t ty = 0; ty < c->ntypes; ty++) {
