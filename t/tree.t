@@ -64,6 +64,26 @@ like "$(printf '%s\n' "$SHOT" | sed -n 3p)" "5.03ms +40.9% +0ns +18 +▾ compute
 shot inverted2 'T\ni\ni\n' "$H"
 like "$(printf '%s\n' "$SHOT" | head -1)" "CALL TREE by total" "i again: top-down"
 
+# butterfly (b): one function's callers and callees, over every path it is on
+shot butterfly 'T\nj\nb\n' "$H"
+like "$(printf '%s\n' "$SHOT" | head -1)" "CALLERS AND CALLEES" "b: the selected function's callers and callees"
+like "$(printf '%s\n' "$SHOT" | sed -n 2,8p | tr -s ' ')" "called by:
+ 8.66ms 70.4% 9 worker_run
+ 8.66ms 70.4% 8.81us 9 iteration
+ calls:
+ 5.06ms 41.1% 24.58us 9 compute
+ 3.59ms 29.2% 3.59ms 9 io_wait" "... iteration between its caller and its callees"
+shot butterfly2 'T\nj\nb\nj\nEnter\n' "$H"
+like "$(printf '%s\n' "$SHOT" | sed -n 2,6p | tr -s ' ')" "called by:
+ 5.06ms 41.1% 9 iteration
+ 5.06ms 41.1% 24.58us 9 compute
+ calls:
+ 5.03ms 40.9% 5.03ms 18 leaf" "Enter on a callee: it is the function now"
+shot butterfly3 'T\nj\nb\nEscape\n' "$H"
+like "$(printf '%s\n' "$SHOT" | head -1)" "CALL TREE by total" "Esc: back to the call tree"
+shot butterfly4 'T\nb\n' "$H"
+like "$(printf '%s\n' "$SHOT" | sed -n 3p)" "\(nothing: it was outermost\)" "an outermost function: no caller, said"
+
 # the flame graph (I): the same tree, bars as wide as their share
 shot flame 'I\n' "$H"
 like "$(printf '%s\n' "$SHOT" | head -1)" "^FLAME GRAPH: all " "I opens the flame graph"

@@ -56,7 +56,8 @@ struct visible {
 	X(MESSAGES, "messages", messages_open, page_draw, page_action, NULL)          \
 	X(LEGEND, "legend", legend_open, page_draw, page_action, NULL)                \
 	X(TREE, "tree", tree_open, tree_draw, tree_action, NULL)                      \
-	X(FLAME, "flame", flame_open, flame_draw, flame_action, flame_click)
+	X(FLAME, "flame", flame_open, flame_draw, flame_action, flame_click)           \
+	X(BUTTERFLY, "butterfly", butterfly_open, butterfly_draw, butterfly_action, NULL)
 enum view_id {
 #define X(id, ...) V_##id,
 	VIEWS(X)
@@ -142,6 +143,19 @@ struct flame_view {
 	uint32_t root, sel; /* the bar zoomed into (0: all), the selected one */
 };
 
+/* one function's callers and callees (butterfly.c), of the call tree's tree */
+struct bf_row {
+	int kind;     /* a heading, a caller, the function, a callee */
+	uint32_t sym; /* CT_NONE: none (a heading, or no caller: outermost) */
+	uint64_t total, self, calls;
+};
+
+struct butterfly_view {
+	uint32_t sym; /* the function (CT_NONE: none yet) */
+	struct bf_row *row;
+	size_t nrows, caprow, cur, top;
+};
+
 /* detail, info, help, filters, record, messages: one scrolling text page */
 struct page_view {
 	struct buf text;
@@ -173,6 +187,7 @@ struct app {
 	struct page_view page;
 	struct tree_view tree;
 	struct flame_view flame;
+	struct butterfly_view butterfly;
 
 	/* lanes in display order, and their flags (nav.c keeps them in step
 	 * with the model; the lanes view and the list read them) */
@@ -333,6 +348,11 @@ void flame_draw(struct app *a);
 bool flame_action(struct app *a, enum action act);
 void flame_click(struct app *a, int line, int col);
 void flame_status(struct app *a, struct buf *out);
+/* butterfly.c: one function's callers and callees */
+void butterfly_open(struct app *a);
+void butterfly_draw(struct app *a);
+bool butterfly_action(struct app *a, enum action act);
+void butterfly_close(struct app *a); /* (its rows go; opened afresh from the tree's cursor) */
 
 /* search and prompt (prompt.c) */
 void prompt_open(struct app *a, enum prompt_kind kind, const char *initial);

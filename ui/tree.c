@@ -179,6 +179,7 @@ bool tree_pending(const struct app *a) { return a->tree.building; }
 
 void tree_free(struct app *a)
 {
+	butterfly_close(a);
 	calltree_free(&a->tree.ct);
 	calltree_free(&a->tree.inv);
 	free(a->tree.open);

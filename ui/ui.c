@@ -398,6 +398,12 @@ static bool global_action(struct app *a, enum action act)
 	case ACT_FILTERS: open_view(a, V_FILTERS); return true;
 	case ACT_CALL_TREE: open_view(a, V_TREE); return true;
 	case ACT_FLAME_GRAPH: open_view(a, V_FLAME); return true;
+	case ACT_BUTTERFLY: /* (from the call tree: its selected function) */
+		if (top_view(a) == V_TREE) {
+			butterfly_close(a);
+			open_view(a, V_BUTTERFLY);
+		}
+		return true;
 	case ACT_JUMP_BACK: jump_history(a, -1); return true;
 	case ACT_JUMP_FORWARD: jump_history(a, +1); return true;
 	case ACT_PARTNER: {
