@@ -40,10 +40,15 @@ like "$(sed -n 4p "$TMP/sorted.txt")" "io_wait$" "... io_wait (3.59 ms self) abo
 like "$SHOT" "▸ iteration" "h folds the node"
 unlike "$SHOT" "leaf" "... its callees gone from the rows"
 
-shot longest 'T\nj\nEnter\n' "$H"
+SIZE=120x24 shot longest 'T\nj\nEnter\n' "$H"
 like "$SHOT" "the longest of 9 calls of iteration: 1.06ms" "Enter: the longest span of the node, said"
 like "$SHOT" "^6 lanes" "... in the lanes view"
 like "$SHOT" "thread 4 HT_Call.*iteration 1.06ms" "... selected"
+like "$SHOT" "match 12 of 12" "... and a search for its name: n and N go through the others"
+"$TBIN/atfwrite" --generate 1 --seed 3 "$TMP/s.atf" || exit 1
+SIZE=120x24 shot atfn 'T\nEnter\n' "$TMP/s.atf"
+want=$("$TTV" --dump -e 'function:^main$' "$TMP/s.atf" | wc -l | tr -d ' ')
+like "$SHOT" "match [0-9]+ of $want" "ATF: the search is for the function itself (as -e 'function:^main\$': $want events)"
 
 shot scoped 'T\n' "$H" -e 'lane:^thread 2$'
 like "$(row worker_run)" " 1 ▾ worker_run$|1 ▾ worker_run" "a filter: only its lane's calls"

@@ -359,6 +359,7 @@ void prompt_open(struct app *a, enum prompt_kind kind, const char *initial);
 bool prompt_key(struct app *a, const void *key); /* a TermKeyKey */
 void prompt_draw(struct app *a);
 void search_next(struct app *a, bool forward); /* starts it: search_step runs it */
+bool search_for(struct app *a, const char *spec); /* what n and N look for next (false: a bad spec) */
 bool search_step(struct app *a, uint64_t budget_ns); /* true while it runs on */
 bool search_cancel(struct app *a); /* false when none was running */
 /* nav.c: every event the search finds, marked in steps (the filters do not

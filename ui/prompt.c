@@ -227,6 +227,15 @@ static bool search_set(struct app *a, const char *spec)
 	return true;
 }
 
+bool search_for(struct app *a, const char *spec)
+{
+	if (!search_set(a, spec))
+		return false;
+	free(a->search_text);
+	a->search_text = xstrdup(spec);
+	return true;
+}
+
 /* ---- match counts --------------------------------------------------------- */
 
 /* " | match 3 of 9", " | 9 matches", and "+, counting" while they are marked. */

@@ -285,6 +285,34 @@ static void fold(struct tree_view *tv, bool open)
 		tv->cur--;
 }
 
+/* n and N go through the events of sym's spans: a search for its name
+ * in the field that holds it (exactly), or in the events' text. */
+static bool search_occurrences(struct app *a, const struct calltree *ct, uint32_t sym)
+{
+	const struct ct_sym *s = &ct->sym[sym];
+	uint32_t field = model_type_get(a->m, s->type)->name_field;
+	if (!s->name)
+		return false;
+	struct buf spec = {0};
+	size_t n;
+	if (field) {
+		const char *f = model_strget(a->m, field, &n);
+		buf_add(&spec, f, n);
+		buf_adds(&spec, ":^");
+	}
+	const char *name = model_strget(a->m, s->name, &n);
+	for (size_t i = 0; i < n; i++) { /* (the name as it is, not as a pattern) */
+		if (strchr("\\^$.|?*+()[]{}", name[i]))
+			buf_addc(&spec, '\\');
+		buf_addc(&spec, name[i]);
+	}
+	if (field)
+		buf_addc(&spec, '$');
+	bool ok = !memchr(name, 0, n) && search_for(a, buf_str(&spec));
+	buf_free(&spec);
+	return ok;
+}
+
 void tree_go_longest(struct app *a, const struct calltree *ct, uint32_t node)
 {
 	const struct ct_node *n = &ct->node[node];
@@ -298,11 +326,12 @@ void tree_go_longest(struct app *a, const struct calltree *ct, uint32_t node)
 	a->base = V_LANES;
 	jump_to(a, pos);
 	lanes_action(a, ACT_ZOOM_SPAN);
+	bool others = search_occurrences(a, ct, n->sym);
 	struct buf b = {0}, d = {0};
 	term_sid(&b, a->m, calltree_sid(ct, n->sym));
 	fmt_dur(&d, n->max);
-	message(a, false, "the longest of %llu calls of %s: %s (T, I: back)", (unsigned long long)n->calls,
-		buf_str(&b), buf_str(&d));
+	message(a, false, "the longest of %llu calls of %s: %s%s", (unsigned long long)n->calls, buf_str(&b),
+		buf_str(&d), others ? "; n, N: the others" : "");
 	buf_free(&b);
 	buf_free(&d);
 }
