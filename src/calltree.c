@@ -214,12 +214,14 @@ void calltree_begin(struct calltree *ct, const struct ct_scope *scope)
 	ct->lanes = xcalloc(ct->nlanes + 1, sizeof *ct->lanes);
 }
 
-bool calltree_step(struct calltree *ct, uint64_t deadline)
+bool calltree_step(struct calltree *ct, uint64_t deadline, bool more_may_come)
 {
 	if (ct->done)
 		return false;
 	if (!spans_walk(&ct->scope, &ct->at, deadline, build_span, ct))
 		return true;
+	if (more_may_come) /* (spans still open count once they end) */
+		return false;
 	for (uint32_t l = 0; l < ct->nlanes; l++) {
 		while (ct->lanes[l].n)
 			finish(ct, &ct->lanes[l]);
@@ -237,7 +239,7 @@ void calltree_build(struct calltree *ct, struct trace *t, struct filterset *fs)
 	struct ct_scope sc;
 	ct_scope_filters(&sc, t, fs);
 	calltree_begin(ct, &sc);
-	calltree_step(ct, 0);
+	calltree_step(ct, 0, false);
 }
 
 void calltree_invert(const struct calltree *ct, struct calltree *inv)

@@ -76,9 +76,13 @@ struct calltree {
 /* The scope of the batch modes: what the filters keep, all the time. */
 void ct_scope_filters(struct ct_scope *sc, struct trace *t, struct filterset *fs);
 /* Build in steps (the viewer): calltree_step() goes on until now_ns()
- * passes deadline and says whether there is more. */
+ * passes deadline and says whether there is more.  At the model's end,
+ * with more_may_come (a trace still read or followed), the spans still
+ * open stay open: a later step goes on from there with the events that
+ * came (appended: a model whose order changed is built afresh); without,
+ * they are counted and the tree is done. */
 void calltree_begin(struct calltree *ct, const struct ct_scope *scope);
-bool calltree_step(struct calltree *ct, uint64_t deadline);
+bool calltree_step(struct calltree *ct, uint64_t deadline, bool more_may_come);
 /* ... or at once. */
 void calltree_build(struct calltree *ct, struct trace *t, struct filterset *fs);
 /* Every span in scope, in time order: fn(ctx, its event) (a pair's begin). */

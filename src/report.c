@@ -234,7 +234,7 @@ static void add_side(struct trace *t, const struct ct_scope *filters, uint32_t n
 	struct ct_scope sc = {.t = t, .fs = filters->fs, .keep = side_keep, .ctx = &sd, .lo = INT64_MIN, .hi = INT64_MAX};
 	struct calltree ct;
 	calltree_begin(&ct, &sc);
-	calltree_step(&ct, 0);
+	calltree_step(&ct, 0, false);
 	struct row *r = name_rows(&ct);
 	for (uint32_t s = 0; s < ct.nsym; s++) {
 		const struct type *ty = model_type_get(t->m, ct.sym[s].type);

@@ -1,7 +1,8 @@
 #!/bin/sh
 # The call tree view (T): scripted screens at 80x24 read against --report
 # of the same scope, folding, sorting, Enter to the longest span, the scope
-# (filters, hidden lanes, the time range); and in tmux, as a user types it.
+# (filters, hidden lanes, the time range); and in tmux, as a user types it,
+# and following a growing file.
 . "$(dirname "$0")/lib.sh"
 
 H=$SAMPLES/htdump/small.htdump
@@ -139,6 +140,25 @@ if command -v tmux >/dev/null 2>&1; then
 	tm send-keys -t "$S" q q q
 	wait_for "exit=0"
 	ok $? "tmux: q, q: closed and quit"
+	tm kill-server 2>/dev/null
+
+	# following: the tree takes in what the file grows by
+	"$TBIN/ptwrite" --generate 2000 --seed 1 "$TMP/live.pt" || exit 1
+	"$TBIN/ptwrite" --generate 2000 --seed 2 "$TMP/more.pt" || exit 1
+	spans() { "$TTV" --dump --json "$1" | grep -c '"dur":[0-9]*,"role":"complete"'; }
+	n1=$(spans "$TMP/live.pt")
+	cat "$TMP/live.pt" "$TMP/more.pt" >"$TMP/both.pt"
+	n2=$(spans "$TMP/both.pt")
+	tm new-session -d -s "$S" -x 100 -y 24 "TERM=xterm-256color '$TTV' -f '$TMP/live.pt'; echo \"exit=\$?\"; sleep 30"
+	wait_for "FOLLOW"
+	tm send-keys -t "$S" T
+	wait_for "call tree of $n1 spans"
+	ok $? "tmux, following: the call tree of the $n1 spans there are"
+	cat "$TMP/more.pt" >>"$TMP/live.pt"
+	wait_for "call tree of $n2 spans"
+	ok $? "... then of $n2, the file grown, while it is shown"
+	tm send-keys -t "$S" q q
+	wait_for "exit=0"
 	tm kill-server 2>/dev/null
 fi
 

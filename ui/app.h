@@ -134,6 +134,7 @@ struct tree_view {
 	bool building;
 	int sort;      /* total, self, calls */
 	uint8_t *open, *inv_open; /* per node: unfolded */
+	size_t open_n;            /* nodes open has room for */
 	struct tree_row *row;
 	size_t nrows, caprow, cur, top;
 };

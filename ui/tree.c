@@ -30,13 +30,13 @@ static bool shown(const struct ct_scope *sc, uint64_t pos, const struct event *e
 	return vis_is(a, pos) || (ev_role(e) == ROLE_BEGIN && model_partner(a->m, pos, &other) && vis_is(a, other));
 }
 
-/* What the tree was built of: the events, the filters, the lanes shown
- * and the time range.  The same, the tree opens again as it was left. */
+/* What the tree was built of: the events (their order: appended ones it
+ * takes in as they come), the filters, the lanes shown and the time
+ * range.  The same, the tree opens again as it was left. */
 static uint64_t scope_of(struct app *a)
 {
 	struct buf b = {0};
-	buf_printf(&b, "%llu %llu %llu %d%d %lld %lld", (unsigned long long)model_count(a->m),
-		   (unsigned long long)model_generation(a->m), (unsigned long long)vis_count(a), a->range.has_lo,
+	buf_printf(&b, "%llu %d%d %lld %lld", (unsigned long long)model_generation(a->m), a->range.has_lo,
 		   a->range.has_hi, (long long)a->range.lo, (long long)a->range.hi);
 	for (size_t i = 0; i < a->fs->n; i++)
 		buf_printf(&b, "\n%d %s", a->fs->f[i].enabled, a->fs->f[i].spec);
@@ -160,22 +160,70 @@ static void make_inverted(struct tree_view *tv)
 	tv->inv_open = first_open(&tv->inv);
 }
 
+/* The trace may still grow: it is being read, or followed. */
+static bool live(const struct app *a) { return a->loading || a->follow; }
+
+/* One of the tree's views is what the user looks at. */
+static bool on_top(const struct app *a)
+{
+	enum view_id v = a->depth ? a->stack[a->depth - 1] : a->base;
+	return v == V_TREE || v == V_FLAME || v == V_BUTTERFLY;
+}
+
+bool tree_pending(const struct app *a)
+{
+	const struct tree_view *tv = &a->tree;
+	if (tv->building)
+		return true;
+	if (!tv->ct.node || tv->ct.done || !on_top(a))
+		return false;
+	/* events appended (or the end reached: the open spans count), or the
+	 * order changed (built afresh) */
+	return model_count(a->m) > tv->ct.at || !live(a) || tv->scope != scope_of((struct app *)a);
+}
+
+/* New nodes unfolded as at first, the others as they were left; the
+ * bottom-up tree and the butterfly made again from it. */
+static void took_in(struct app *a)
+{
+	struct tree_view *tv = &a->tree;
+	uint8_t *open = first_open(&tv->ct);
+	if (tv->open)
+		memcpy(open, tv->open, tv->open_n);
+	free(tv->open);
+	tv->open = open;
+	tv->open_n = tv->ct.n;
+	uint32_t at = tv->nrows ? tv->row[tv->cur].node : CT_NONE;
+	if (tv->inv.node) {
+		calltree_free(&tv->inv);
+		free(tv->inv_open);
+		tv->inv_open = NULL;
+		at = CT_NONE;
+	}
+	if (tv->inverted)
+		make_inverted(tv);
+	butterfly_close(a);
+	make_rows(tv);
+	for (size_t i = 0; at != CT_NONE && i < tv->nrows; i++) /* the cursor stays on its node */
+		if (tv->row[i].node == at)
+			tv->cur = i;
+}
+
 bool tree_step(struct app *a, uint64_t budget_ns)
 {
 	struct tree_view *tv = &a->tree;
-	if (!tv->building)
+	if (!tree_pending(a))
 		return false;
-	if (calltree_step(&tv->ct, now_ns() + budget_ns))
+	if (!tv->building && tv->scope != scope_of(a)) {
+		tree_open(a); /* (built afresh) */
+		return true;
+	}
+	if (calltree_step(&tv->ct, now_ns() + budget_ns, live(a)))
 		return true;
 	tv->building = false;
-	tv->open = first_open(&tv->ct);
-	if (tv->inverted) /* (asked for while it was built) */
-		make_inverted(tv);
-	make_rows(tv);
+	took_in(a);
 	return false;
 }
-
-bool tree_pending(const struct app *a) { return a->tree.building; }
 
 void tree_free(struct app *a)
 {
