@@ -4,6 +4,8 @@
 
 #include <stdlib.h>
 
+#include "src/batch.h"
+
 /* A span open on its lane's stack. */
 struct open {
 	int64_t start, end;
@@ -15,6 +17,7 @@ struct open {
 struct ct_stack {
 	struct open *s;
 	size_t n, cap;
+	uint32_t root; /* what its outermost spans are under: the root, or (per lane) the lane's node */
 };
 
 static uint32_t sym_of(struct calltree *ct, uint32_t type, uint32_t name)
@@ -48,6 +51,16 @@ static uint32_t child_of(struct calltree *ct, uint32_t parent, uint32_t sym)
 	return (uint32_t)(*v - 1);
 }
 
+/* An outermost span of d ns: the time the root (and its lane's node) covers. */
+static void outermost(struct calltree *ct, uint32_t root, uint64_t d)
+{
+	ct->node[0].total += d;
+	if (root) {
+		ct->node[root].total += d;
+		ct->node[root].calls++;
+	}
+}
+
 /* A span of d ns counted in node v, self of them its own. */
 static void count_in(struct calltree *ct, uint32_t v, uint64_t d, uint64_t self, const struct ct_ref *ref)
 {
@@ -71,10 +84,10 @@ static void finish(struct calltree *ct, struct ct_stack *st)
 	if (st->n)
 		st->s[st->n - 1].child += d;
 	else
-		ct->node[0].total += d; /* (the root: the time its top-level spans cover) */
+		outermost(ct, st->root, d);
 }
 
-static uint32_t node_below(const struct ct_stack *st, size_t j) { return j ? st->s[j - 1].node : 0; }
+static uint32_t node_below(const struct ct_stack *st, size_t j) { return j ? st->s[j - 1].node : st->root; }
 
 /* Span [start, end) called sym, in lane order. */
 static void add_span(struct calltree *ct, struct ct_stack *st, int64_t start, int64_t end, uint32_t sym,
@@ -186,24 +199,27 @@ void spans_each(struct trace *t, struct filterset *fs, span_fn *fn, void *ctx)
 }
 
 /* A span of a grouped type (struct type): under its type, then its name. */
-static void group_span(struct calltree *ct, const struct event *e, uint64_t d, const struct ct_ref *ref)
+static void group_span(struct calltree *ct, uint32_t root, const struct event *e, uint64_t d, const struct ct_ref *ref)
 {
-	uint32_t by_type = child_of(ct, 0, sym_of(ct, e->type, 0));
+	uint32_t by_type = child_of(ct, root, sym_of(ct, e->type, 0));
 	count_in(ct, by_type, d, e->name ? 0 : d, ref);
 	if (e->name)
 		count_in(ct, child_of(ct, by_type, sym_of(ct, e->type, e->name)), d, d, ref);
-	ct->node[0].total += d;
+	outermost(ct, root, d);
 }
 
 static void build_span(void *ctx, const struct event *e, int64_t start, int64_t end)
 {
 	struct calltree *ct = ctx;
+	struct ct_stack *st = &ct->lanes[e->lane];
 	ct->spans++;
 	struct ct_ref ref = {e->ts, e->input, e->off};
+	if (ct->scope.per_lane && !st->root) /* the lane's own node over its spans */
+		st->root = child_of(ct, 0, sym_of(ct, CT_LANE, lane_name(ct->t->m, e->lane)));
 	if (model_type_get(ct->t->m, e->type)->grouped)
-		group_span(ct, e, ts_span(start, end), &ref);
+		group_span(ct, st->root, e, ts_span(start, end), &ref);
 	else
-		add_span(ct, &ct->lanes[e->lane], start, end, sym_of(ct, e->type, e->name), &ref);
+		add_span(ct, st, start, end, sym_of(ct, e->type, e->name), &ref);
 }
 
 void calltree_begin(struct calltree *ct, const struct ct_scope *scope)
@@ -285,7 +301,7 @@ void calltree_free(struct calltree *ct)
 uint32_t calltree_sid(const struct calltree *ct, uint32_t sym)
 {
 	const struct ct_sym *s = &ct->sym[sym];
-	return s->name ? s->name : model_type_get(ct->t->m, s->type)->name;
+	return s->name || s->type == CT_LANE ? s->name : model_type_get(ct->t->m, s->type)->name;
 }
 
 void calltree_walk(const struct calltree *ct, void (*enter)(void *ctx, uint32_t node),

@@ -23,6 +23,7 @@
 #include "src/trace.h"
 
 #define CT_NONE UINT32_MAX
+#define CT_LANE (UINT32_MAX - 1) /* a sym's type: a lane (per lane: its name the lane's) */
 
 /* An event's identity (its place moves when late events come). */
 struct ct_ref {
@@ -52,6 +53,7 @@ struct ct_scope {
 	bool (*keep)(const struct ct_scope *sc, uint64_t pos, const struct event *e);
 	void *ctx;
 	int64_t lo, hi;
+	bool per_lane; /* each lane a node of its own over its spans (else every lane merged) */
 };
 
 struct ct_stack;

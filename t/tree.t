@@ -59,6 +59,16 @@ like "$(row worker_run)" "^ ?$(printf '%s' "$want" | sed 's/ /.*/g')" "... as --
 shot none 'T\n' "$H" -e 'type:Blob'
 like "$SHOT" "no span in what is shown" "nothing in scope: said"
 
+# per lane (a): each lane a node over its spans
+shot perlane 'T\na\n' "$H"
+like "$(printf '%s\n' "$SHOT" | sed -n 2,3p)" "3.63ms +29.5% +0ns +1 +▾ thread 1
+ +3.63ms +29.5% +13.03us +1 +▾ main$" "a: each lane on its own, its spans under it"
+like "$SHOT" "each lane on its own" "... said"
+shot perlane2 'T\na\nI\n' "$H"
+like "$(printf '%s\n' "$SHOT" | sed -n 3p)" "^thread 1 +thread 4 +thread 2 +thread 3$" "... the flame graph's too"
+shot perlane3 'T\na\na\n' "$H"
+like "$(printf '%s\n' "$SHOT" | sed -n 2p)" "▾ worker_run$" "a again: every lane merged"
+
 # bottom-up (i): where the time was spent, under it who called it
 shot inverted 'T\ni\n' "$H"
 like "$(printf '%s\n' "$SHOT" | head -1)" "BOTTOM-UP by total" "i: bottom-up"

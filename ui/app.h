@@ -130,6 +130,7 @@ struct tree_view {
 	struct calltree ct;
 	struct calltree inv; /* bottom-up (made when first shown) */
 	bool inverted;       /* shown: inv */
+	bool per_lane;       /* each lane a node of its own */
 	uint64_t scope; /* what it was built of (tree.c scope_of) */
 	bool building;
 	int sort;      /* total, self, calls */

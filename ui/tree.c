@@ -36,8 +36,8 @@ static bool shown(const struct ct_scope *sc, uint64_t pos, const struct event *e
 static uint64_t scope_of(struct app *a)
 {
 	struct buf b = {0};
-	buf_printf(&b, "%llu %d%d %lld %lld", (unsigned long long)model_generation(a->m), a->range.has_lo,
-		   a->range.has_hi, (long long)a->range.lo, (long long)a->range.hi);
+	buf_printf(&b, "%llu %d%d %lld %lld %d", (unsigned long long)model_generation(a->m), a->range.has_lo,
+		   a->range.has_hi, (long long)a->range.lo, (long long)a->range.hi, a->tree.per_lane);
 	for (size_t i = 0; i < a->fs->n; i++)
 		buf_printf(&b, "\n%d %s", a->fs->f[i].enabled, a->fs->f[i].spec);
 	buf_add(&b, a->lane_flags, a->norder);
@@ -53,11 +53,12 @@ void tree_open(struct app *a)
 	if (tv->ct.node && tv->scope == scope)
 		return;
 	tree_free(a);
-	*tv = (struct tree_view){.sort = tv->sort, .building = true, .scope = scope};
+	*tv = (struct tree_view){.sort = tv->sort, .per_lane = tv->per_lane, .inverted = tv->inverted, .building = true,
+				 .scope = scope};
 	a->flame = (struct flame_view){0};
 	struct ct_scope sc = {.t = a->t, .fs = a->fs, .keep = vis_count(a) == model_count(a->m) ? NULL : shown,
 			      .ctx = a, .lo = a->range.has_lo ? a->range.lo : INT64_MIN,
-			      .hi = a->range.has_hi ? a->range.hi : INT64_MAX};
+			      .hi = a->range.has_hi ? a->range.hi : INT64_MAX, .per_lane = tv->per_lane};
 	calltree_begin(&tv->ct, &sc);
 }
 
@@ -364,6 +365,10 @@ static bool search_occurrences(struct app *a, const struct calltree *ct, uint32_
 void tree_go_longest(struct app *a, const struct calltree *ct, uint32_t node)
 {
 	const struct ct_node *n = &ct->node[node];
+	if (ct->sym[n->sym].type == CT_LANE) {
+		message(a, false, "a lane: its spans are under it");
+		return;
+	}
 	struct evref r = {n->longest.ts, n->longest.input, n->longest.off, true};
 	uint64_t pos;
 	if (!ref_pos(a, &r, &pos)) {
@@ -393,6 +398,11 @@ bool tree_action(struct app *a, enum action act)
 		*tv = (struct tree_view){.sort = tv->sort};
 		message(a, false, "call tree stopped");
 		return act == ACT_INTERRUPT;
+	}
+	if (tv->building && act == ACT_BY_LANE) {
+		tv->per_lane = !tv->per_lane;
+		tree_open(a);
+		return true;
 	}
 	if (tv->building && (act == ACT_SORT || act == ACT_INVERT)) { /* (done once it is built) */
 		if (act == ACT_SORT)
@@ -425,6 +435,11 @@ bool tree_action(struct app *a, enum action act)
 		return true;
 	}
 	case ACT_DETAIL: tree_go_longest(a, shown_ct(tv), tv->row[tv->cur].node); return true;
+	case ACT_BY_LANE:
+		tv->per_lane = !tv->per_lane;
+		tree_open(a); /* (built afresh) */
+		message(a, false, "%s", tv->per_lane ? "each lane on its own" : "every lane merged");
+		return true;
 	case ACT_INVERT:
 		make_inverted(tv);
 		tv->inverted = !tv->inverted;
