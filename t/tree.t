@@ -59,6 +59,13 @@ like "$(row worker_run)" "^ ?$(printf '%s' "$want" | sed 's/ /.*/g')" "... as --
 shot none 'T\n' "$H" -e 'type:Blob'
 like "$SHOT" "no span in what is shown" "nothing in scope: said"
 
+# a wide terminal: a call's least, greatest and mean too, as --report has them
+SIZE=140x24 shot wide 'T\n' "$H"
+like "$(printf '%s\n' "$SHOT" | head -1)" "TOTAL +SELF +CALLS +MIN +MAX +MEAN +CALL TREE" "wide: min, max and mean columns"
+want=$("$TTV" --report "$H" | awk '$7 == "worker_run" { print $4, $5, $6 }')
+[ -n "$want" ] || fail "--report has worker_run"
+like "$(row worker_run)" "3 $want ▾ worker_run$" "... worker_run's as --report has them ($want)"
+
 # per lane (a): each lane a node over its spans
 shot perlane 'T\na\n' "$H"
 like "$(printf '%s\n' "$SHOT" | sed -n 2,3p)" "3.63ms +29.5% +0ns +1 +▾ thread 1

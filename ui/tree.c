@@ -246,6 +246,9 @@ static void dur_cell(struct buf *b, uint64_t ns)
 	buf_free(&t);
 }
 
+/* Room for a call's least, greatest and mean too. */
+static bool wide(const struct app *a) { return a->cols >= 120; }
+
 static void draw_row(struct app *a, int y, const struct tree_row *r, bool sel)
 {
 	struct tree_view *tv = &a->tree;
@@ -256,7 +259,17 @@ static void draw_row(struct app *a, int y, const struct tree_row *r, bool sel)
 	dur_cell(&b, n->total);
 	buf_printf(&b, " %5.1f%%", all ? 100.0 * (double)n->total / (double)all : 0.0);
 	dur_cell(&b, n->self);
-	buf_printf(&b, " %9llu  ", (unsigned long long)n->calls);
+	buf_printf(&b, " %9llu", (unsigned long long)n->calls);
+	if (wide(a)) { /* a call's least, greatest and mean (a node of calls: not a lane, not bottom-up) */
+		if (!tv->inverted && n->calls && ct->sym[n->sym].type != CT_LANE) {
+			dur_cell(&b, n->min);
+			dur_cell(&b, n->max);
+			dur_cell(&b, n->total / n->calls);
+		} else {
+			buf_printf(&b, "%30s", "");
+		}
+	}
+	buf_adds(&b, "  ");
 	for (uint32_t i = 0; i < r->depth && b.len < 400; i++)
 		buf_adds(&b, "  ");
 	if (n->child == CT_NONE)
@@ -276,8 +289,9 @@ void tree_draw(struct app *a)
 	draw_role(R_TITLE);
 	draw_fill(0, 0, a->cols, " ");
 	char head[160];
-	snprintf(head, sizeof head, "%10s %6s%10s %9s  %s by %s (s, i, Enter)", "TOTAL", "", "SELF", "CALLS",
-		 tv->inverted ? "BOTTOM-UP" : "CALL TREE", sort_names[tv->sort]);
+	snprintf(head, sizeof head, "%10s %6s%10s %9s%s  %s by %s (s, i, Enter)", "TOTAL", "", "SELF", "CALLS",
+		 wide(a) ? "       MIN       MAX      MEAN" : "", tv->inverted ? "BOTTOM-UP" : "CALL TREE",
+		 sort_names[tv->sort]);
 	draw_str(0, 0, a->cols, head);
 	if (tv->building) {
 		uint64_t n = model_count(a->m);
