@@ -204,13 +204,13 @@ struct pair {
 	struct row side[2];
 };
 
-struct pairs {
+struct diff {
 	struct pair *p;
 	size_t n, cap;
 	struct hmap at; /* hash of the strings -> index + 1 (chained by probing on) */
 };
 
-static struct pair *pair_of(struct pairs *ps, uint32_t name, uint32_t type, uint32_t category)
+static struct pair *pair_of(struct diff *ps, uint32_t name, uint32_t type, uint32_t category)
 {
 	uint32_t k[3] = {name, type, category};
 	for (uint64_t h = hash_bytes(k, sizeof k);; h++) {
@@ -228,17 +228,26 @@ static struct pair *pair_of(struct pairs *ps, uint32_t name, uint32_t type, uint
 	}
 }
 
-static void add_side(struct trace *t, const struct ct_scope *filters, uint32_t nsrc_a, bool b, struct pairs *ps)
+struct diff *diff_new(void) { return xcalloc(1, sizeof(struct diff)); }
+
+void diff_free(struct diff *d)
 {
-	struct side sd = {*filters, nsrc_a, b};
-	struct ct_scope sc = {.t = t, .fs = filters->fs, .keep = side_keep, .ctx = &sd, .lo = INT64_MIN, .hi = INT64_MAX};
-	struct calltree ct;
-	calltree_begin(&ct, &sc);
-	calltree_step(&ct, 0, false);
-	struct row *r = name_rows(&ct);
-	for (uint32_t s = 0; s < ct.nsym; s++) {
-		const struct type *ty = model_type_get(t->m, ct.sym[s].type);
-		struct pair *p = pair_of(ps, calltree_sid(&ct, s), ty->name, ty->category);
+	if (!d)
+		return;
+	free(d->p);
+	hmap_free(&d->at);
+	free(d);
+}
+
+void diff_add(struct diff *ps, const struct calltree *ct, bool b)
+{
+	struct model *m = ct->t->m;
+	struct row *r = name_rows(ct);
+	for (uint32_t s = 0; s < ct->nsym; s++) {
+		if (ct->sym[s].type == CT_LANE)
+			continue; /* (a lane is no name of the trace's) */
+		const struct type *ty = model_type_get(m, ct->sym[s].type);
+		struct pair *p = pair_of(ps, calltree_sid(ct, s), ty->name, ty->category);
 		struct row *d = &p->side[b];
 		d->min = d->calls ? MIN(d->min, r[s].min) : r[s].min;
 		d->max = MAX(d->max, r[s].max);
@@ -248,6 +257,16 @@ static void add_side(struct trace *t, const struct ct_scope *filters, uint32_t n
 		d->self += r[s].self;
 	}
 	free(r);
+}
+
+static void add_side(struct trace *t, const struct ct_scope *filters, uint32_t nsrc_a, bool b, struct diff *ps)
+{
+	struct side sd = {*filters, nsrc_a, b};
+	struct ct_scope sc = {.t = t, .fs = filters->fs, .keep = side_keep, .ctx = &sd, .lo = INT64_MIN, .hi = INT64_MAX};
+	struct calltree ct;
+	calltree_begin(&ct, &sc);
+	calltree_step(&ct, 0, false);
+	diff_add(ps, &ct, b);
 	calltree_free(&ct);
 }
 
@@ -322,27 +341,32 @@ static void pair_json(struct model *m, const struct pair *p, struct buf *b)
 		   (long long)change(p->side[0].self, p->side[1].self));
 }
 
+void diff_table(struct diff *d, struct model *m, bool json, struct buf *b, FILE *out)
+{
+	if (d->n)
+		qsort(d->p, d->n, sizeof *d->p, by_change);
+	if (!json)
+		buf_printf(b, "%12s%11s%11s%11s%11s %9s %9s  %s\n", "total A", "total B", "change", "self A", "self B",
+			   "calls A", "calls B", "name  (type category)");
+	for (size_t i = 0; i < d->n; i++) {
+		(json ? pair_json : pair_text)(m, &d->p[i], b);
+		if (out)
+			out_flush(b, out, OUT_CHUNK);
+	}
+}
+
 void batch_diff(struct trace *t, struct filterset *fs, uint32_t nsrc_a, bool json, FILE *out)
 {
 	struct ct_scope filters;
 	ct_scope_filters(&filters, t, fs);
-	struct pairs ps = {0};
-	add_side(t, &filters, nsrc_a, false, &ps);
-	add_side(t, &filters, nsrc_a, true, &ps);
-	if (ps.n)
-		qsort(ps.p, ps.n, sizeof *ps.p, by_change);
+	struct diff *d = diff_new();
+	add_side(t, &filters, nsrc_a, false, d);
+	add_side(t, &filters, nsrc_a, true, d);
 	struct buf b = {0};
-	if (!json)
-		buf_printf(&b, "%12s%11s%11s%11s%11s %9s %9s  %s\n", "total A", "total B", "change", "self A", "self B",
-			   "calls A", "calls B", "name  (type category)");
-	for (size_t i = 0; i < ps.n; i++) {
-		(json ? pair_json : pair_text)(t->m, &ps.p[i], &b);
-		out_flush(&b, out, OUT_CHUNK);
-	}
+	diff_table(d, t->m, json, &b, out);
 	out_flush(&b, out, 1);
 	buf_free(&b);
-	free(ps.p);
-	hmap_free(&ps.at);
+	diff_free(d);
 }
 
 /* ---- --export folded ------------------------------------------------------ */

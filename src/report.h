@@ -19,6 +19,15 @@ void batch_report(struct trace *t, struct filterset *fs, const char *sort, bool 
  * total, self and calls on each side and the change, the largest change of
  * total first; a table, or JSON lines. */
 void batch_diff(struct trace *t, struct filterset *fs, uint32_t nsrc_a, bool json, FILE *out);
+/* The same for any two trees (the viewer's: two time ranges, two filters,
+ * two lanes): side A's names added, then side B's; then the table into b
+ * (written out to `out` as it grows, when given). */
+struct diff;
+struct calltree;
+struct diff *diff_new(void);
+void diff_add(struct diff *d, const struct calltree *ct, bool b);
+void diff_table(struct diff *d, struct model *m, bool json, struct buf *b, FILE *out);
+void diff_free(struct diff *d);
 /* --export folded: a line per call path with its self time in ns,
  * "main;parse;read 1200" (flamegraph.pl, inferno and speedscope read it);
  * a ';' in a name becomes ','. */

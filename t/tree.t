@@ -66,6 +66,20 @@ want=$("$TTV" --report "$H" | awk '$7 == "worker_run" { print $4, $5, $6 }')
 [ -n "$want" ] || fail "--report has worker_run"
 like "$(row worker_run)" "3 $want ▾ worker_run$" "... worker_run's as --report has them ($want)"
 
+# D: this tree is A; another scope (a filter here) is B, compared per name
+SIZE=140x30 shot diff 'T\nD\n&\ntype lane:^thread 2$\nEnter\nD\n' "$H"
+like "$(printf '%s\n' "$SHOT" | sed -n 1,2p)" "^A: 51 spans
+B: 16 spans, filters: lane:\\^thread 2\\$" "D, D: A and B said"
+"$TTV" --report --json "$H" >"$TMP/ra"
+"$TTV" --report --json -e 'lane:^thread 2$' "$H" >"$TMP/rb"
+wa=$(perl -MJSON::PP -ne '$j = decode_json($_); print "$j->{total}\n" if $j->{name} eq "worker_run"' "$TMP/ra")
+wb=$(perl -MJSON::PP -ne '$j = decode_json($_); print "$j->{total}\n" if $j->{name} eq "worker_run"' "$TMP/rb")
+like "$(printf '%s\n' "$SHOT" | grep ' worker_run ')" "^ +8.68ms +2.87ms +-5.81ms .* 3 +1  worker_run " \
+	"... worker_run: A, B ($wa, $wb ns as --report has them) and the change"
+like "$(printf '%s\n' "$SHOT" | sed -n 6p)" " worker_run " "... the largest change first"
+shot diff1 'T\nD\n' "$H"
+like "$SHOT" "this is A: change what is shown" "D once: remembered, said"
+
 # per lane (a): each lane a node over its spans
 shot perlane 'T\na\n' "$H"
 like "$(printf '%s\n' "$SHOT" | sed -n 2,3p)" "3.63ms +29.5% +0ns +1 +▾ thread 1

@@ -46,6 +46,7 @@
 	X(INVERT, "invert", "call tree: top-down, or bottom-up (who called where the time went)") \
 	X(BUTTERFLY, "butterfly", "call tree: the selected function's callers and callees")  \
 	X(BY_LANE, "by-lane", "call tree: every lane merged, or each lane on its own")       \
+	X(DIFF, "diff", "call tree: remember it as A; the next time, compare it with A")      \
 	X(FLAME_GRAPH, "flame-graph", "the flame graph of what is shown (the call tree's)")  \
 	X(MESSAGES, "messages", "every message the status line showed, with its time")      \
 	X(TOGGLE_TIME, "toggle-time", "show times relative to the start or absolute")         \

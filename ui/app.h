@@ -57,7 +57,8 @@ struct visible {
 	X(LEGEND, "legend", legend_open, page_draw, page_action, NULL)                \
 	X(TREE, "tree", tree_open, tree_draw, tree_action, NULL)                      \
 	X(FLAME, "flame", flame_open, flame_draw, flame_action, flame_click)           \
-	X(BUTTERFLY, "butterfly", butterfly_open, butterfly_draw, butterfly_action, NULL)
+	X(BUTTERFLY, "butterfly", butterfly_open, butterfly_draw, butterfly_action, NULL) \
+	X(DIFF, "diff", diff_open, page_draw, page_action, NULL)
 enum view_id {
 #define X(id, ...) V_##id,
 	VIEWS(X)
@@ -131,6 +132,8 @@ struct tree_view {
 	struct calltree inv; /* bottom-up (made when first shown) */
 	bool inverted;       /* shown: inv */
 	bool per_lane;       /* each lane a node of its own */
+	struct diff *diff_a; /* D: the names of the tree remembered as A */
+	struct buf diff_a_scope, diff_page; /* what A was of; the comparison shown */
 	uint64_t scope; /* what it was built of (tree.c scope_of) */
 	bool building;
 	int sort;      /* total, self, calls */
@@ -324,6 +327,7 @@ void filters_open(struct app *a);
 void record_open(struct app *a);
 void messages_open(struct app *a);
 void legend_open(struct app *a);
+void diff_open(struct app *a);
 void page_draw(struct app *a);
 void detail_draw(struct app *a);
 void filters_draw(struct app *a);
@@ -340,6 +344,8 @@ bool tree_step(struct app *a, uint64_t budget_ns); /* true while it is being bui
 bool tree_pending(const struct app *a);
 void tree_status(struct app *a, struct buf *out);
 void tree_free(struct app *a);
+/* D: the tree is A, or (A remembered) B, compared in diff_page: true then */
+bool tree_diff(struct app *a);
 /* v's callees, largest total first (a fresh array in *kids); how many */
 size_t tree_children(struct app *a, uint32_t v, uint32_t **kids);
 /* Enter: the node's longest span, selected and framed in the lanes view */

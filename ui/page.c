@@ -238,7 +238,10 @@ static void page_make(struct app *a, void (*make)(struct app *a), bool keep_scro
 	count_lines(a);
 }
 
+static void diff_page(struct app *a) { buf_add(&a->page.text, a->tree.diff_page.p, a->tree.diff_page.len); }
+
 void detail_open(struct app *a) { page_make(a, detail_page, false); }
+void diff_open(struct app *a) { page_make(a, diff_page, true); }
 void info_open(struct app *a) { page_make(a, info_page, false); }
 void help_open(struct app *a) { page_make(a, help_page, false); }
 void filters_open(struct app *a) { page_make(a, filters_page, true); }

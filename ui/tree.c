@@ -9,6 +9,8 @@
 
 #include "src/batch.h"
 #include "src/calltree.h"
+#include "src/esc.h"
+#include "src/report.h"
 #include "ui/app.h"
 
 enum { SORT_TOTAL, SORT_SELF, SORT_CALLS, SORT_COUNT };
@@ -54,9 +56,10 @@ void tree_open(struct app *a)
 		return;
 	tree_free(a);
 	*tv = (struct tree_view){.sort = tv->sort, .per_lane = tv->per_lane, .inverted = tv->inverted, .building = true,
-				 .scope = scope};
+				 .scope = scope, .diff_a = tv->diff_a, .diff_a_scope = tv->diff_a_scope,
+				 .diff_page = tv->diff_page};
 	a->flame = (struct flame_view){0};
-	struct ct_scope sc = {.t = a->t, .fs = a->fs, .keep = vis_count(a) == model_count(a->m) ? NULL : shown,
+	struct ct_scope sc = {.t = a->t, .fs = a->fs, .keep = shown,
 			      .ctx = a, .lo = a->range.has_lo ? a->range.lo : INT64_MIN,
 			      .hi = a->range.has_hi ? a->range.hi : INT64_MAX, .per_lane = tv->per_lane};
 	calltree_begin(&tv->ct, &sc);
@@ -176,11 +179,12 @@ bool tree_pending(const struct app *a)
 	const struct tree_view *tv = &a->tree;
 	if (tv->building)
 		return true;
-	if (!tv->ct.node || tv->ct.done || !on_top(a))
+	if (!tv->ct.node || !on_top(a))
 		return false;
-	/* events appended (or the end reached: the open spans count), or the
-	 * order changed (built afresh) */
-	return model_count(a->m) > tv->ct.at || !live(a) || tv->scope != scope_of((struct app *)a);
+	if (tv->scope != scope_of((struct app *)a)) /* (another scope, or the order changed: built afresh) */
+		return true;
+	/* events appended, or the end reached (the open spans count) */
+	return !tv->ct.done && (model_count(a->m) > tv->ct.at || !live(a));
 }
 
 /* New nodes unfolded as at first, the others as they were left; the
@@ -228,7 +232,7 @@ bool tree_step(struct app *a, uint64_t budget_ns)
 
 void tree_free(struct app *a)
 {
-	butterfly_close(a);
+	butterfly_close(a); /* (a remembered A outlives the tree: app_free frees it) */
 	calltree_free(&a->tree.ct);
 	calltree_free(&a->tree.inv);
 	free(a->tree.open);
@@ -409,7 +413,8 @@ bool tree_action(struct app *a, enum action act)
 	size_t page = (size_t)MAX(1, rows(a) - 1), last = tv->nrows ? tv->nrows - 1 : 0;
 	if (tv->building && (act == ACT_BACK || act == ACT_QUIT || act == ACT_INTERRUPT)) {
 		tree_free(a); /* stopped: built afresh when opened again */
-		*tv = (struct tree_view){.sort = tv->sort};
+		*tv = (struct tree_view){.sort = tv->sort, .per_lane = tv->per_lane, .diff_a = tv->diff_a,
+					 .diff_a_scope = tv->diff_a_scope, .diff_page = tv->diff_page};
 		message(a, false, "call tree stopped");
 		return act == ACT_INTERRUPT;
 	}
@@ -464,4 +469,58 @@ bool tree_action(struct app *a, enum action act)
 		return true;
 	default: return false;
 	}
+}
+
+/* ---- D: two scopes compared ------------------------------------------------ */
+
+/* What the tree is of, in words. */
+static void scope_words(struct app *a, struct buf *b)
+{
+	buf_printf(b, "%llu spans", (unsigned long long)a->tree.ct.spans);
+	if (a->range.has_lo || a->range.has_hi) {
+		buf_adds(b, ", the time range ");
+		if (a->range.has_lo && a->range.has_hi)
+			fmt_dur(b, (uint64_t)a->range.hi - (uint64_t)a->range.lo);
+		int64_t first = 0, last;
+		if (a->range.has_lo && model_span(a->m, &first, &last))
+			buf_printf(b, " from %+.6fs", (double)(a->range.lo - first) / 1e9);
+	}
+	size_t nf = 0;
+	for (size_t i = 0; i < a->fs->n; i++)
+		nf += a->fs->f[i].enabled;
+	for (size_t i = 0; i < a->fs->n; i++)
+		if (a->fs->f[i].enabled) {
+			buf_adds(b, i ? ", " : ", filters: ");
+			esc_typed(b, a->fs->f[i].spec, strlen(a->fs->f[i].spec));
+		}
+	if (vis_count(a) != model_count(a->m) && !nf)
+		buf_adds(b, ", some lanes only");
+}
+
+bool tree_diff(struct app *a)
+{
+	struct tree_view *tv = &a->tree;
+	if (tv->building || !tv->ct.node) {
+		message(a, true, "the call tree is not all there yet");
+		return false;
+	}
+	if (!tv->diff_a) {
+		tv->diff_a = diff_new();
+		diff_add(tv->diff_a, &tv->ct, false);
+		buf_reset(&tv->diff_a_scope);
+		scope_words(a, &tv->diff_a_scope);
+		message(a, false, "this is A: change what is shown (a time range, filters, lanes), then D compares");
+		return false;
+	}
+	diff_add(tv->diff_a, &tv->ct, true);
+	buf_reset(&tv->diff_page);
+	buf_adds(&tv->diff_page, "A: ");
+	buf_add(&tv->diff_page, tv->diff_a_scope.p, tv->diff_a_scope.len);
+	buf_adds(&tv->diff_page, "\nB: ");
+	scope_words(a, &tv->diff_page);
+	buf_adds(&tv->diff_page, "\nper name, the largest change of total first\n\n");
+	diff_table(tv->diff_a, a->m, false, &tv->diff_page, NULL);
+	diff_free(tv->diff_a);
+	tv->diff_a = NULL;
+	return true;
 }

@@ -21,6 +21,7 @@
 
 #include "src/batch.h"
 #include "src/esc.h"
+#include "src/report.h"
 #include "ui/app.h"
 #include "ui/keymap.h"
 #include "ui/ui.h"
@@ -398,6 +399,10 @@ static bool global_action(struct app *a, enum action act)
 	case ACT_FILTERS: open_view(a, V_FILTERS); return true;
 	case ACT_CALL_TREE: open_view(a, V_TREE); return true;
 	case ACT_FLAME_GRAPH: open_view(a, V_FLAME); return true;
+	case ACT_DIFF:
+		if (top_view(a) == V_TREE && tree_diff(a))
+			open_view(a, V_DIFF);
+		return true;
 	case ACT_BUTTERFLY: /* (from the call tree: its selected function) */
 		if (top_view(a) == V_TREE) {
 			butterfly_close(a);
@@ -1057,6 +1062,9 @@ static void app_free(struct app *a)
 	free(a->hist);
 	buf_free(&a->page.text);
 	tree_free(a);
+	diff_free(a->tree.diff_a);
+	buf_free(&a->tree.diff_a_scope);
+	buf_free(&a->tree.diff_page);
 	buf_free(&a->messages);
 	prompt_free(a);
 	filter_free(&a->search);
