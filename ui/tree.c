@@ -1,9 +1,11 @@
 /* The call tree view: where the time went in what the views show (the
  * filters, the lanes not hidden, the time range), as uftrace's tui shows
  * it: call paths with their total, self time and calls, folded and
- * unfolded, sorted by total, self or calls.  Built in steps from the
- * loop (src/calltree.h); Enter goes to the node's longest span in the
- * lanes view. */
+ * unfolded, sorted by total, self or calls; every lane merged or each on
+ * its own (a); top-down or bottom-up (i).  Built in steps from the loop
+ * (src/calltree.h), and on as the trace grows.  Enter goes to the node's
+ * longest span in the lanes view; b opens the butterfly (butterfly.c), D
+ * compares two scopes, I shows the same tree as a flame graph (flame.c). */
 #include <curses.h>
 #include <stdlib.h>
 
