@@ -62,9 +62,17 @@ print "$_\n" for sort @s;
 open_in_speedscope() {
 	printf 'speedscope.loadFileFromBase64("%s", "%s")' "$(basename "$1")" "$(base64 -w0 "$1")" >"$TMP/load.js"
 	url="file://$SPEEDSCOPE#localProfilePath=$TMP/load.js&view=sandwich"
-	set -- chromium --headless --no-sandbox --disable-gpu --user-data-dir="$TMP/chromium" --virtual-time-budget=10000
-	timeout 60 "$@" --window-size=1280,800 --screenshot="$TMP/shot.png" "$url" >/dev/null 2>&1
-	timeout 60 "$@" --window-size=1280,8000 --dump-dom "$url" 2>/dev/null
+	# (a profile directory of its own each time: a browser still closing
+	# holds its lock, and a second one would hand its work to it and quit)
+	set -- chromium --headless --no-sandbox --disable-gpu --virtual-time-budget=10000
+	rm -f "$TMP/shot.png"
+	for try in 1 2 3; do
+		timeout 60 "$@" --user-data-dir="$(mktemp -d "$TMP/chromium.XXXXXX")" --window-size=1280,800 \
+			--screenshot="$TMP/shot.png" "$url" >/dev/null 2>&1
+		[ -s "$TMP/shot.png" ] && break
+	done
+	timeout 60 "$@" --user-data-dir="$(mktemp -d "$TMP/chromium.XXXXXX")" --window-size=1280,8000 --dump-dom "$url" \
+		2>/dev/null
 }
 # The frames of speedscope file $1 that page $2 does not list: of its
 # first profile (the one shown; the page says "(1/PROFILES)") with $3 =

@@ -84,16 +84,21 @@ static int by_key(const void *x, const void *y)
 	return *(const uint32_t *)x < *(const uint32_t *)y ? -1 : 1;
 }
 
+/* A node no span was counted in (a path a span was taken for before the
+ * span that holds it came: calltree.c add_span) is not shown. */
+static bool counted(const struct ct_node *n) { return n->calls || n->total; }
+
 /* The children of node v of ct, largest first by `sort` (a fresh array; *n of them). */
 static uint32_t *children(const struct calltree *ct, uint32_t v, size_t *n, int sort)
 {
 	*n = 0;
 	for (uint32_t c = ct->node[v].child; c != CT_NONE; c = ct->node[c].next)
-		(*n)++;
+		*n += counted(&ct->node[c]);
 	uint32_t *kids = xmalloc((*n + 1) * sizeof *kids);
 	size_t i = 0;
 	for (uint32_t c = ct->node[v].child; c != CT_NONE; c = ct->node[c].next)
-		kids[i++] = c;
+		if (counted(&ct->node[c]))
+			kids[i++] = c;
 	sort_nodes = ct->node;
 	sort_key = sort;
 	qsort(kids, *n, sizeof *kids, by_key);
