@@ -59,6 +59,20 @@ like "$(row worker_run)" "^ ?$(printf '%s' "$want" | sed 's/ /.*/g')" "... as --
 shot none 'T\n' "$H" -e 'type:Blob'
 like "$SHOT" "no span in what is shown" "nothing in scope: said"
 
+# a scope written when it ends: a child that starts with its parent comes
+# first; it goes under the parent, and nothing is left where it was taken first
+"$TBIN/htwrite" "$TMP/first.ht" <<'SPEC' || exit 1
+stream
+cs ts=1000 dur=100 tid=1 label=child
+cs ts=1000 dur=500 tid=1 label=parent
+cs ts=2000 dur=100 tid=1 label=other
+SPEC
+shot first 'T\n' "$TMP/first.ht"
+like "$(printf '%s\n' "$SHOT" | sed -n 2,4p | tr -s ' ')" "500ns 83.3% 400ns 1 ▾ parent
+ 100ns 16.7% 100ns 1 child
+ 100ns 16.7% 100ns 1 other$" "a child written before its same-start parent: under it"
+unlike "$SHOT" " 0 +(▾ |  )?child" "... and no empty path where it was taken first"
+
 # a wide terminal: a call's least, greatest and mean too, as --report has them
 SIZE=140x24 shot wide 'T\n' "$H"
 like "$(printf '%s\n' "$SHOT" | head -1)" "TOTAL +SELF +CALLS +MIN +MAX +MEAN +CALL TREE" "wide: min, max and mean columns"
