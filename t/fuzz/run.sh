@@ -18,6 +18,7 @@ cd "$ROOT"
 for t in "$@"; do # (a target newer than the seeds made: made again)
 	[ -d "$BUILD/seeds/$t" ] || rm -rf "$BUILD/seeds"
 done
+[ ! t/fuzz/seeds.sh -nt "$BUILD/seeds" ] || rm -rf "$BUILD/seeds" # (the seeds changed)
 if [ ! -d "$BUILD/seeds" ]; then
 	t/fuzz/seeds.sh build/t "$BUILD/seeds.tmp" && mv "$BUILD/seeds.tmp" "$BUILD/seeds" || exit 1
 fi

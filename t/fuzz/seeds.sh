@@ -174,9 +174,12 @@ printf '(a+)+$\n[\\p{L}]{2,}\ncomm:(?i)SERVER\ntext:lane:\n' >"$OUT/query/re"
 # ---- saved: traces of the formats that save, each with damage to its index
 # (after @@ATFPART@@: 5-byte groups, a u32 offset into the index's meta and a
 # byte to xor there; t/fuzz/harness.h fz_saved)
-for f in podtrace/gen40 podtrace/damaged syscall/args htdump/types dial9/gen80 dial9/all; do
+# (an ATF index.atf alone: the session's saved state of an index)
+cp "$S/atf/small_finalized/trace/session_20260101_120000/pid_4242/thread_0/index.atf" "$OUT/atf-index"
+for f in podtrace/gen40 podtrace/damaged syscall/args htdump/types dial9/gen80 dial9/all atf-index; do
 	[ -f "$OUT/$f" ] || continue
 	name=$(echo "$f" | tr / -)
 	{ cat "$OUT/$f"; printf '@@ATFPART@@'; } >"$OUT/saved/$name-whole"
 	{ cat "$OUT/$f"; printf '@@ATFPART@@\000\001\000\000\377\100\000\000\000\001\007\020\000\000\200'; } >"$OUT/saved/$name-damaged"
 done
+rm -f "$OUT/atf-index"
