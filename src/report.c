@@ -95,24 +95,16 @@ static int row_cmp(const void *a, const void *b)
 	return x->sym < y->sym ? -1 : x->sym > y->sym;
 }
 
-static void dur_cell(struct buf *b, uint64_t ns)
-{
-	struct buf t = {0};
-	fmt_dur(&t, ns);
-	buf_printf(b, "%11s", buf_str(&t));
-	buf_free(&t);
-}
-
 static void row_text(const struct calltree *ct, const struct row *r, struct buf *b)
 {
 	struct model *m = ct->t->m;
 	buf_adds(b, " ");
-	dur_cell(b, r->total);
-	dur_cell(b, r->self);
+	fmt_dur_cell(b, r->total, 11);
+	fmt_dur_cell(b, r->self, 11);
 	buf_printf(b, " %10llu", (unsigned long long)r->calls);
-	dur_cell(b, r->min);
-	dur_cell(b, r->max);
-	dur_cell(b, mean(r));
+	fmt_dur_cell(b, r->min, 11);
+	fmt_dur_cell(b, r->max, 11);
+	fmt_dur_cell(b, mean(r), 11);
 	buf_adds(b, "  ");
 	term_sid(b, m, calltree_sid(ct, r->sym));
 	const struct type *ty = model_type_get(m, ct->sym[r->sym].type);
@@ -296,11 +288,11 @@ static void signed_dur(struct buf *b, int64_t ns)
 static void pair_text(struct model *m, const struct pair *p, struct buf *b)
 {
 	buf_adds(b, " ");
-	dur_cell(b, p->side[0].total);
-	dur_cell(b, p->side[1].total);
+	fmt_dur_cell(b, p->side[0].total, 11);
+	fmt_dur_cell(b, p->side[1].total, 11);
 	signed_dur(b, change(p->side[0].total, p->side[1].total));
-	dur_cell(b, p->side[0].self);
-	dur_cell(b, p->side[1].self);
+	fmt_dur_cell(b, p->side[0].self, 11);
+	fmt_dur_cell(b, p->side[1].self, 11);
 	buf_printf(b, " %9llu %9llu  ", (unsigned long long)p->side[0].calls, (unsigned long long)p->side[1].calls);
 	term_sid(b, m, p->name);
 	if (p->name != p->type) {

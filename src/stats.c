@@ -452,14 +452,6 @@ static int by_key(const void *a, const void *b)
 #define STATS_TEXT_SPANS 50
 #define STATS_JSON_SPANS 10000
 
-static void dur_cell(struct buf *b, uint64_t ns, int width)
-{
-	struct buf t = {0};
-	fmt_dur(&t, ns);
-	buf_printf(b, "%*s", width, buf_str(&t));
-	buf_free(&t);
-}
-
 /* The (lane, type) counts in key order (by lane, then type), the count per
  * type, and how many spans a report lists. */
 struct stats_cells {
@@ -658,9 +650,9 @@ static void stats_text(const struct tally *st, const struct stats_cells *c, stru
 		const struct durstat *d = &st->by_type[ty];
 		buf_printf(b, "  %12llu", (unsigned long long)c->per_type[ty]);
 		if (d->n) {
-			dur_cell(b, d->total, 12);
-			dur_cell(b, d->min, 12);
-			dur_cell(b, d->max, 12);
+			fmt_dur_cell(b, d->total, 12);
+			fmt_dur_cell(b, d->min, 12);
+			fmt_dur_cell(b, d->max, 12);
 		} else {
 			buf_printf(b, "%36s", "");
 		}
@@ -680,10 +672,10 @@ static void stats_text(const struct tally *st, const struct stats_cells *c, stru
 		for (size_t i = 0; i < c->nspans_shown; i++) {
 			const struct spanstat *sp = &st->spans[i];
 			buf_printf(b, "  %12llu", (unsigned long long)sp->d.n);
-			dur_cell(b, sp->d.total, 12);
-			dur_cell(b, sp->d.self, 12);
-			dur_cell(b, sp->d.min, 12);
-			dur_cell(b, sp->d.max, 12);
+			fmt_dur_cell(b, sp->d.total, 12);
+			fmt_dur_cell(b, sp->d.self, 12);
+			fmt_dur_cell(b, sp->d.min, 12);
+			fmt_dur_cell(b, sp->d.max, 12);
 			buf_adds(b, "  ");
 			term_sid(b, m, model_type_get(m, sp->type)->name);
 			buf_adds(b, "  ");

@@ -229,6 +229,14 @@ void fmt_dur(struct buf *b, uint64_t ns)
 	}
 }
 
+void fmt_dur_cell(struct buf *b, uint64_t ns, int width)
+{
+	struct buf t = {0};
+	fmt_dur(&t, ns);
+	buf_printf(b, "%*s", width, buf_str(&t));
+	buf_free(&t);
+}
+
 void fmt_reltime(struct buf *b, int64_t t, int64_t base)
 {
 	bool neg = t < base; /* exact over the whole range: times are whatever a file says */

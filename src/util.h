@@ -104,6 +104,8 @@ void buf_fixed(struct buf *b, uint64_t v, unsigned scale, unsigned decimals);
 /* Formatting.  Durations pick ns/us/ms/s so that a person can read them:
  * "850ns", "12.50us", "35.74ms", "2.500s". */
 void fmt_dur(struct buf *b, uint64_t ns);
+/* The same, right-aligned in a column `width` cells wide (tables). */
+void fmt_dur_cell(struct buf *b, uint64_t ns, int width);
 /* t - base in seconds, nine decimals and a sign: "+1.234567890"; exact. */
 void fmt_reltime(struct buf *b, int64_t t, int64_t base);
 /* A count with thin separators: "1 234 567". */

@@ -98,14 +98,6 @@ void butterfly_close(struct app *a)
 	a->butterfly = (struct butterfly_view){.sym = CT_NONE};
 }
 
-static void dur_cell(struct buf *b, uint64_t ns)
-{
-	struct buf t = {0};
-	fmt_dur(&t, ns);
-	buf_printf(b, "%10s", buf_str(&t));
-	buf_free(&t);
-}
-
 void butterfly_draw(struct app *a)
 {
 	struct butterfly_view *bv = &a->butterfly;
@@ -134,12 +126,12 @@ void butterfly_draw(struct app *a)
 		if (r->kind == BF_HEAD) {
 			buf_printf(&b, "%38s%s", "", i ? "calls:" : "called by:");
 		} else {
-			dur_cell(&b, r->total);
+			fmt_dur_cell(&b, r->total, 10);
 			buf_printf(&b, " %5.1f%%", all ? 100.0 * (double)r->total / (double)all : 0.0);
 			if (r->kind == BF_CALLER)
 				buf_printf(&b, "%10s", "");
 			else
-				dur_cell(&b, r->self);
+				fmt_dur_cell(&b, r->self, 10);
 			buf_printf(&b, " %9llu  %s", (unsigned long long)r->calls, r->kind == BF_FOCUS ? "" : "  ");
 			if (r->sym == CT_NONE)
 				buf_adds(&b, "(nothing: it was outermost)");

@@ -249,14 +249,6 @@ void tree_free(struct app *a)
 
 /* ---- drawing -------------------------------------------------------------- */
 
-static void dur_cell(struct buf *b, uint64_t ns)
-{
-	struct buf t = {0};
-	fmt_dur(&t, ns);
-	buf_printf(b, "%10s", buf_str(&t));
-	buf_free(&t);
-}
-
 /* Room for a call's least, greatest and mean too. */
 static bool wide(const struct app *a) { return a->cols >= 120; }
 
@@ -267,15 +259,15 @@ static void draw_row(struct app *a, int y, const struct tree_row *r, bool sel)
 	const struct ct_node *n = &ct->node[r->node];
 	uint64_t all = ct->node[0].total;
 	struct buf b = {0};
-	dur_cell(&b, n->total);
+	fmt_dur_cell(&b, n->total, 10);
 	buf_printf(&b, " %5.1f%%", all ? 100.0 * (double)n->total / (double)all : 0.0);
-	dur_cell(&b, n->self);
+	fmt_dur_cell(&b, n->self, 10);
 	buf_printf(&b, " %9llu", (unsigned long long)n->calls);
 	if (wide(a)) { /* a call's least, greatest and mean (a node of calls: not a lane, not bottom-up) */
 		if (!tv->inverted && n->calls && ct->sym[n->sym].type != CT_LANE) {
-			dur_cell(&b, n->min);
-			dur_cell(&b, n->max);
-			dur_cell(&b, n->total / n->calls);
+			fmt_dur_cell(&b, n->min, 10);
+			fmt_dur_cell(&b, n->max, 10);
+			fmt_dur_cell(&b, n->total / n->calls, 10);
 		} else {
 			buf_printf(&b, "%30s", "");
 		}
