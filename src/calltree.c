@@ -72,6 +72,8 @@ static void count_in(struct calltree *ct, uint32_t v, uint64_t d, uint64_t self,
 	nd->calls++;
 	nd->total += d;
 	nd->self += self;
+	if (ct->counted)
+		ct->counted(ct->counted_ctx, v, d, self, ref);
 }
 
 /* The top span of the stack ends: counted, and its time charged to its
@@ -213,7 +215,7 @@ static void build_span(void *ctx, const struct event *e, int64_t start, int64_t 
 	struct calltree *ct = ctx;
 	struct ct_stack *st = &ct->lanes[e->lane];
 	ct->spans++;
-	struct ct_ref ref = {e->ts, e->input, e->off};
+	struct ct_ref ref = {e->ts, e->input, e->lane, e->off};
 	if (ct->scope.per_lane && !st->root) /* the lane's own node over its spans */
 		st->root = child_of(ct, 0, sym_of(ct, CT_LANE, lane_name(ct->t->m, e->lane)));
 	if (model_type_get(ct->t->m, e->type)->grouped)

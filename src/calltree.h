@@ -29,6 +29,7 @@
 struct ct_ref {
 	int64_t ts;
 	uint32_t input;
+	uint32_t lane; /* (where it is drawn: not part of its identity) */
 	uint64_t off;
 };
 
@@ -73,6 +74,11 @@ struct calltree {
 	struct ct_stack *lanes;
 	uint32_t nlanes;
 	bool done;
+	/* when set: every span as it is counted in a node (its length in the
+	 * scope, its self time, its event); a span of a grouped type is
+	 * counted in its type's node and its name's */
+	void (*counted)(void *ctx, uint32_t node, uint64_t d, uint64_t self, const struct ct_ref *ref);
+	void *counted_ctx;
 };
 
 /* The scope of the batch modes: what the filters keep, all the time. */

@@ -1,72 +1,13 @@
 #!/bin/sh
 # --report and --export folded against an independent reckoning from
-# --dump --json: each lane's spans sorted by start (longest first) and
-# nested with a stack here, where ttv nests them in time order as they
-# come; per name and type its calls, total (a call inside a call of the
-# same name not counted again), self, least, greatest and mean time, and
-# the self time of every call path.  Traces of every format's writer, the
+# --dump --json (t/nest.pl: each lane's spans sorted by start and nested
+# with a stack, where ttv nests them in time order as they come): per name
+# and type its calls, total (a call inside a call of the same name not
+# counted again), self, least, greatest and mean time, and the self time
+# of every call path.  Traces of every format's writer, the
 # real samples, with and without a filter; --sort; usage errors.
 . "$(dirname "$0")/lib.sh"
 
-# Per name: "name<TAB>type<TAB>category calls total self min max mean"; then per call
-# path: "path P self".  GROUPED=1: the trace's spans (podtrace's, a syscall
-# capture's) are grouped by type, then name, not nested.
-INDEP='
-use strict; use warnings; use JSON::PP;
-my (%spans, $i, %by, %path);
-sub count { my ($k, $d, $self) = @_;
-	my $b = $by{$k} //= {calls => 0, total => 0, all => 0, self => 0, max => 0};
-	$b->{calls}++; $b->{all} += $d; $b->{total} += $d; $b->{self} += $self;
-	$b->{min} = $d if !defined $b->{min} || $d < $b->{min};
-	$b->{max} = $d if $d > $b->{max};
-}
-while (<STDIN>) {
-	my $e = decode_json($_);
-	$i++;
-	next if $e->{meta} || !defined $e->{dur} || $e->{unpaired};
-	next unless $e->{role} eq "complete" || $e->{role} eq "begin";
-	if ($ENV{GROUPED}) {
-		my $cat = $e->{category} // "";
-		count("$e->{type}\t$e->{type}\t$cat", $e->{dur}, defined $e->{name} ? 0 : $e->{dur});
-		$path{$e->{type}} += defined $e->{name} ? 0 : $e->{dur};
-		next unless defined $e->{name};
-		count("$e->{name}\t$e->{type}\t$cat", $e->{dur}, $e->{dur});
-		$path{"$e->{type};" . ($e->{name} =~ s/;/,/gr)} += $e->{dur};
-		next;
-	}
-	push @{$spans{$e->{lane}}}, {start => $e->{ts}, end => $e->{ts} + $e->{dur}, dur => $e->{dur}, i => $i,
-		label => $e->{name} // $e->{type}, key => ($e->{name} // $e->{type}) . "\t$e->{type}\t" . ($e->{category} // "")};
-}
-for my $lane (keys %spans) {
-	my @s = sort { $a->{start} <=> $b->{start} || $b->{end} <=> $a->{end} || $a->{i} <=> $b->{i} } @{$spans{$lane}};
-	my (@open, %on);
-	my $close = sub {
-		my $s = pop @open;
-		$on{$s->{key}}--;
-		my $self = $s->{dur} - ($s->{child} // 0);
-		$self = 0 if $self < 0;
-		my $b = $by{$s->{key}} //= {calls => 0, total => 0, all => 0, self => 0, max => 0};
-		$b->{calls}++; $b->{all} += $s->{dur}; $b->{self} += $self;
-		$b->{total} += $s->{dur} unless $on{$s->{key}};
-		$b->{min} = $s->{dur} if !defined $b->{min} || $s->{dur} < $b->{min};
-		$b->{max} = $s->{dur} if $s->{dur} > $b->{max};
-		$path{$s->{path}} += $self;
-		$open[-1]{child} += $s->{dur} if @open;
-	};
-	for my $s (@s) {
-		$close->() while @open && ($open[-1]{end} <= $s->{start} || $open[-1]{end} < $s->{end});
-		$s->{path} = (@open ? "$open[-1]{path};" : "") . ($s->{label} =~ s/;/,/gr);
-		$on{$s->{key}}++;
-		push @open, $s;
-	}
-	$close->() while @open;
-}
-for (sort keys %by) {
-	my $b = $by{$_};
-	print "$_ $b->{calls} $b->{total} $b->{self} $b->{min} $b->{max} ", int($b->{all} / $b->{calls}), "\n";
-}
-print "path $_ $path{$_}\n" for sort grep { $path{$_} } keys %path;
-'
 FROM_REPORT='
 use strict; use warnings; use JSON::PP;
 my @r = map { decode_json($_) } <STDIN>;
@@ -80,7 +21,7 @@ print "path $_ $p{$_}\n" for sort keys %p;
 
 # check TRACE WHAT [FILTER]
 check() {
-	want=$("$TTV" --dump --json ${3:+-e "$3"} "$1" 2>/dev/null | perl -e "$INDEP")
+	want=$("$TTV" --dump --json ${3:+-e "$3"} "$1" 2>/dev/null | perl "$T_DIR/nest.pl")
 	got=$("$TTV" --report --json ${3:+-e "$3"} "$1" 2>/dev/null | perl -e "$FROM_REPORT")
 	[ -n "$got" ] || fail "$2: spans to report"
 	is "$got" "$(printf '%s\n' "$want" | grep -v '^path ')" "$2: --report as reckoned apart"

@@ -1,6 +1,7 @@
 #!/bin/sh
 # The call tree view (T): scripted screens at 80x24 read against --report
-# of the same scope, folding, sorting, Enter to the longest span, the scope
+# of the same scope, folding, sorting, Enter to the node's calls (against
+# spans nested apart) and on to one of them, the scope
 # (filters, hidden lanes, the time range); and in tmux, as a user types it,
 # and following a growing file.
 . "$(dirname "$0")/lib.sh"
@@ -41,13 +42,62 @@ like "$(sed -n 4p "$TMP/sorted.txt")" "io_wait$" "... io_wait (3.59 ms self) abo
 like "$SHOT" "▸ iteration" "h folds the node"
 unlike "$SHOT" "leaf" "... its callees gone from the rows"
 
-SIZE=120x24 shot longest 'T\nj\nEnter\n' "$H"
-like "$SHOT" "the longest of 9 calls of iteration: 1.06ms" "Enter: the longest span of the node, said"
+SIZE=120x24 shot calls 'T\nj\nEnter\n' "$H"
+like "$SHOT" "9 calls of iteration in worker_run  1/9" "Enter lists the node's calls: its name and path said"
+is "$(printf '%s\n' "$SHOT" | grep -c '  thread [0-9]$')" 9 "... one row for each"
+like "$(printf '%s\n' "$SHOT" | sed -n 2p)" "^ +1\.06ms +1\.01us +\+0\.002443587 +thread 4$" "... the longest first (as --report's max), its self time, start and lane"
+SIZE=120x24 shot longest 'T\nj\nEnter\nEnter\n' "$H"
+like "$SHOT" "the longest of 9 calls of iteration: 1.06ms" "Enter on a call: it in the lanes view, said"
 like "$SHOT" "^6 lanes" "... in the lanes view"
 like "$SHOT" "thread 4 HT_Call.*iteration 1.06ms" "... selected"
 like "$SHOT" "match 12 of 12" "... and a search for its name: n and N go through the others"
+SIZE=120x24 shot third 'T\nj\nEnter\nj\nj\nEnter\n' "$H"
+like "$SHOT" "call 3 of 9 of iteration, longest first: 959\.63us" "... the third longest: said which it is"
+like "$SHOT" "thread 3 HT_Call.*iteration 959\.63us" "... selected"
+SIZE=120x24 shot back 'T\nj\nEnter\nj\nj\nEnter\nT\nEnter\n' "$H"
+like "$SHOT" "9 calls of iteration in worker_run  3/9" "T, Enter again: the list as it was left"
+
+# the calls listed against spans nested apart (t/nest.pl), in order of
+# length: a top-down node's (its whole path), a bottom-up one's (the
+# function called from that caller, from anywhere above)
+"$TBIN/htwrite" --generate 8000 --seed 5 "$TMP/g.ht" || exit 1
+"$TTV" --dump --json "$TMP/g.ht" | SPANS=1 perl "$T_DIR/nest.pl" >"$TMP/g.spans"
+# starts PATTERN: the starts (@s.ns) of the spans whose path matches, longest first
+starts() {
+	perl -ne 'chomp; my ($p, $d, $t) = split /\t/; print "$d\t$t\n" if $p =~ /'"$1"'/' "$TMP/g.spans" |
+		sort -k1,1nr -k2,2n | perl -ne '/\t(\d+)$/ and printf "\@%d.%09d\n", $1 / 1e9, $1 % 1e9'
+}
+listed() { printf '%s\n' "$SHOT" | awk '$3 ~ /^@/ { print $3 }'; }
+shot gtree 'T\n' "$TMP/g.ht"
+top=$(printf '%s\n' "$SHOT" | sed -n 2p | awk '{ print $NF }')
+under=$(printf '%s\n' "$SHOT" | sed -n 3p | awk '{ print $NF }')
+third=$(printf '%s\n' "$SHOT" | sed -n 4p | awk '{ print $NF }')
+SIZE=100x400 shot gcalls 'T\nj\nj\nEnter\n' --time trace "$TMP/g.ht"
+want=$(starts "^$top;$under;$third\$")
+n=$(printf '%s\n' "$want" | wc -l | tr -d ' ')
+is "$(listed)" "$want" "$top > $under > $third: its calls longest first, as nested apart ($n of them)"
+like "$SHOT" "$n calls of $third in $under in $top " "... counted"
+# the whole path: b called outermost is not b called in a; a in b outermost is not a in b in a
+printf '%s\n' 'stream' 'cs ts=1000 dur=100000 tid=1 label=a' 'cs ts=10000 dur=40000 tid=1 label=b' \
+	'cs ts=20000 dur=20000 tid=1 label=a' 'cs ts=200000 dur=100000 tid=1 label=b' \
+	'cs ts=210000 dur=30000 tid=1 label=a' | "$TBIN/htwrite" "$TMP/rec.ht" || exit 1
+shot rec 'T\nj\nj\nj\nEnter\n' --time trace "$TMP/rec.ht"
+is "$(listed | tr '\n' ' ')" "@0.000200000 " "recursion: the outermost b's calls are its own, not those of b in a"
+shot rec2 'T\nj\nj\nj\nj\nEnter\n' --time trace "$TMP/rec.ht"
+is "$(listed | tr '\n' ' ')" "@0.000210000 " "... a in the outermost b: not a in b in a"
+like "$SHOT" "1 calls of a in b  1/1" "... said so"
+shot rec3 'T\ni\nj\nEnter\n' --time trace "$TMP/rec.ht"
+like "$SHOT" "2 calls of a from b " "bottom-up: a from b, from anywhere above"
+is "$(listed | tr '\n' ' ')" "@0.000210000 @0.000020000 " "... both, longest first"
+shot ginv 'T\ni\n' "$TMP/g.ht"
+leaf=$(printf '%s\n' "$SHOT" | sed -n 2p | awk '{ print $NF }')
+caller=$(printf '%s\n' "$SHOT" | sed -n 3p | awk '{ print $NF }')
+SIZE=100x400 shot gicalls 'T\ni\nj\nEnter\n' --time trace "$TMP/g.ht"
+want=$(starts "(^|;)$caller;$leaf\$")
+is "$(listed)" "$want" "bottom-up, $leaf from $caller: its calls, as nested apart ($(printf '%s\n' "$want" | wc -l) of them)"
+like "$SHOT" "calls of $leaf from $caller " "... said so"
 "$TBIN/atfwrite" --generate 1 --seed 3 "$TMP/s.atf" || exit 1
-SIZE=120x24 shot atfn 'T\nEnter\n' "$TMP/s.atf"
+SIZE=120x24 shot atfn 'T\nEnter\nEnter\n' "$TMP/s.atf"
 want=$("$TTV" --dump -e 'function:^main$' "$TMP/s.atf" | wc -l | tr -d ' ')
 like "$SHOT" "match [0-9]+ of $want" "ATF: the search is for the function itself (as -e 'function:^main\$': $want events)"
 
@@ -151,13 +201,20 @@ like "$(printf '%s\n' "$SHOT" | head -1)" "^FLAME GRAPH: all  " "- zooms back ou
 shot flame4 'I\nj\nl\n' "$H"
 like "$SHOT" "main: 3.63ms \(29.5%\)" "Right: the bar beside"
 shot flame5 'I\nj\nl\nEnter\n' "$H"
-like "$SHOT" "the longest of 1 calls of main: 3.63ms" "Enter: its longest span in the lanes view"
+like "$SHOT" "1 calls of main  1/1" "Enter: the bar's calls"
+shot flame6 'I\nj\nl\nEnter\nEnter\n' "$H"
+like "$SHOT" "the longest of 1 calls of main: 3.63ms" "... Enter: in the lanes view"
 
 # built in steps: Esc while it is being built stops it
 shot stopped "partial\nT\ndump $TMP/building.txt\nEscape\n" "$H"
 like "$(cat "$TMP/building.txt")" "nesting spans\\.\\.\\. 0% of the events" "while it is built, it says how far it is"
 like "$SHOT" "call tree stopped" "Esc stops it"
 like "$SHOT" "^6 lanes" "... and goes back to the lanes"
+shot ostopped "T\nj\npartial\nEnter\ndump $TMP/finding.txt\nEscape\n" "$H"
+like "$(cat "$TMP/finding.txt")" "finding the calls\\.\\.\\. 0% of the events" "a node's calls are found in steps, said"
+like "$(cat "$TMP/finding.txt")" "9 calls of iteration in worker_run" "... whose they are said meanwhile"
+like "$SHOT" "stopped finding the calls" "Esc stops it"
+like "$SHOT" "CALL TREE by total" "... and goes back to the tree"
 
 # in a terminal: T, move, fold, Esc back to the lanes, T again as it was left
 if command -v tmux >/dev/null 2>&1; then
@@ -176,6 +233,14 @@ if command -v tmux >/dev/null 2>&1; then
 	tm send-keys -t "$S" T
 	wait_for "▸ iteration"
 	ok $? "tmux: T again: the tree as it was left"
+	tm send-keys -t "$S" Enter
+	wait_for "9 calls of iteration in worker_run  1/9"
+	ok $? "tmux: Enter lists the node's calls"
+	tm send-keys -t "$S" j Enter
+	wait_for "call 2 of 9 of iteration"
+	ok $? "tmux: Enter on the second: in the lanes view"
+	tm send-keys -t "$S" T
+	wait_for "CALL TREE by total"
 	tm send-keys -t "$S" I
 	wait_for "FLAME GRAPH"
 	ok $? "tmux: I opens the flame graph"

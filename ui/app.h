@@ -58,7 +58,8 @@ struct visible {
 	X(TREE, "tree", tree_open, tree_draw, tree_action, NULL)                      \
 	X(FLAME, "flame", flame_open, flame_draw, flame_action, flame_click)           \
 	X(BUTTERFLY, "butterfly", butterfly_open, butterfly_draw, butterfly_action, NULL) \
-	X(DIFF, "diff", diff_open, page_draw, page_action, NULL)
+	X(DIFF, "diff", diff_open, page_draw, page_action, NULL)                      \
+	X(OCCUR, "calls", NULL, occur_draw, occur_action, NULL)
 enum view_id {
 #define X(id, ...) V_##id,
 	VIEWS(X)
@@ -127,6 +128,26 @@ struct tree_row {
 	uint32_t node, depth;
 };
 
+/* one call tree node's calls (occur.c), longest first */
+struct occurrence {
+	struct ct_ref ref;
+	uint64_t dur, self;
+};
+
+struct occur_view {
+	struct calltree ct;  /* the spans of the tree's scope nested again */
+	struct ct_sym *path; /* the node's name, then its callers' outward */
+	size_t npath, cappath;
+	bool whole;          /* the path goes up to the root (top-down); else as far as it goes (bottom-up) */
+	uint8_t *verdict;    /* per node of ct: 0 not asked yet, 1 on the path, 2 not */
+	size_t nverdict;
+	struct occurrence *o; /* a min-heap by length while built; then longest first */
+	size_t n, cap, cur, top;
+	uint64_t calls, tree_calls; /* found (more than n when not all were kept); the tree's count */
+	uint64_t scope;            /* the tree's scope it was found in (tree_scope) */
+	bool building;
+};
+
 struct tree_view {
 	struct calltree ct;
 	struct calltree inv; /* bottom-up (made when first shown) */
@@ -193,6 +214,7 @@ struct app {
 	struct tree_view tree;
 	struct flame_view flame;
 	struct butterfly_view butterfly;
+	struct occur_view occur;
 
 	/* lanes in display order, and their flags (nav.c keeps them in step
 	 * with the model; the lanes view and the list read them) */
@@ -349,7 +371,11 @@ bool tree_diff(struct app *a);
 /* v's callees, largest total first (a fresh array in *kids); how many */
 size_t tree_children(struct app *a, uint32_t v, uint32_t **kids);
 /* Enter: the node's longest span, selected and framed in the lanes view */
-void tree_go_longest(struct app *a, const struct calltree *ct, uint32_t node);
+/* Go to a span in the lanes view (n and N: the others of its name), saying which of calls it is. */
+void tree_go_span(struct app *a, const struct ct_ref *ref, uint32_t type, uint32_t name, size_t rank,
+		  uint64_t calls, uint64_t dur);
+uint64_t tree_scope(struct app *a); /* what the tree is of (a hash): built again when it changes */
+bool tree_occurrences(struct app *a); /* Enter: the selected node's calls (then open V_OCCUR) */
 /* flame.c: the flame graph view */
 void flame_open(struct app *a);
 void flame_draw(struct app *a);
@@ -361,6 +387,14 @@ void butterfly_open(struct app *a);
 void butterfly_draw(struct app *a);
 bool butterfly_action(struct app *a, enum action act);
 void butterfly_close(struct app *a); /* (its rows go; opened afresh from the tree's cursor) */
+/* occur.c: one node's calls, longest first */
+bool occur_of(struct app *a, const struct calltree *ct, uint32_t node, bool whole); /* (then open V_OCCUR) */
+void occur_draw(struct app *a);
+bool occur_action(struct app *a, enum action act);
+bool occur_pending(const struct app *a);
+bool occur_step(struct app *a, uint64_t budget_ns); /* true while it is being found */
+void occur_status(struct app *a, struct buf *out);
+void occur_free(struct app *a);
 
 /* search and prompt (prompt.c) */
 void prompt_open(struct app *a, enum prompt_kind kind, const char *initial);

@@ -175,10 +175,6 @@ bool flame_action(struct app *a, enum action act)
 			fv->root = ct->node[fv->root].parent;
 		return true;
 	case ACT_ZOOM_ALL: fv->root = 0; return true;
-	case ACT_DETAIL:
-		if (fv->sel)
-			tree_go_longest(a, &a->tree.ct, fv->sel);
-		return true;
 	default: return false;
 	}
 }

@@ -619,6 +619,9 @@ void status_draw(struct app *a)
 	} else if (a->depth && a->stack[a->depth - 1] == V_TREE) { /* the call tree: its scope in place of the files */
 		buf_reset(&left);
 		tree_status(a, &left);
+	} else if (a->depth && a->stack[a->depth - 1] == V_OCCUR) {
+		buf_reset(&left);
+		occur_status(a, &left);
 	} else if (a->depth && a->stack[a->depth - 1] == V_FLAME && !a->tree.building && a->tree.nrows) {
 		buf_reset(&left); /* the flame graph: the selected bar */
 		flame_status(a, &left);

@@ -3,8 +3,8 @@
  * it: call paths with their total, self time and calls, folded and
  * unfolded, sorted by total, self or calls; every lane merged or each on
  * its own (a); top-down or bottom-up (i).  Built in steps from the loop
- * (src/calltree.h), and on as the trace grows.  Enter goes to the node's
- * longest span in the lanes view; b opens the butterfly (butterfly.c), D
+ * (src/calltree.h), and on as the trace grows.  Enter lists the node's
+ * calls (occur.c); b opens the butterfly (butterfly.c), D
  * compares two scopes, I shows the same tree as a flame graph (flame.c). */
 #include <curses.h>
 #include <stdlib.h>
@@ -37,7 +37,7 @@ static bool shown(const struct ct_scope *sc, uint64_t pos, const struct event *e
 /* What the tree was built of: the events (their order: appended ones it
  * takes in as they come), the filters, the lanes shown and the time
  * range.  The same, the tree opens again as it was left. */
-static uint64_t scope_of(struct app *a)
+uint64_t tree_scope(struct app *a)
 {
 	struct buf b = {0};
 	buf_printf(&b, "%llu %d%d %lld %lld %d", (unsigned long long)model_generation(a->m), a->range.has_lo,
@@ -53,7 +53,7 @@ static uint64_t scope_of(struct app *a)
 void tree_open(struct app *a)
 {
 	struct tree_view *tv = &a->tree;
-	uint64_t scope = scope_of(a);
+	uint64_t scope = tree_scope(a);
 	if (tv->ct.node && tv->scope == scope)
 		return;
 	tree_free(a);
@@ -188,7 +188,7 @@ bool tree_pending(const struct app *a)
 		return true;
 	if (!tv->ct.node || !on_top(a))
 		return false;
-	if (tv->scope != scope_of((struct app *)a)) /* (another scope, or the order changed: built afresh) */
+	if (tv->scope != tree_scope((struct app *)a)) /* (another scope, or the order changed: built afresh) */
 		return true;
 	/* events appended, or the end reached (the open spans count) */
 	return !tv->ct.done && (model_count(a->m) > tv->ct.at || !live(a));
@@ -226,7 +226,7 @@ bool tree_step(struct app *a, uint64_t budget_ns)
 	struct tree_view *tv = &a->tree;
 	if (!tree_pending(a))
 		return false;
-	if (!tv->building && tv->scope != scope_of(a)) {
+	if (!tv->building && tv->scope != tree_scope(a)) {
 		tree_open(a); /* (built afresh) */
 		return true;
 	}
@@ -351,13 +351,13 @@ static void fold(struct tree_view *tv, bool open)
 		tv->cur--;
 }
 
-/* n and N go through the events of sym's spans: a search for its name
- * in the field that holds it (exactly), or in the events' text. */
-static bool search_occurrences(struct app *a, const struct calltree *ct, uint32_t sym)
+/* n and N go through the events of the spans called (type, name): a
+ * search for the name in the field that holds it (exactly), or in the
+ * events' text. */
+static bool search_occurrences(struct app *a, uint32_t type, uint32_t name_sid)
 {
-	const struct ct_sym *s = &ct->sym[sym];
-	uint32_t field = model_type_get(a->m, s->type)->name_field;
-	if (!s->name)
+	uint32_t field = model_type_get(a->m, type)->name_field;
+	if (!name_sid)
 		return false;
 	struct buf spec = {0};
 	size_t n;
@@ -366,7 +366,7 @@ static bool search_occurrences(struct app *a, const struct calltree *ct, uint32_
 		buf_add(&spec, f, n);
 		buf_adds(&spec, ":^");
 	}
-	const char *name = model_strget(a->m, s->name, &n);
+	const char *name = model_strget(a->m, name_sid, &n);
 	for (size_t i = 0; i < n; i++) { /* (the name as it is, not as a pattern) */
 		if (strchr("\\^$.|?*+()[]{}", name[i]))
 			buf_addc(&spec, '\\');
@@ -379,31 +379,41 @@ static bool search_occurrences(struct app *a, const struct calltree *ct, uint32_
 	return ok;
 }
 
-void tree_go_longest(struct app *a, const struct calltree *ct, uint32_t node)
+void tree_go_span(struct app *a, const struct ct_ref *ref, uint32_t type, uint32_t name, size_t rank,
+		  uint64_t calls, uint64_t dur)
 {
-	const struct ct_node *n = &ct->node[node];
-	if (ct->sym[n->sym].type == CT_LANE) {
-		message(a, false, "a lane: its spans are under it");
-		return;
-	}
-	struct evref r = {n->longest.ts, n->longest.input, n->longest.off, true};
+	struct evref r = {ref->ts, ref->input, ref->off, true};
 	uint64_t pos;
 	if (!ref_pos(a, &r, &pos)) {
-		message(a, true, "its longest span is no longer in the trace");
+		message(a, true, "that span is no longer in the trace");
 		return;
 	}
 	a->depth = 0;
 	a->base = V_LANES;
 	jump_to(a, pos);
 	lanes_action(a, ACT_ZOOM_SPAN);
-	bool others = search_occurrences(a, ct, n->sym);
+	bool others = search_occurrences(a, type, name);
 	struct buf b = {0}, d = {0};
-	term_sid(&b, a->m, calltree_sid(ct, n->sym));
-	fmt_dur(&d, n->max);
-	message(a, false, "the longest of %llu calls of %s: %s%s", (unsigned long long)n->calls, buf_str(&b),
-		buf_str(&d), others ? "; n, N: the others" : "");
+	term_sid(&b, a->m, name || type == CT_LANE ? name : model_type_get(a->m, type)->name);
+	fmt_dur(&d, dur);
+	if (rank)
+		message(a, false, "call %zu of %llu of %s, longest first: %s%s", rank + 1, (unsigned long long)calls,
+			buf_str(&b), buf_str(&d), others ? "; n, N: the others" : "");
+	else
+		message(a, false, "the longest of %llu calls of %s: %s%s", (unsigned long long)calls, buf_str(&b),
+			buf_str(&d), others ? "; n, N: the others" : "");
 	buf_free(&b);
 	buf_free(&d);
+}
+
+bool tree_occurrences(struct app *a)
+{
+	struct tree_view *tv = &a->tree;
+	if (tv->building || !tv->nrows)
+		return false;
+	if (a->depth && a->stack[a->depth - 1] == V_FLAME)
+		return occur_of(a, &tv->ct, a->flame.sel, true);
+	return occur_of(a, shown_ct(tv), tv->row[tv->cur].node, !tv->inverted);
 }
 
 bool tree_action(struct app *a, enum action act)
@@ -452,7 +462,6 @@ bool tree_action(struct app *a, enum action act)
 		message(a, false, "call tree sorted by %s", sort_names[tv->sort]);
 		return true;
 	}
-	case ACT_DETAIL: tree_go_longest(a, shown_ct(tv), tv->row[tv->cur].node); return true;
 	case ACT_BY_LANE:
 		tv->per_lane = !tv->per_lane;
 		tree_open(a); /* (built afresh) */

@@ -389,8 +389,12 @@ static bool global_action(struct app *a, enum action act)
 			a->base = a->base == V_LANES ? V_LIST : V_LANES;
 		return true;
 	case ACT_DETAIL:
-		if (a->sel != NO_POS)
+		if (top_view(a) == V_TREE || top_view(a) == V_FLAME) { /* a node's calls */
+			if (tree_occurrences(a))
+				open_view(a, V_OCCUR);
+		} else if (a->sel != NO_POS) {
 			open_view(a, V_DETAIL);
+		}
 		return true;
 	case ACT_INFO: open_view(a, V_INFO); return true;
 	case ACT_HELP: open_view(a, V_HELP); return true;
@@ -889,7 +893,7 @@ static void loop(struct app *a)
 			}
 			break;
 		}
-		bool busy = a->loading || vis_pending(a) || a->seek.on || hits_pending(a) || tree_pending(a); /* else poll sleeps */
+		bool busy = a->loading || vis_pending(a) || a->seek.on || hits_pending(a) || tree_pending(a) || occur_pending(a); /* else poll sleeps */
 		struct pollfd p[2 + 16] = {{fileno(term.tty), POLLIN, 0}, {term.sigpipe[0], POLLIN, 0}};
 		nfds_t np = 2 + trace_poll_fds(a->t, p + 2, ARRAY_LEN(p) - 2);
 		int wait_ms = -1;
@@ -942,6 +946,8 @@ static void loop(struct app *a)
 			hits_step(a, SLICE_NS); /* then the matches are counted */
 		} else if (tree_pending(a)) {
 			tree_step(a, SLICE_NS); /* the call tree of what they show */
+		} else if (occur_pending(a)) {
+			occur_step(a, SLICE_NS); /* a node's calls */
 		}
 		if (a->fs->too_expensive) {
 			a->fs->too_expensive = false;
@@ -1035,6 +1041,8 @@ static void run_script(struct app *a, const char *script)
 			;
 		while (!partial && tree_step(a, SLICE_NS))
 			;
+		while (!partial && occur_step(a, SLICE_NS))
+			;
 		if (timing) {
 			draw(a);
 			line[strcspn(line, "\r\n")] = 0;
@@ -1062,6 +1070,7 @@ static void app_free(struct app *a)
 	free(a->hist);
 	buf_free(&a->page.text);
 	tree_free(a);
+	occur_free(a);
 	diff_free(a->tree.diff_a);
 	buf_free(&a->tree.diff_a_scope);
 	buf_free(&a->tree.diff_page);
