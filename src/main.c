@@ -258,10 +258,9 @@ int main(int argc, char **argv)
 	trace_catch_sigbus(&t);
 	t.format = c.format;
 	t.align = c.align;
-	uint32_t nsrc_a = 0; /* --diff: the sources of A */
 	for (size_t i = 0; i < c.npaths; i++) {
 		trace_open(&t, c.paths[i]);
-		nsrc_a = i ? nsrc_a : (uint32_t)t.nsrc;
+		t.nsrc_first = i ? t.nsrc_first : (uint32_t)t.nsrc;
 	}
 	if (c.mode == MODE_VIEW)
 		t.follow = c.follow;
@@ -286,7 +285,7 @@ int main(int argc, char **argv)
 		case MODE_INFO: batch_info(&t, c.json, stdout); break;
 		case MODE_STATS: batch_stats(&t, &fs, c.json, stdout); break;
 		case MODE_REPORT: batch_report(&t, &fs, c.sort, c.json, stdout); break;
-		case MODE_DIFF: batch_diff(&t, &fs, nsrc_a, c.json, stdout); break;
+		case MODE_DIFF: batch_diff(&t, &fs, c.json, stdout); break;
 		case MODE_EXPORT:
 			(!strcmp(c.export_format, "folded")       ? export_folded
 			 : !strcmp(c.export_format, "speedscope") ? export_speedscope

@@ -174,20 +174,20 @@ void batch_report(struct trace *t, struct filterset *fs, const char *sort, bool 
 
 /* ---- --diff --------------------------------------------------------------- */
 
-/* The spans of one side: the sources of A (ids below nsrc_a) or of B, as
- * the filters keep them. */
-struct side {
-	struct ct_scope filters;
-	uint32_t nsrc_a;
-	bool b;
-};
-
 static bool side_keep(const struct ct_scope *sc, uint64_t pos, const struct event *e)
 {
-	const struct side *s = sc->ctx;
-	if ((sc->t->in[e->input]->src->id >= s->nsrc_a) != s->b)
+	const struct diff_side *s = sc->ctx;
+	if ((sc->t->in[e->input]->src->id >= sc->t->nsrc_first) != s->b)
 		return false;
-	return !s->filters.keep || s->filters.keep(&s->filters, pos, e);
+	return !s->base.keep || s->base.keep(&s->base, pos, e);
+}
+
+void diff_side_scope(struct diff_side *sd, const struct ct_scope *base, bool b, struct ct_scope *sc)
+{
+	*sd = (struct diff_side){*base, b};
+	*sc = *base;
+	sc->keep = side_keep;
+	sc->ctx = sd;
 }
 
 /* A name on both sides: told by its strings (each side's types are its own). */
@@ -251,10 +251,11 @@ void diff_add(struct diff *ps, const struct calltree *ct, bool b)
 	free(r);
 }
 
-static void add_side(struct trace *t, const struct ct_scope *filters, uint32_t nsrc_a, bool b, struct diff *ps)
+static void add_side(const struct ct_scope *filters, bool b, struct diff *ps)
 {
-	struct side sd = {*filters, nsrc_a, b};
-	struct ct_scope sc = {.t = t, .fs = filters->fs, .keep = side_keep, .ctx = &sd, .lo = INT64_MIN, .hi = INT64_MAX};
+	struct diff_side sd;
+	struct ct_scope sc;
+	diff_side_scope(&sd, filters, b, &sc);
 	struct calltree ct;
 	calltree_begin(&ct, &sc);
 	calltree_step(&ct, 0, false);
@@ -347,13 +348,13 @@ void diff_table(struct diff *d, struct model *m, bool json, struct buf *b, FILE 
 	}
 }
 
-void batch_diff(struct trace *t, struct filterset *fs, uint32_t nsrc_a, bool json, FILE *out)
+void batch_diff(struct trace *t, struct filterset *fs, bool json, FILE *out)
 {
 	struct ct_scope filters;
 	ct_scope_filters(&filters, t, fs);
 	struct diff *d = diff_new();
-	add_side(t, &filters, nsrc_a, false, d);
-	add_side(t, &filters, nsrc_a, true, d);
+	add_side(&filters, false, d);
+	add_side(&filters, true, d);
 	struct buf b = {0};
 	diff_table(d, t->m, json, &b, out);
 	out_flush(&b, out, 1);

@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 
+#include "src/calltree.h"
 #include "src/query.h"
 #include "src/trace.h"
 
@@ -14,11 +15,18 @@
  * first; name); a table, or JSON lines. */
 bool report_sort_known(const char *sort);
 void batch_report(struct trace *t, struct filterset *fs, const char *sort, bool json, FILE *out);
-/* --diff A B: the sources below nsrc_a (A's) against the rest (B's): per
- * name (as its strings tell it: a type of one side is not the other's),
+/* --diff A B: the sources of the first PATH (A's) against the rest (B's):
+ * per name (as its strings tell it: a type of one side is not the other's),
  * total, self and calls on each side and the change, the largest change of
  * total first; a table, or JSON lines. */
-void batch_diff(struct trace *t, struct filterset *fs, uint32_t nsrc_a, bool json, FILE *out);
+void batch_diff(struct trace *t, struct filterset *fs, bool json, FILE *out);
+/* One side's scope: the spans of base's whose source is the first PATH's
+ * (A, b false) or another's (B).  sc refers to sd, which outlives it. */
+struct diff_side {
+	struct ct_scope base;
+	bool b;
+};
+void diff_side_scope(struct diff_side *sd, const struct ct_scope *base, bool b, struct ct_scope *sc);
 /* The same for any two trees (the viewer's: two time ranges, two filters,
  * two lanes): side A's names added, then side B's; then the table into b
  * (written out to `out` as it grows, when given). */

@@ -68,6 +68,7 @@ struct trace {
 	struct model *m;
 	struct source **src;
 	size_t nsrc, capsrc;
+	uint32_t nsrc_first; /* the sources of the first PATH given: A, when the first is compared with the rest */
 	struct input **in; /* every input, indexed by input id */
 	size_t nin, capin;
 	const char *format; /* --format: skip probing */

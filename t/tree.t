@@ -144,6 +144,24 @@ like "$(printf '%s\n' "$SHOT" | sed -n 6p)" " worker_run " "... the largest chan
 shot diff1 'T\nD\n' "$H"
 like "$SHOT" "this is A: change what is shown" "D once: remembered, said"
 
+# v: the first file given against the others, in one step, as --diff A B
+"$TBIN/htwrite" --generate 8000 --seed 6 "$TMP/g2.ht" || exit 1
+table() { printf '%s\n' "$SHOT" | sed -n '/total A/,/^$/p' | sed '/^$/d'; }
+SIZE=160x40 shot files 'T\nv\n' "$TMP/g.ht" "$TMP/g2.ht"
+like "$(printf '%s\n' "$SHOT" | sed -n 1,2p)" "^A: $TMP/g\\.ht, [0-9]+ spans
+B: $TMP/g2\\.ht, [0-9]+ spans" "v: the first file against the other, said"
+want=$("$TTV" --diff "$TMP/g.ht" "$TMP/g2.ht")
+is "$(table)" "$want" "... the table --diff gives"
+SIZE=160x40 shot files2 'T\nv\n' -e 'lane:^thread [2-5]$' "$TMP/g.ht" "$TMP/g2.ht"
+want=$("$TTV" --diff -e 'lane:^thread [2-5]$' "$TMP/g.ht" "$TMP/g2.ht")
+is "$(table)" "$want" "... of what is shown: a filter"
+like "$(printf '%s\n' "$SHOT" | sed -n 2p)" "filters: lane:" "... said"
+shot files1 'T\nv\n' "$H"
+like "$SHOT" "v compares the first file given with the others: open two" "v with one file: said what it needs"
+shot files3 "T\npartial\nv\ndump $TMP/comparing.txt\nEscape\n" "$TMP/g.ht" "$TMP/g2.ht"
+like "$(cat "$TMP/comparing.txt")" "comparing the first file with the others: A, 0% of the events" "built in steps, said"
+like "$SHOT" "CALL TREE by total" "... Esc goes back to the tree"
+
 # per lane (a): each lane a node over its spans
 shot perlane 'T\na\n' "$H"
 like "$(printf '%s\n' "$SHOT" | sed -n 2,3p)" "3.63ms +29.5% +0ns +1 +▾ thread 1
@@ -250,6 +268,20 @@ if command -v tmux >/dev/null 2>&1; then
 	tm send-keys -t "$S" q q q
 	wait_for "exit=0"
 	ok $? "tmux: q, q: closed and quit"
+	tm kill-server 2>/dev/null
+
+	# two files: v compares them
+	tm new-session -d -s "$S" -x 120 -y 30 "TERM=xterm-256color '$TTV' '$TMP/g.ht' '$TMP/g2.ht'; echo \"exit=\$?\"; sleep 30"
+	wait_for "g.ht + g2.ht"
+	tm send-keys -t "$S" T v
+	wait_for "B: $TMP/g2.ht"
+	ok $? "tmux: v compares the two files"
+	like "$(screen)" "total A +total B +change" "... the table"
+	tm send-keys -t "$S" Escape
+	wait_for "CALL TREE by total"
+	ok $? "tmux: Esc: back to the tree"
+	tm send-keys -t "$S" q q
+	wait_for "exit=0"
 	tm kill-server 2>/dev/null
 
 	# following: the tree takes in what the file grows by

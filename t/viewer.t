@@ -107,7 +107,7 @@ S
 like "$SCREEN" 'ttv keys in the lanes view' "help: title names the view"
 like "$SCREEN" 'j, C-n, e +move-down' "help: keys actually bound"
 
-SIZE=100x76 scenario help-all "$V" <<'S'
+SIZE=100x77 scenario help-all "$V" <<'S'
 ?
 S
 like "$SCREEN" '\(no key\) +toggle ' "help: an action without a key says so"

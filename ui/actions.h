@@ -47,6 +47,7 @@
 	X(BUTTERFLY, "butterfly", "call tree: the selected function's callers and callees")  \
 	X(BY_LANE, "by-lane", "call tree: every lane merged, or each lane on its own")       \
 	X(DIFF, "diff", "call tree: remember it as A; the next time, compare it with A")      \
+	X(DIFF_FILES, "diff-files", "call tree: the first file given compared with the others") \
 	X(FLAME_GRAPH, "flame-graph", "the flame graph of what is shown (the call tree's)")  \
 	X(MESSAGES, "messages", "every message the status line showed, with its time")      \
 	X(TOGGLE_TIME, "toggle-time", "show times relative to the start or absolute")         \

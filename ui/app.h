@@ -14,6 +14,7 @@
 #include "src/calltree.h"
 #include "src/cli.h"
 #include "src/query.h"
+#include "src/report.h"
 #include "src/trace.h"
 #include "ui/actions.h"
 
@@ -58,7 +59,7 @@ struct visible {
 	X(TREE, "tree", tree_open, tree_draw, tree_action, NULL)                      \
 	X(FLAME, "flame", flame_open, flame_draw, flame_action, flame_click)           \
 	X(BUTTERFLY, "butterfly", butterfly_open, butterfly_draw, butterfly_action, NULL) \
-	X(DIFF, "diff", diff_open, page_draw, page_action, NULL)                      \
+	X(DIFF, "diff", diff_open, diff_draw, page_action, NULL)                      \
 	X(OCCUR, "calls", NULL, occur_draw, occur_action, NULL)
 enum view_id {
 #define X(id, ...) V_##id,
@@ -155,6 +156,7 @@ struct tree_view {
 	bool per_lane;       /* each lane a node of its own */
 	struct diff *diff_a; /* D: the names of the tree remembered as A */
 	struct buf diff_a_scope, diff_page; /* what A was of; the comparison shown */
+
 	uint64_t scope; /* what it was built of (tree.c scope_of) */
 	bool building;
 	int sort;      /* total, self, calls */
@@ -162,6 +164,16 @@ struct tree_view {
 	size_t open_n;            /* nodes open has room for */
 	struct tree_row *row;
 	size_t nrows, caprow, cur, top;
+};
+
+/* v in the call tree: the first file's spans against the others' (tree.c),
+ * a tree of side A's then one of B's built in steps */
+struct files_diff {
+	struct calltree ct;
+	struct diff_side side;
+	struct diff *d;
+	uint64_t spans_a;
+	bool building;
 };
 
 /* the flame graph (flame.c), of the call tree's tree */
@@ -215,6 +227,7 @@ struct app {
 	struct flame_view flame;
 	struct butterfly_view butterfly;
 	struct occur_view occur;
+	struct files_diff files;
 
 	/* lanes in display order, and their flags (nav.c keeps them in step
 	 * with the model; the lanes view and the list read them) */
@@ -350,6 +363,7 @@ void record_open(struct app *a);
 void messages_open(struct app *a);
 void legend_open(struct app *a);
 void diff_open(struct app *a);
+void diff_draw(struct app *a);
 void page_draw(struct app *a);
 void detail_draw(struct app *a);
 void filters_draw(struct app *a);
@@ -368,6 +382,7 @@ void tree_status(struct app *a, struct buf *out);
 void tree_free(struct app *a);
 /* D: the tree is A, or (A remembered) B, compared in diff_page: true then */
 bool tree_diff(struct app *a);
+bool tree_diff_files(struct app *a); /* v: the first file against the rest (then open V_DIFF) */
 /* v's callees, largest total first (a fresh array in *kids); how many */
 size_t tree_children(struct app *a, uint32_t v, uint32_t **kids);
 /* Enter: the node's longest span, selected and framed in the lanes view */

@@ -310,6 +310,15 @@ void detail_draw(struct app *a)
 	text_draw(a, false, true);
 }
 
+/* The comparison of files is made in steps under its page. */
+void diff_draw(struct app *a)
+{
+	size_t keep = a->page.scroll;
+	diff_open(a);
+	a->page.scroll = keep;
+	text_draw(a, false, false);
+}
+
 void filters_draw(struct app *a)
 {
 	filters_open(a);

@@ -50,6 +50,14 @@ uint64_t tree_scope(struct app *a)
 	return h;
 }
 
+/* What the views show, as a call tree's scope. */
+static void view_scope(struct app *a, struct ct_scope *sc)
+{
+	*sc = (struct ct_scope){.t = a->t, .fs = a->fs, .keep = shown, .ctx = a,
+				.lo = a->range.has_lo ? a->range.lo : INT64_MIN,
+				.hi = a->range.has_hi ? a->range.hi : INT64_MAX, .per_lane = a->tree.per_lane};
+}
+
 void tree_open(struct app *a)
 {
 	struct tree_view *tv = &a->tree;
@@ -61,9 +69,8 @@ void tree_open(struct app *a)
 				 .scope = scope, .diff_a = tv->diff_a, .diff_a_scope = tv->diff_a_scope,
 				 .diff_page = tv->diff_page};
 	a->flame = (struct flame_view){0};
-	struct ct_scope sc = {.t = a->t, .fs = a->fs, .keep = shown,
-			      .ctx = a, .lo = a->range.has_lo ? a->range.lo : INT64_MIN,
-			      .hi = a->range.has_hi ? a->range.hi : INT64_MAX, .per_lane = tv->per_lane};
+	struct ct_scope sc;
+	view_scope(a, &sc);
 	calltree_begin(&tv->ct, &sc);
 }
 
@@ -184,7 +191,7 @@ static bool on_top(const struct app *a)
 bool tree_pending(const struct app *a)
 {
 	const struct tree_view *tv = &a->tree;
-	if (tv->building)
+	if (tv->building || a->files.building)
 		return true;
 	if (!tv->ct.node || !on_top(a))
 		return false;
@@ -221,9 +228,13 @@ static void took_in(struct app *a)
 			tv->cur = i;
 }
 
+static bool files_step(struct app *a, uint64_t budget_ns);
+
 bool tree_step(struct app *a, uint64_t budget_ns)
 {
 	struct tree_view *tv = &a->tree;
+	if (a->files.building)
+		return files_step(a, budget_ns) || tv->building;
 	if (!tree_pending(a))
 		return false;
 	if (!tv->building && tv->scope != tree_scope(a)) {
@@ -237,8 +248,11 @@ bool tree_step(struct app *a, uint64_t budget_ns)
 	return false;
 }
 
+static void files_free(struct app *a);
+
 void tree_free(struct app *a)
 {
+	files_free(a);
 	butterfly_close(a); /* (a remembered A outlives the tree: app_free frees it) */
 	calltree_free(&a->tree.ct);
 	calltree_free(&a->tree.inv);
@@ -481,10 +495,10 @@ bool tree_action(struct app *a, enum action act)
 
 /* ---- D: two scopes compared ------------------------------------------------ */
 
-/* What the tree is of, in words. */
-static void scope_words(struct app *a, struct buf *b)
+/* What a tree of `spans` spans is of, in words. */
+static void scope_words(struct app *a, uint64_t spans, struct buf *b)
 {
-	buf_printf(b, "%llu spans", (unsigned long long)a->tree.ct.spans);
+	buf_printf(b, "%llu spans", (unsigned long long)spans);
 	if (a->range.has_lo || a->range.has_hi) {
 		buf_adds(b, ", the time range ");
 		if (a->range.has_lo && a->range.has_hi)
@@ -516,7 +530,7 @@ bool tree_diff(struct app *a)
 		tv->diff_a = diff_new();
 		diff_add(tv->diff_a, &tv->ct, false);
 		buf_reset(&tv->diff_a_scope);
-		scope_words(a, &tv->diff_a_scope);
+		scope_words(a, tv->ct.spans, &tv->diff_a_scope);
 		message(a, false, "this is A: change what is shown (a time range, filters, lanes), then D compares");
 		return false;
 	}
@@ -525,10 +539,105 @@ bool tree_diff(struct app *a)
 	buf_adds(&tv->diff_page, "A: ");
 	buf_add(&tv->diff_page, tv->diff_a_scope.p, tv->diff_a_scope.len);
 	buf_adds(&tv->diff_page, "\nB: ");
-	scope_words(a, &tv->diff_page);
+	scope_words(a, tv->ct.spans, &tv->diff_page);
 	buf_adds(&tv->diff_page, "\nper name, the largest change of total first\n\n");
 	diff_table(tv->diff_a, a->m, false, &tv->diff_page, NULL);
 	diff_free(tv->diff_a);
 	tv->diff_a = NULL;
 	return true;
+}
+
+/* ---- v: the first file against the others ---------------------------------- */
+
+/* The PATHs given among sources [from, to) (a directory's are its own). */
+static void given_paths(struct app *a, uint32_t from, uint32_t to, struct buf *b)
+{
+	const char *sep = "";
+	for (uint32_t i = from; i < to; i++)
+		if (a->t->src[i]->given) {
+			buf_adds(b, sep);
+			esc_typed(b, a->t->src[i]->given, strlen(a->t->src[i]->given));
+			sep = ", ";
+		}
+}
+
+static void files_free(struct app *a)
+{
+	calltree_free(&a->files.ct);
+	diff_free(a->files.d);
+	a->files = (struct files_diff){0};
+}
+
+/* Begin the tree of one side: what the views show, of the first file (A) or the others (B). */
+static void files_side(struct app *a, bool b)
+{
+	struct ct_scope base, sc;
+	view_scope(a, &base);
+	base.per_lane = false;
+	diff_side_scope(&a->files.side, &base, b, &sc);
+	calltree_begin(&a->files.ct, &sc);
+}
+
+static void files_said(struct app *a)
+{
+	struct files_diff *fd = &a->files;
+	struct buf *p = &a->tree.diff_page;
+	uint64_t n = model_count(a->m);
+	buf_reset(p);
+	if (fd->building) {
+		buf_printf(p, "comparing the first file with the others: %s, %.0f%% of the events\n",
+			   fd->side.b ? "B" : "A", n ? 100.0 * (double)fd->ct.at / (double)n : 100.0);
+		return;
+	}
+	buf_adds(p, "A: ");
+	given_paths(a, 0, a->t->nsrc_first, p);
+	buf_adds(p, ", ");
+	scope_words(a, fd->spans_a, p);
+	buf_adds(p, "\nB: ");
+	given_paths(a, a->t->nsrc_first, (uint32_t)a->t->nsrc, p);
+	buf_adds(p, ", ");
+	scope_words(a, fd->ct.spans, p);
+	buf_adds(p, "\nper name, the largest change of total first\n\n");
+	diff_table(fd->d, a->m, false, p, NULL);
+}
+
+bool tree_diff_files(struct app *a)
+{
+	if (!a->t->nsrc_first || a->t->nsrc_first >= a->t->nsrc) {
+		message(a, true, "v compares the first file given with the others: open two (ttv A B)");
+		return false;
+	}
+	files_free(a);
+	a->files.d = diff_new();
+	a->files.building = true;
+	files_side(a, false);
+	files_said(a);
+	return true;
+}
+
+/* A step of the comparison; it stops when its page is left. */
+static bool files_step(struct app *a, uint64_t budget_ns)
+{
+	struct files_diff *fd = &a->files;
+	if (!a->depth || a->stack[a->depth - 1] != V_DIFF) {
+		files_free(a);
+		message(a, false, "comparison stopped");
+		return false;
+	}
+	bool more = calltree_step(&fd->ct, now_ns() + budget_ns, false);
+	if (!more) {
+		diff_add(fd->d, &fd->ct, fd->side.b);
+		if (!fd->side.b) {
+			fd->spans_a = fd->ct.spans;
+			calltree_free(&fd->ct);
+			files_side(a, true);
+			more = true;
+		} else {
+			fd->building = false;
+		}
+	}
+	files_said(a);
+	if (!more)
+		files_free(a);
+	return more;
 }

@@ -407,6 +407,10 @@ static bool global_action(struct app *a, enum action act)
 		if (top_view(a) == V_TREE && tree_diff(a))
 			open_view(a, V_DIFF);
 		return true;
+	case ACT_DIFF_FILES:
+		if (top_view(a) == V_TREE && tree_diff_files(a))
+			open_view(a, V_DIFF);
+		return true;
 	case ACT_BUTTERFLY: /* (from the call tree: its selected function) */
 		if (top_view(a) == V_TREE) {
 			butterfly_close(a);
