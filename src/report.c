@@ -95,6 +95,24 @@ static int row_cmp(const void *a, const void *b)
 	return x->sym < y->sym ? -1 : x->sym > y->sym;
 }
 
+/* A name's label, a line's end: "name  (type category)", the type left
+ * out when it is the name (types of one name differ in their category). */
+static void label_text(struct model *m, uint32_t name, uint32_t type, uint32_t category, struct buf *b)
+{
+	term_sid(b, m, name);
+	if (name != type || category) {
+		buf_adds(b, "  (");
+		if (name != type)
+			term_sid(b, m, type);
+		if (category) {
+			buf_adds(b, name != type ? " " : "");
+			term_sid(b, m, category);
+		}
+		buf_addc(b, ')');
+	}
+	buf_addc(b, '\n');
+}
+
 static void row_text(const struct calltree *ct, const struct row *r, struct buf *b)
 {
 	struct model *m = ct->t->m;
@@ -106,19 +124,8 @@ static void row_text(const struct calltree *ct, const struct row *r, struct buf 
 	fmt_dur_cell(b, r->max, 11);
 	fmt_dur_cell(b, mean(r), 11);
 	buf_adds(b, "  ");
-	term_sid(b, m, calltree_sid(ct, r->sym));
 	const struct type *ty = model_type_get(m, ct->sym[r->sym].type);
-	if (ct->sym[r->sym].name || ty->category) { /* (its type, and category: types of one name differ in it) */
-		buf_adds(b, "  (");
-		if (ct->sym[r->sym].name)
-			term_sid(b, m, ty->name);
-		if (ty->category) {
-			buf_adds(b, ct->sym[r->sym].name ? " " : "");
-			term_sid(b, m, ty->category);
-		}
-		buf_addc(b, ')');
-	}
-	buf_addc(b, '\n');
+	label_text(m, calltree_sid(ct, r->sym), ty->name, ty->category, b);
 }
 
 static void row_json(const struct calltree *ct, const struct row *r, struct buf *b)
@@ -295,17 +302,7 @@ static void pair_text(struct model *m, const struct pair *p, struct buf *b)
 	fmt_dur_cell(b, p->side[0].self, 11);
 	fmt_dur_cell(b, p->side[1].self, 11);
 	buf_printf(b, " %9llu %9llu  ", (unsigned long long)p->side[0].calls, (unsigned long long)p->side[1].calls);
-	term_sid(b, m, p->name);
-	if (p->name != p->type) {
-		buf_adds(b, "  (");
-		term_sid(b, m, p->type);
-		if (p->category) {
-			buf_addc(b, ' ');
-			term_sid(b, m, p->category);
-		}
-		buf_addc(b, ')');
-	}
-	buf_addc(b, '\n');
+	label_text(m, p->name, p->type, p->category, b);
 }
 
 static void side_json(const struct row *r, struct buf *b)
