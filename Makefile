@@ -139,7 +139,7 @@ $(BUILD)/t/%: t/%.c $(CORE_OBJS)
 # --- use ------------------------------------------------------------------
 # The suite runs twice: on the normal build, then on an ASan+UBSan build;
 # then what runs on two threads (filters: t/query_test.c; the --stats walk:
-# t/stats.t) runs under ThreadSanitizer.
+# t/stats.t; the viewer saving its index: t/savebg.t) runs under ThreadSanitizer.
 TSAN_BINS := build-tsan/ttv $(addprefix build-tsan/t/,query_test ptwrite scwrite d9write htwrite)
 # Everything the suite starts carries TTV_SUITE_TAG; after each pass,
 # t/leftovers.sh names and stops what still runs, and the pass fails.
@@ -151,7 +151,7 @@ check: test-deps
 	@$(MAKE) --no-print-directory BUILD=build-asan SAN=1 build tests
 	$(call suite,TTV_BUILD=build-asan prove -r t/)
 	@$(MAKE) --no-print-directory BUILD=build-tsan SAN=thread $(TSAN_BINS)
-	$(call suite,TTV_BUILD=build-tsan TSAN_OPTIONS=halt_on_error=1 prove t/query.t t/stats.t)
+	$(call suite,TTV_BUILD=build-tsan TSAN_OPTIONS=halt_on_error=1 prove t/query.t t/stats.t t/savebg.t)
 
 demo: deps
 	@$(MAKE) --no-print-directory build tests

@@ -148,11 +148,15 @@ void saved_forget(uint64_t key)
 	buf_free(&path);
 }
 
-static bool write_all(int fd, const void *p, size_t n)
+#define WRITE_PIECE (8u << 20) /* between looks at *stop */
+
+static bool write_all(int fd, const void *p, size_t n, const atomic_bool *stop)
 {
 	const uint8_t *q = p;
 	while (n) {
-		ssize_t w = write(fd, q, MIN(n, (size_t)1 << 30));
+		if (stop && atomic_load(stop))
+			return false;
+		ssize_t w = write(fd, q, MIN(n, WRITE_PIECE));
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0)
@@ -163,7 +167,8 @@ static bool write_all(int fd, const void *p, size_t n)
 	return true;
 }
 
-static bool write_index(int fd, uint64_t key, const struct buf *meta, const struct saved_part *part, size_t nparts)
+static bool write_index(int fd, uint64_t key, const struct buf *meta, const struct saved_part *part, size_t nparts,
+			const atomic_bool *stop)
 {
 	size_t page = page_size();
 	struct header h = {.version = VERSION, .order = BYTE_ORDER_MARK, .key = key, .nmeta = meta->len,
@@ -176,9 +181,10 @@ static bool write_index(int fd, uint64_t key, const struct buf *meta, const stru
 		h.part[i].n = part[i].n;
 		end += (part[i].n + page - 1) / page * page;
 	}
-	bool ok = write_all(fd, &h, sizeof h) && write_all(fd, meta->p, meta->len);
+	bool ok = write_all(fd, &h, sizeof h, stop) && write_all(fd, meta->p, meta->len, stop);
 	for (size_t i = 0; ok && i < nparts; i++)
-		ok = lseek(fd, (off_t)h.part[i].off, SEEK_SET) == (off_t)h.part[i].off && write_all(fd, part[i].p, part[i].n);
+		ok = lseek(fd, (off_t)h.part[i].off, SEEK_SET) == (off_t)h.part[i].off &&
+		     write_all(fd, part[i].p, part[i].n, stop);
 	return ok && ftruncate(fd, (off_t)end) == 0;
 }
 
@@ -225,7 +231,8 @@ static void prune(const char *dir)
 	closedir(d);
 }
 
-bool saved_write(uint64_t key, const struct buf *meta, const struct saved_part *part, size_t nparts)
+bool saved_write(uint64_t key, const struct buf *meta, const struct saved_part *part, size_t nparts,
+		 const atomic_bool *stop)
 {
 	struct buf dir = {0}, tmp = {0}, path = {0};
 	bool ok = false;
@@ -240,7 +247,7 @@ bool saved_write(uint64_t key, const struct buf *meta, const struct saved_part *
 	int fd = mkostemp(tmp.p, O_CLOEXEC);
 	if (fd < 0)
 		goto out;
-	ok = write_index(fd, key, meta, part, nparts);
+	ok = write_index(fd, key, meta, part, nparts, stop);
 	close(fd);
 	ok = ok && !rename(tmp.p, path.p);
 	if (!ok)

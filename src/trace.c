@@ -26,6 +26,7 @@ void trace_init(struct trace *t)
 
 void trace_free(struct trace *t)
 {
+	trace_save_end(t, true);
 	for (size_t i = 0; i < t->nin; i++) {
 		struct input *in = t->in[i];
 		/* Directory decoders share one state between inputs: close it once. */
@@ -347,6 +348,7 @@ static void commit_batch(struct model *m, uint64_t budget_ns)
 
 bool trace_step(struct trace *t, uint64_t budget_ns, bool wait)
 {
+	trace_save_end(t, false); /* (the events it writes change now) */
 	uint64_t deadline = now_ns() + budget_ns;
 	bool more = false;
 	for (size_t i = 0; i < t->nin; i++) {

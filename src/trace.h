@@ -87,6 +87,8 @@ struct trace {
 	uint64_t last_check; /* when every input was last looked at (ns) */
 	char notice[512];
 	uint64_t notices;   /* bumped with each new notice */
+	struct save_job *saving; /* trace_save_begin()'s, being written */
+	uint64_t saved_bytes;    /* what the inputs had consumed when a save began (the same: not again) */
 	bool restored;      /* loaded from a saved index */
 	bool restored_grew; /* ... and read on: its files grew since */
 	uint64_t restored_bytes; /* what its inputs had consumed (more: the index is saved again) */
@@ -105,9 +107,15 @@ void trace_load_all(struct trace *t);
  * saved (true: everything is loaded, but what they grew by since, which
  * loading reads on); false: nothing was, load as usual.
  * trace_save(): once everything is loaded, save it for the next run (when
- * the trace is big enough to be worth it). */
+ * the trace is big enough to be worth it).  The viewer saves while it is
+ * used: trace_save_begin() gathers what the model says and writes it on a
+ * thread of its own (the events change only when loading goes on, and
+ * trace_step() waits for it first); trace_save_end() waits for it, or
+ * (give_up) stops it, leaving nothing behind. */
 bool trace_restore(struct trace *t);
 void trace_save(struct trace *t);
+void trace_save_begin(struct trace *t);
+void trace_save_end(struct trace *t, bool give_up);
 /* Is there damage in any source?  Could anything be read at all? */
 bool trace_damaged(const struct trace *t);
 bool trace_any_readable(const struct trace *t);

@@ -7,6 +7,7 @@
  * or a directory's (dial9 segments, an ATF session), and its decoder can
  * save its state; opened without --align.  Anything else is indexed as
  * always. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 
@@ -176,39 +177,103 @@ static void save_input(const struct input *in, struct buf *out)
 	buf_free(&st);
 }
 
-void trace_save(struct trace *t)
+/* What is saved: gathered while nothing else runs, written after, maybe
+ * on a thread of its own (trace_save_begin). */
+struct save_job {
+	uint64_t key;
+	struct buf meta, strings;
+	struct saved_part part[SAVED_MAX_PARTS];
+	size_t nparts;
+	pthread_t thread;
+	atomic_bool stop;
+};
+
+/* The job for t, when it is to be saved (NULL: not). */
+static struct save_job *gather(struct trace *t)
 {
 	uint64_t key, bytes = 0, least = SAVE_MIN_BYTES;
 	const char *min = getenv("TTV_SAVE_MIN"); /* (tests: save small traces too) */
 	if (min)
 		least = strtoull(min, NULL, 10);
-	if (!saved_limit() || (t->restored && consumed(t) == t->restored_bytes) || t->follow || !qualifies(t) ||
+	if (!saved_limit() || (t->restored && consumed(t) == t->restored_bytes) || consumed(t) == t->saved_bytes ||
+	    t->follow || !qualifies(t) ||
 	    !model_savable(t->m))
-		return;
+		return NULL;
 	for (size_t i = 0; i < t->nin; i++) {
 		if (!t->in[i]->done || !t->in[i]->dec)
-			return;
+			return NULL;
 		bytes += t->in[i]->size;
 	}
 	if (bytes < least || !trace_key(t, &key))
-		return;
-	struct buf meta = {0}, strings = {0};
-	if (save_sources(t, &meta)) {
-		model_save(t->m, &meta, &strings, (const void *const *)decoders, ndecoders());
-		for (size_t i = 0; i < t->nsrc; i++)
-			save_damage(t->src[i], &meta);
-		for (size_t i = 0; i < t->nin; i++)
-			save_input(t->in[i], &meta);
-		struct saved_part part[SAVED_MAX_PARTS] = {[PART_STRINGS] = {strings.p, strings.len}};
-		part[PART_POOL].p = model_pool(t->m, &part[PART_POOL].n);
-		size_t nparts = PART_GZIP;
-		for (size_t i = 0; i < t->nin; i++)
-			if (t->in[i]->gzip)
-				part[nparts++] = (struct saved_part){t->in[i]->map, t->in[i]->size};
-		saved_write(key, &meta, part, nparts);
+		return NULL;
+	struct save_job *j = xcalloc(1, sizeof *j);
+	j->key = key;
+	if (!save_sources(t, &j->meta)) {
+		buf_free(&j->meta);
+		free(j);
+		return NULL;
 	}
-	buf_free(&meta);
-	buf_free(&strings);
+	model_save(t->m, &j->meta, &j->strings, (const void *const *)decoders, ndecoders());
+	for (size_t i = 0; i < t->nsrc; i++)
+		save_damage(t->src[i], &j->meta);
+	for (size_t i = 0; i < t->nin; i++)
+		save_input(t->in[i], &j->meta);
+	j->part[PART_STRINGS] = (struct saved_part){j->strings.p, j->strings.len};
+	j->part[PART_POOL].p = model_pool(t->m, &j->part[PART_POOL].n);
+	j->nparts = PART_GZIP;
+	for (size_t i = 0; i < t->nin; i++)
+		if (t->in[i]->gzip)
+			j->part[j->nparts++] = (struct saved_part){t->in[i]->map, t->in[i]->size};
+	return j;
+}
+
+static void *write_job(void *arg)
+{
+	struct save_job *j = arg;
+	saved_write(j->key, &j->meta, j->part, j->nparts, &j->stop);
+	return NULL;
+}
+
+static void job_free(struct save_job *j)
+{
+	buf_free(&j->meta);
+	buf_free(&j->strings);
+	free(j);
+}
+
+void trace_save(struct trace *t)
+{
+	trace_save_end(t, false);
+	struct save_job *j = gather(t);
+	if (j) {
+		write_job(j);
+		job_free(j);
+	}
+}
+
+void trace_save_begin(struct trace *t)
+{
+	trace_save_end(t, false);
+	struct save_job *j = gather(t);
+	if (!j)
+		return;
+	if (pthread_create(&j->thread, NULL, write_job, j)) {
+		job_free(j); /* (saved at the end, then) */
+		return;
+	}
+	t->saving = j;
+	t->saved_bytes = consumed(t);
+}
+
+void trace_save_end(struct trace *t, bool give_up)
+{
+	struct save_job *j = t->saving;
+	if (!j)
+		return;
+	atomic_store(&j->stop, give_up);
+	pthread_join(j->thread, NULL);
+	job_free(j);
+	t->saving = NULL;
 }
 
 /* The saved file is this input's, unchanged or grown where it can be

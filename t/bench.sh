@@ -334,13 +334,42 @@ reopen() {
 	first_screen "reopen, $name" "$file"
 	TTV=$ttv_fresh
 }
+# quit NAME FILE: the viewer (in tmux, saving indexes) reads FILE afresh and
+# saves its index meanwhile (src/trace_saved.c trace_save_begin); once the
+# index is there, q: the time from q to the shell.  Beside it, the time
+# from start to the index written.
+quit() {
+	command -v tmux >/dev/null 2>&1 || { echo "(quit, $1: tmux is not installed)"; return; }
+	name=$1 file=$2 end=$(mktemp)
+	: >"$TMP_R"; : >"$TMP_C"
+	i=0
+	while [ $i -lt "$RUNS" ]; do
+		rm -rf "$SAVED_DIR/ttv"; : >"$end"
+		t0=$(date +%s%N)
+		tmux -L ttv-bench new-session -d -s q -x 120 -y 40 "'$TTV_SAVED' '$file'; date +%s%N >'$end'; sleep 60"
+		until find "$SAVED_DIR/ttv" -name 'index-*' ! -name 'index-*.*' 2>/dev/null | grep -q .; do sleep 0.01; done
+		echo $(($(date +%s%N) - t0)) >>"$TMP_C"
+		sleep 0.5
+		t1=$(date +%s%N)
+		tmux -L ttv-bench send-keys -t q q
+		until [ -s "$end" ]; do sleep 0.005; done
+		echo $(($(cat "$end") - t1)) >>"$TMP_R"
+		tmux -L ttv-bench kill-server 2>/dev/null
+		i=$((i + 1))
+	done
+	msrow "quit (q) once the index is saved, $name" $(stats3 <"$TMP_R")
+	msrow "... start to index saved, $name" $(stats3 <"$TMP_C")
+	rm -f "$end"
+}
 echo "saved index                                     median      (min-max)"
+quit "dial9 100M" "$D9H"
 reopen "podtrace 30M" "$PT"
 reopen "dial9 100M" "$D9H"
 D9GZ=$DIR/dial9-30M.bin.gz
 [ -s "$D9GZ" ] || gzip -1 -c "$D9" >"$D9GZ"
 reopen "dial9 30M, gzip" "$D9GZ" afresh
 reopen "atf 1 GB" "$ATF" afresh
+echo "quit: the viewer saves a trace's index while it is used; q waits only for what is left of that."
 echo "reopen: ttv FILE again, the index saved by the run before read back (src/saved.h);"
 echo "a gzip file's index holds its inflated contents."
 echo

@@ -282,13 +282,19 @@ if command -v tmux >/dev/null 2>&1; then
 	cp "$TMP/screen" "$TMP/screen-saved"
 	is "$(view --no-cache "'$P'")" exit=0 "... and afresh"
 	is "$(cat "$TMP/screen-saved")" "$(cat "$TMP/screen")" "the same screen at the last event, from the saved index and afresh"
-	# the viewer saves the index of a trace it read in full, on q (not when its terminal goes)
+	# the viewer saves the index of a trace it has read in full while it is
+	# used (q need not wait for it), whole or not at all
 	rm -rf "$IDX"
 	tm new-session -d -s "$S" -x 80 -y 24 "TERM=xterm-256color '$TTV' '$P'; sleep 30"
 	wait_for "/20000"
+	n=0
+	while [ "$(nidx)" != 1 ] && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
+	is "$(nidx)" 1 "the viewer saves the index of a trace read in full while it is shown"
 	tm kill-server 2>/dev/null
 	sleep 0.5
-	is "$(nidx)" 0 "the viewer's terminal closed (SIGHUP): no index saved"
+	is "$(find "$IDX" -name 'index-*.*' | wc -l | tr -d ' ')" 0 "... its terminal closed (SIGHUP): nothing half-written left"
+	is "$(saved "$P")" true "... the next run reads it back"
+	rm -rf "$IDX"
 	is "$(view "'$P'")" exit=0 "the viewer reads the trace in full, q"
 	is "$(nidx)" 1 "... and has saved its index"
 	is "$(saved "$P")" true "... which the next run reads back"

@@ -744,6 +744,8 @@ static void load_step(struct app *a, uint64_t budget_ns, bool wait)
 	    a->t->notices != a->notices)
 		after_load(a, before, was_at_end, was_last);
 	tell_damage(a);
+	if (!a->loading && !a->t->follow) /* all there: its index saved for the next run meanwhile, not on q */
+		trace_save_begin(a->t);
 }
 
 /* ---- scripted runs -------------------------------------------------------- */
@@ -1108,6 +1110,7 @@ int ui_run(struct trace *t, struct filterset *fs, const struct cli *c)
 		loop(a);
 	}
 	term_close();
+	trace_save_end(t, fatal_sig); /* (on a signal: given up, nothing left of it) */
 	if (fatal_sig == SIGHUP) {
 		signal(SIGHUP, SIG_DFL);
 		raise(SIGHUP);
