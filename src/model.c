@@ -55,7 +55,7 @@ struct snap {
 struct sortbuf {
 	struct cev *scratch;
 	size_t capscratch;
-	struct rkey *rkeys; /* radix_sort's keys */
+	uint64_t *rkeys; /* radix_sort's keys */
 	size_t caprkeys;
 	struct bigmem scratch_mem, rkeys_mem;
 };
@@ -517,28 +517,16 @@ static int cev_cmp(const void *x, const void *y)
  * written when they end): an LSD radix sort of (time, index) by the bits
  * in which the batch's times differ, 11 at a time, then one gather.  Equal
  * times keep the batch's order; runs of them are put in file order after. */
-#define RADIX_BITS 11
-struct rkey {
-	uint64_t t; /* time - the batch's least */
-	uint32_t i;
-};
-
-static void radix_sort(struct sortbuf *b, struct cev *a, size_t n)
+#define RADIX_BITS 8
+/* Keys x[0, n) sorted stably by their bits [from, to), least significant
+ * digit first, tmp as room; the sorted keys end in x. */
+static void lsd_sort(uint64_t *x, uint64_t *tmp, size_t n, unsigned from, unsigned to)
 {
-	b->rkeys = bigmem_grow(&b->rkeys_mem, &b->caprkeys, 2 * n, sizeof *b->rkeys);
-	struct rkey *k = b->rkeys, *o = b->rkeys + n;
-	int64_t lo = a[0].ts, hi = a[0].ts;
-	for (size_t i = 1; i < n; i++) {
-		lo = MIN(lo, a[i].ts);
-		hi = MAX(hi, a[i].ts);
-	}
-	for (size_t i = 0; i < n; i++)
-		k[i] = (struct rkey){(uint64_t)a[i].ts - (uint64_t)lo, (uint32_t)i};
-	uint64_t range = (uint64_t)hi - (uint64_t)lo;
-	for (unsigned shift = 0; shift < 64 && range >> shift; shift += RADIX_BITS) {
+	uint64_t *k = x, *o = tmp;
+	for (unsigned shift = from; shift < to; shift += RADIX_BITS) {
 		size_t count[1u << RADIX_BITS] = {0};
 		for (size_t i = 0; i < n; i++)
-			count[k[i].t >> shift & ((1u << RADIX_BITS) - 1)]++;
+			count[k[i] >> shift & ((1u << RADIX_BITS) - 1)]++;
 		size_t sum = 0;
 		for (size_t d = 0; d < ARRAY_LEN(count); d++) {
 			size_t c = count[d];
@@ -546,14 +534,61 @@ static void radix_sort(struct sortbuf *b, struct cev *a, size_t n)
 			sum += c;
 		}
 		for (size_t i = 0; i < n; i++)
-			o[count[k[i].t >> shift & ((1u << RADIX_BITS) - 1)]++] = k[i];
-		struct rkey *t = k;
+			o[count[k[i] >> shift & ((1u << RADIX_BITS) - 1)]++] = k[i];
+		uint64_t *t = k;
 		k = o;
 		o = t;
 	}
-	struct cev *tmp = scratch(b, n);
+	if (k != x)
+		memcpy(x, k, n * sizeof *x);
+}
+
+/* By time, stably: the times less the batch's least in the high bits of
+ * 8-byte keys, the events' places in the low.  First by the times' top
+ * RADIX_BITS into buckets small enough to stay in cache, then each bucket
+ * by the rest, least significant digit first (all of it that way when
+ * the times differ in few bits).  False when the keys do not fit (a batch
+ * spanning years): the caller sorts otherwise. */
+static bool radix_sort(struct sortbuf *b, struct cev *a, size_t n)
+{
+	int64_t lo = a[0].ts, hi = a[0].ts;
+	for (size_t i = 1; i < n; i++) {
+		lo = MIN(lo, a[i].ts);
+		hi = MAX(hi, a[i].ts);
+	}
+	unsigned ibits = 1, tbits = 0;
+	while (ibits < 64 && (size_t)1 << ibits < n)
+		ibits++;
+	uint64_t range = (uint64_t)hi - (uint64_t)lo;
+	while (tbits < 64 && range >> tbits)
+		tbits++;
+	if (ibits + tbits > 64)
+		return false;
+	b->rkeys = bigmem_grow(&b->rkeys_mem, &b->caprkeys, 2 * n, sizeof *b->rkeys);
+	uint64_t *k = b->rkeys, *o = b->rkeys + n;
 	for (size_t i = 0; i < n; i++)
-		tmp[i] = a[k[i].i];
+		k[i] = ((uint64_t)a[i].ts - (uint64_t)lo) << ibits | i;
+	if (tbits <= 3 * RADIX_BITS) {
+		lsd_sort(k, o, n, ibits, ibits + tbits);
+	} else { /* the top digit: into buckets */
+		unsigned top = ibits + tbits - RADIX_BITS;
+		size_t start[(1u << RADIX_BITS) + 1] = {0};
+		for (size_t i = 0; i < n; i++)
+			start[(k[i] >> top) + 1]++;
+		for (size_t d = 1; d <= 1u << RADIX_BITS; d++)
+			start[d] += start[d - 1];
+		size_t at[1u << RADIX_BITS];
+		memcpy(at, start, sizeof at);
+		for (size_t i = 0; i < n; i++)
+			o[at[k[i] >> top]++] = k[i];
+		for (size_t d = 0; d < 1u << RADIX_BITS; d++)
+			lsd_sort(o + start[d], k + start[d], start[d + 1] - start[d], ibits, top);
+		k = o;
+	}
+	struct cev *tmp = scratch(b, n);
+	uint64_t imask = ((uint64_t)1 << ibits) - 1;
+	for (size_t i = 0; i < n; i++)
+		tmp[i] = a[k[i] & imask];
 	memcpy(a, tmp, n * sizeof *a);
 	for (size_t g = 0, h; g < n; g = h) { /* equal times: by file position */
 		bool ordered = true;
@@ -562,6 +597,7 @@ static void radix_sort(struct sortbuf *b, struct cev *a, size_t n)
 		if (!ordered)
 			qsort(a + g, h - g, sizeof *a, cev_cmp);
 	}
+	return true;
 }
 
 static void sort_events(struct sortbuf *b, struct cev *a, size_t n)
@@ -570,10 +606,8 @@ static void sort_events(struct sortbuf *b, struct cev *a, size_t n)
 	size_t descents = 0, probe = MIN(n, 8192);
 	for (size_t i = 1; i < probe; i++)
 		descents += cev_less(&a[i], &a[i - 1]);
-	if (descents > probe / 64 && n <= UINT32_MAX) {
-		radix_sort(b, a, n);
+	if (descents > probe / 64 && radix_sort(b, a, n))
 		return;
-	}
 	if (insertion_sort(a, n))
 		return;
 	/* the runs' starts, found once; then merge neighbours pass after pass */

@@ -165,9 +165,10 @@ static void test_scattered(void)
 	ok(order, "equal times from two inputs: by input, then offset");
 }
 
-/* A batch far out of order (the radix path): times over the whole signed
- * range and many equal ones arriving against file order, checked against
- * qsort of the same events. */
+/* A batch far out of order (the radix path): many equal times arriving
+ * against file order, times over `span` ns (0: the whole signed range, too
+ * wide for the radix keys: sorted otherwise), checked against qsort of the
+ * same events. */
 struct ref {
 	int64_t ts;
 	uint32_t input;
@@ -184,7 +185,7 @@ static int ref_cmp(const void *x, const void *y)
 	return a->off < b->off ? -1 : a->off > b->off;
 }
 
-static void test_radix(void)
+static void test_radix(uint64_t span, const char *what)
 {
 	enum { N = 100000 };
 	static struct ref want[N];
@@ -192,7 +193,11 @@ static void test_radix(void)
 	uint64_t rng = 99;
 	for (int i = 0; i < N; i++) {
 		uint64_t x = rng_next_test(&rng);
-		int64_t ts = x % 7 == 0 ? (x % 2 ? INT64_MAX : INT64_MIN) : x % 5 == 0 ? 42 : (int64_t)(x % 1000000) - 500000;
+		int64_t ts = span ? (int64_t)(x % span) : (int64_t)(x % 1000000) - 500000;
+		if (x % 5 == 0)
+			ts = 42;
+		if (!span && x % 7 == 0)
+			ts = x % 2 ? INT64_MAX : INT64_MIN;
 		want[i] = (struct ref){ts, (uint32_t)(x >> 20) % 4, (uint64_t)(N - i)};
 		struct event e = {.ts = ts, .dur = TTV_NODUR, .lane = lane_a, .type = t_inst, .input = want[i].input,
 				  .off = want[i].off};
@@ -206,7 +211,7 @@ static void test_radix(void)
 		model_get(m, i, &e);
 		same = e.ts == want[i].ts && e.input == want[i].input && e.off == want[i].off;
 	}
-	ok(same, "a batch far out of order, times over the whole range, ties against file order: in order");
+	ok(same, "a batch far out of order, times %s, ties against file order: in order", what);
 }
 
 /* Begin/end pairs over many commits, each bringing events that land
@@ -686,7 +691,9 @@ int main(void)
 	test_order();
 	test_overlapping_batches();
 	test_big_sort();
-	test_radix();
+	test_radix(0, "over the whole range");
+	test_radix(1u << 20, "within 2^20 ns (by the low digits alone)");
+	test_radix((uint64_t)1 << 40, "within 2^40 ns (by the top digit, then the rest)");
 	test_scattered();
 	test_late_pairs();
 	test_pairs();
