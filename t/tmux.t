@@ -303,4 +303,41 @@ for f in t.pt idle.bin idle-atf; do
 	ok "$([ $((b - a)) -le 20 ]; echo $?)" "idle viewer on $f: $((b - a)) CPU ticks in 2 s (at most 20)"
 	tm kill-server 2>/dev/null
 done
+
+# the lanes view pans no further than the trace's ends (a real 4.7 s dial9
+# trace: Space and l stop with its last time at the right edge, h at its start)
+S=ttv-test-$$-pan
+tm new-session -d -s "$S" -x 80 -y 24 "TERM=xterm-256color '$TTV' '$SAMPLES/dial9/upstream_demo-trace_2026-03-19_seedera.bin.gz'; sleep 30"
+wait_for "6 lanes"
+tm send-keys -t "$S" + + + + +
+for i in $(seq 80); do tm send-keys -t "$S" Space; done
+for i in $(seq 20); do tm send-keys -t "$S" l; done
+wait_for "the end of the trace"
+ok $? "tmux: Space and l stop at the trace's end, said"
+# the axis's furthest label, in ms
+far() { screen | head -1 | grep -o '+[0-9.]*m\{0,1\}s' | awk '{ v = substr($0, 2) + 0; if ($0 ~ /ms$/) v /= 1000; if (v > m) m = v } END { print int(m * 1000) }'; }
+ms=$(far)
+ok "$([ "$ms" -ge 4500 ] && [ "$ms" -le 4800 ]; echo $?)" "... the axis ends at the trace's end (+${ms}ms, the trace 4.7 s)"
+for i in $(seq 80); do tm send-keys -t "$S" b; done
+for i in $(seq 20); do tm send-keys -t "$S" h; done
+wait_for "the start of the trace"
+ok $? "tmux: b and h stop at its start"
+ms=$(far)
+ok "$([ "$ms" -le 300 ]; echo $?)" "... the axis from +0 (its furthest label +${ms}ms)"
+tm kill-server 2>/dev/null
+
+# mouse reporting and bracketed paste only where the terminal's description
+# has them: the bytes the viewer writes (tmux pipe-pane), per TERM
+for t in vt100:no:no linux:yes:no xterm-256color:yes:yes; do
+	term=${t%%:*} want=${t#*:}
+	S=ttv-test-$$-$term
+	tm new-session -d -s "$S" -x 80 -y 24 "sleep 0.5; TERM=$term '$TTV' '$TMP/t.pt'; echo done; sleep 30"
+	tm pipe-pane -t "$S" -o "cat >'$TMP/out-$term'"
+	wait_for "2 lanes"
+	tm send-keys -t "$S" q
+	wait_for "done"
+	tm kill-server 2>/dev/null
+	has() { if grep -q "$(printf '\033')\[?$1h" "$TMP/out-$term"; then echo yes; else echo no; fi; }
+	is "$(has 1000):$(has 2004)" "$want" "TERM=$term: mouse reporting and bracketed paste switched on: $want"
+done
 done_testing

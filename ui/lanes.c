@@ -123,6 +123,13 @@ static void pan(struct app *a, double f)
 	__int128 d = (__int128)((double)(a->lanes.t1 - a->lanes.t0) * f);
 	if (!d)
 		d = f < 0 ? -1 : 1;
+	int64_t first, last; /* no further than the trace's ends: its last time at the right edge, its first at the left */
+	if (model_span(a->m, &first, &last))
+		d = d > 0 ? MIN(d, MAX(0, (__int128)last - a->lanes.t1)) : MAX(d, MIN(0, (__int128)first - a->lanes.t0));
+	if (!d) {
+		message(a, false, "%s", f > 0 ? "the end of the trace" : "the start of the trace");
+		return;
+	}
 	set_window(a, a->lanes.t0 + d, a->lanes.t1 + d);
 	/* the cursor follows: select the visible event nearest the window's middle */
 	uint64_t p = vis_nearest(a, model_seek(a->m, a->lanes.t0 + (a->lanes.t1 - a->lanes.t0) / 2));

@@ -41,14 +41,18 @@ static struct {
 	struct termios saved;
 	char leave[128];
 	size_t nleave;
+	/* what switches the modes on and off: only those the terminal's
+	 * description has (prepare_modes) */
+	char modes_on[64], modes_off[64];
 } term = {.sigpipe = {-1, -1}, .fd = -1};
 
 /* The first SIGTERM, SIGINT or SIGHUP: the loop leaves at once, and if it
  * has not within a second (a step that overran), on_alarm ends the process. */
 static volatile sig_atomic_t fatal_sig;
 
-#define MODES_ON "\033[?1000h\033[?1002h\033[?1006h\033[?2004h"
-#define MODES_OFF "\033[?2004l\033[?1006l\033[?1002l\033[?1000l"
+/* mouse: button events, drag, SGR coordinates */
+#define MOUSE_ON "\033[?1000h\033[?1002h\033[?1006h"
+#define MOUSE_OFF "\033[?1006l\033[?1002l\033[?1000l"
 
 /* ---- terminal life -------------------------------------------------------- */
 
@@ -89,11 +93,28 @@ static void on_alarm(int unused)
 	_exit(128 + fatal_sig);
 }
 
+static const char *cap(const char *name)
+{
+	const char *c = tigetstr(name);
+	return c && c != (char *)-1 && *c ? c : NULL;
+}
+
+/* Mouse reporting where the terminal's description has a mouse (kmous),
+ * bracketed paste where it has BE (with BD, or xterm's, to end it): a
+ * vt100 is sent neither. */
+static void prepare_modes(void)
+{
+	const char *be = cap("BE"), *bd = cap("BD"), *mouse = cap("kmous");
+	snprintf(term.modes_on, sizeof term.modes_on, "%s%s", mouse ? MOUSE_ON : "", be && strlen(be) < 24 ? be : "");
+	snprintf(term.modes_off, sizeof term.modes_off, "%s%s",
+		 be && strlen(be) < 24 ? (bd && strlen(bd) < 24 ? bd : "\033[?2004l") : "", mouse ? MOUSE_OFF : "");
+}
+
 /* What on_alarm writes: made now, as a signal handler cannot ask terminfo. */
 static void prepare_leave(void)
 {
 	struct buf b = {0};
-	buf_adds(&b, MODES_OFF);
+	buf_adds(&b, term.modes_off);
 	const char *caps[] = {"rmcup", "cnorm", "sgr0"};
 	for (size_t i = 0; i < ARRAY_LEN(caps); i++) {
 		const char *c = tigetstr(caps[i]);
@@ -109,8 +130,7 @@ static void modes(bool on)
 {
 	if (!term.tty || on == term.modes)
 		return;
-	/* mouse: button events, drag, SGR coordinates; bracketed paste */
-	fputs(on ? MODES_ON : MODES_OFF, term.tty);
+	fputs(on ? term.modes_on : term.modes_off, term.tty);
 	fflush(term.tty);
 	term.modes = on;
 }
@@ -174,6 +194,7 @@ static bool term_open(struct app *a)
 	nonl();
 	curs_set(0);
 	keypad(stdscr, FALSE);
+	prepare_modes();
 	if (!a->scripted) {
 		prepare_leave();
 		fatal_cleanup = term_restore_raw;
