@@ -15,8 +15,22 @@ TMP=$(mktemp -d "${TMPDIR:-/tmp}/ttv-test.XXXXXX")
 # Whatever the test starts (ttv, tmux servers, writers, servers) inherits
 # this tag; on exit, on every path, what still runs with it is stopped.
 export TTV_TEST_TAG="$TMP"
-# (A test that left anything running fails.)
-trap '"$T_DIR/leftovers.sh" "TTV_TEST_TAG=$TMP" || _left=1; rm -rf "$TMP"; [ -z "${_left:-}" ] || exit 1' EXIT
+# A sanitizer build's reports go to files here, from every process the test
+# starts, whatever becomes of its exit status or its stderr: a test after
+# which there is one fails, and shows it.
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}log_path=$TMP/sanitizer"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}log_path=$TMP/sanitizer:halt_on_error=1:print_stacktrace=1"
+export TSAN_OPTIONS="${TSAN_OPTIONS:+$TSAN_OPTIONS:}log_path=$TMP/sanitizer"
+sanitizer_reports() {
+	for f in "$TMP"/sanitizer.*; do
+		[ -e "$f" ] || continue
+		echo "# a sanitizer report ($f):"
+		sed 's/^/#   /' "$f" | head -40
+		_san=1
+	done
+}
+# (A test that left anything running, or after which a sanitizer reported, fails.)
+trap 'sanitizer_reports; "$T_DIR/leftovers.sh" "TTV_TEST_TAG=$TMP" || _left=1; rm -rf "$TMP"; [ -z "${_left:-}${_san:-}" ] || exit 1' EXIT
 export NO_COLOR=1 LC_ALL=C.UTF-8
 # never read or write the user's own configuration, history and cache (saved
 # indexes)

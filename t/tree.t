@@ -270,7 +270,8 @@ if command -v tmux >/dev/null 2>&1; then
 	ok $? "tmux: q, q: closed and quit"
 	tm kill-server 2>/dev/null
 
-	# two files: v compares them
+	# two files: v compares them (a server of its own: the last one may still be going)
+	S=ttv-tree-$$-files
 	tm new-session -d -s "$S" -x 120 -y 30 "TERM=xterm-256color '$TTV' '$TMP/g.ht' '$TMP/g2.ht'; echo \"exit=\$?\"; sleep 30"
 	wait_for "g.ht + g2.ht"
 	tm send-keys -t "$S" T v
@@ -283,6 +284,7 @@ if command -v tmux >/dev/null 2>&1; then
 	tm send-keys -t "$S" q q
 	wait_for "exit=0"
 	tm kill-server 2>/dev/null
+	S=ttv-tree-$$-follow
 
 	# following: the tree takes in what the file grows by
 	"$TBIN/ptwrite" --generate 2000 --seed 1 "$TMP/live.pt" || exit 1
