@@ -374,6 +374,34 @@ echo "reopen: ttv FILE again, the index saved by the run before read back (src/s
 echo "a gzip file's index holds its inflated contents."
 echo
 
+# Bytes written to the terminal (t/termbytes.sh: a tmux pane, pipe-pane):
+# a line move and a page in the list, a batch appended while following;
+# less on the same events as text beside them.
+bytes_rows() {
+	command -v tmux >/dev/null 2>&1 || { echo "(terminal bytes skipped: tmux is not installed)"; return; }
+	d9=$ROOT/t/samples/dial9/upstream_demo-trace_2026-03-19_seedera.bin.gz
+	txt=$(mktemp) live=$(mktemp) rec=$(mktemp)
+	"$TTV" --dump "$d9" >"$txt"
+	echo "V4 ts=999999999999999 pid=4242 type=0 latency=1000 comm=appender target=late.example" | "$TBIN/ptwrite" "$rec"
+	for size in 80x24 200x50; do
+		KEYS=Tab "$ROOT/t/termbytes.sh" "$size" "$TTV" "$d9" >"$TMP_R"
+		"$ROOT/t/termbytes.sh" "$size" less "$txt" >"$TMP_C"
+		for k in line page; do
+			awk -v k=$k -v s=$size '$1 == k { printf "%-44s %9d B   (%d-%d)", k " " (k == "line" ? "move (j)" : "(Space)") ", list, " s, $2, $3, $4 }' "$TMP_R"
+			awk -v k=$k '$1 == k { printf "   less %d B\n", $2 }' "$TMP_C"
+		done
+		"$TBIN/ptwrite" --generate 138543 --seed 2 "$live"
+		FOLLOW=$live:$rec "$ROOT/t/termbytes.sh" "$size" "$TTV" -f "$live" >"$TMP_R"
+		awk -v s=$size '$1 == "follow" { printf "%-44s %9d B   (%d-%d)\n", "follow, one record appended, " s, $2, $3, $4 }' "$TMP_R"
+	done
+	rm -f "$txt" "$live" "$rec"
+}
+echo "terminal bytes                                  median      (min-max)"
+bytes_rows
+echo "the bytes the viewer writes to its terminal (xterm-256color) for a key or an append, on the"
+echo "138,543-event dial9 sample (t/termbytes.sh); less on the same events as --dump text."
+echo
+
 echo "where the time went                              median      (min-max)"
 info_row "--info, htdump 30M" "$TTV" "$HT"
 info_row "--report, htdump 30M (29.5 M spans)" "$TTV" "$HT" --report

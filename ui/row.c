@@ -61,6 +61,14 @@ static void raw_name(struct app *a, const struct event *e, struct buf *b)
 	*b = t;
 }
 
+/* Spaces from column x to `to`, in role r's colours. */
+static void pad(int y, int x, int to, enum role r)
+{
+	draw_role(r);
+	if (to > x)
+		draw_fill(y, x, to - x, " ");
+}
+
 void row_draw(struct app *a, int y, uint64_t pos, int tmw, int lw, int tw)
 {
 	struct event e;
@@ -73,21 +81,27 @@ void row_draw(struct app *a, int y, uint64_t pos, int tmw, int lw, int tw)
 	struct buf b = {0};
 	fmt_time(a, &b, &e);
 	int x = 0;
-	draw_role(sel ? R_SELECTED : R_DIM);
-	draw_text(y, x, tmw, b.p, b.len);
+	/* each column's rest and the gap after it in its own colours: the
+	 * next column's, where they are the same, follow without a change
+	 * (fewer bytes to the terminal) */
+	enum role col = sel ? R_SELECTED : R_DIM;
+	draw_role(col);
+	pad(y, x + draw_text(y, x, tmw, b.p, b.len), x + tmw + 1, col);
 	x += tmw + 1;
 	buf_reset(&b);
 	size_t n;
 	const char *s = model_strget(a->m, model_lane_get(a->m, e.lane)->name, &n);
 	esc_term(&b, s, n);
-	draw_column(a, y, x, lw, b.p, b.len, sel ? R_SELECTED : R_LANE_NAME);
+	col = sel ? R_SELECTED : R_LANE_NAME;
+	pad(y, x + draw_column(a, y, x, lw, b.p, b.len, col), x + lw + 1, col);
 	x += lw + 1;
 	buf_reset(&b);
 	s = model_strget(a->m, model_type_get(a->m, e.type)->name, &n);
 	esc_term(&b, s, n);
 	enum ev_role r = ev_role(&e);
 	bool warn = (r == ROLE_BEGIN || r == ROLE_END) && e.dur == TTV_NODUR;
-	draw_column(a, y, x, tw, b.p, b.len, sel ? R_SELECTED : warn || (e.flags & EVF_DAMAGED) ? R_WARNING : R_KEY);
+	col = sel ? R_SELECTED : warn || (e.flags & EVF_DAMAGED) ? R_WARNING : R_KEY;
+	pad(y, x + draw_column(a, y, x, tw, b.p, b.len, col), x + tw + 1, col);
 	x += tw + 1;
 	buf_reset(&b);
 	event_summary(a->t, &e, &b);

@@ -166,7 +166,7 @@ bool theme_load(const char *name, bool mono, char **err)
 		use_default_colors();
 	}
 	char line[512];
-	int lineno = 0, pair = 1;
+	int lineno = 0, pair = 1, pair_fg[R_COUNT + 1], pair_bg[R_COUNT + 1];
 	while (fgets(line, sizeof line, f)) {
 		lineno++;
 		char *w[8];
@@ -197,10 +197,19 @@ bool theme_load(const char *name, bool mono, char **err)
 		}
 		if (!ok)
 			continue;
-		if (colour && (fg >= 0 || bg >= 0) && pair < COLOR_PAIRS) {
-			init_pair((short)pair, (short)fg, (short)bg);
-			a |= COLOR_PAIR(pair);
-			pair++;
+		if (colour && (fg >= 0 || bg >= 0)) {
+			/* roles of the same colours share a pair: text of one next to
+			 * the other's is drawn without a colour change between them */
+			int p = 1;
+			while (p < pair && (pair_fg[p] != fg || pair_bg[p] != bg))
+				p++;
+			if (p == pair && pair < MIN(COLOR_PAIRS, (int)ARRAY_LEN(pair_fg))) {
+				init_pair((short)pair, (short)fg, (short)bg);
+				pair_fg[pair] = fg, pair_bg[pair] = bg;
+				pair++;
+			}
+			if (p < pair)
+				a |= COLOR_PAIR(p);
 		}
 		attrs[r] = a;
 	}
