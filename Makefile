@@ -4,6 +4,7 @@
 #   make demo     ... then open the viewer on generated sample traces
 #   make check    ... then build and run every test (prove -r t/)
 #   make bench    ... then generate large traces and print the benchmark table
+#   make static   ... then build build-static/ttv: one file to copy to a host (no libraries)
 #   make install  build, then install under $(DESTDIR)$(PREFIX) (default /usr/local):
 #                 bin/ttv, share/ttv/{keymaps,themes}, share/man/man1/ttv.1,
 #                 bash and zsh completions; `make uninstall` removes them
@@ -35,12 +36,12 @@ UI_SRCS   := $(wildcard ui/*.c)
 TEST_SRCS := $(wildcard t/*.c)
 
 CORE_OBJS := $(CORE_SRCS:%.c=$(BUILD)/%.o)
-UI_OBJS   := $(UI_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/gen/builtin.o
+UI_OBJS   := $(UI_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/gen/builtin.o $(BUILD)/gen/terminfo.o
 DATA_FILES := $(wildcard keymaps/*.keys themes/*.theme)
 MAIN_OBJ  := $(BUILD)/src/main.o
 TEST_BINS := $(TEST_SRCS:t/%.c=$(BUILD)/t/%)
 
-.PHONY: all deps test-deps build tests check demo bench fuzz fuzz-deps fuzz-bins clean install uninstall
+.PHONY: all deps test-deps build static tests check demo bench fuzz fuzz-deps fuzz-bins clean install uninstall
 
 all: deps
 	@$(MAKE) --no-print-directory build
@@ -52,7 +53,7 @@ DEP_PKGS := ncursesw:libncurses-dev termkey:libtermkey-dev \
 # command : Debian package
 DEP_CMDS := cc:gcc pkg-config:pkg-config tmux:tmux prove:perl zsh:zsh groff:groff man:man-db
 # header (libraries without pkg-config) : Debian package
-DEP_HDRS := /usr/include/libiberty/demangle.h:libiberty-dev
+DEP_HDRS := /usr/include/libiberty/demangle.h:libiberty-dev /usr/include/unibilium.h:libunibilium-dev
 
 # The packages in the shell variable missing: installed by apt-get as root, else said.
 INSTALL_MISSING = if [ -n "$$missing" ]; then \
@@ -101,6 +102,15 @@ PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 ALL_CFLAGS  = $(STD_FLAGS) $(SAN_FLAGS) -I. $(PKG_CFLAGS) $(CFLAGS)
 LIBS        = $(PKG_LIBS) -liberty -lm -lpthread
 
+# make static: build-static/ttv, linked statically and stripped: no dynamic
+# loader, libraries or terminfo needed where it is copied (ui/terminfo.c).
+STATIC_LIBS := -lncursesw -ltinfo -ltermkey -lunibilium -lpcre2-8 -lz -liberty -lm -lpthread
+ifeq ($(LINK),static)
+LIBS = -static -s $(STATIC_LIBS)
+endif
+static: deps
+	@$(MAKE) --no-print-directory BUILD=build-static LINK=static CFLAGS=$(OPT) build-static/ttv
+
 build: $(BUILD)/ttv
 ifeq ($(BUILD),build)
 	@ln -sf build/ttv ttv
@@ -125,7 +135,21 @@ $(BUILD)/gen/builtin.c: $(DATA_FILES) Makefile
 	  done; \
 	  echo '};'; echo 'const size_t nbuiltin_files = sizeof builtin_files / sizeof *builtin_files;'; } >$@
 
-$(BUILD)/gen/builtin.o: $(BUILD)/gen/builtin.c
+# The build host's compiled descriptions of the common terminals (ui/terminfo.c):
+# a binary copied to a host without terminfo still draws there.
+BUILTIN_TERMS := xterm xterm-256color screen screen-256color tmux tmux-256color vt100 vt220 linux
+TERMINFO_DIRS_HERE := /etc/terminfo /lib/terminfo /usr/share/terminfo /usr/lib/terminfo
+$(BUILD)/gen/terminfo.c: Makefile
+	@mkdir -p $(@D)
+	@{ echo '#include "ui/builtin.h"'; echo 'const struct builtin_term builtin_terms[] = {'; \
+	  for t in $(BUILTIN_TERMS); do \
+	    f=$$(for d in $(TERMINFO_DIRS_HERE); do [ -f "$$d/$$(printf %.1s $$t)/$$t" ] && echo "$$d/$$(printf %.1s $$t)/$$t"; done | head -1); \
+	    [ -n "$$f" ] || { echo "ttv: no terminfo entry for $$t on this host" >&2; exit 1; }; \
+	    printf '{"%s", "%s", %s},\n' "$$t" "$$(od -An -v -tx1 "$$f" | tr -d ' \n' | sed 's/../\\x&/g')" "$$(wc -c <"$$f")"; \
+	  done; \
+	  echo '};'; echo 'const size_t nbuiltin_terms = sizeof builtin_terms / sizeof *builtin_terms;'; } >$@.tmp && mv $@.tmp $@
+
+$(BUILD)/gen/%.o: $(BUILD)/gen/%.c
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 # Test programs (unit tests and fixture writers) link the core, not the UI.
@@ -147,6 +171,7 @@ SUITE_TAG := TTV_SUITE_TAG=check-$(shell date +%s%N)
 suite = $(SUITE_TAG) $(1); s=$$?; t/leftovers.sh "$(SUITE_TAG)" || s=1; exit $$s
 check: test-deps
 	@$(MAKE) --no-print-directory build tests
+	@$(MAKE) --no-print-directory static
 	$(call suite,prove -r t/)
 	@$(MAKE) --no-print-directory BUILD=build-asan SAN=1 build tests
 	$(call suite,TTV_BUILD=build-asan prove -r t/)
