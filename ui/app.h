@@ -442,6 +442,9 @@ int draw_column(struct app *a, int y, int x, int w, const char *s, size_t n, enu
 /* Text w cells wide; cut short, it ends in "…" (no search matches shown). */
 int draw_clipped(struct app *a, int y, int x, int w, const char *s, size_t n);
 void draw_fill(int y, int x, int w, const char *cell);
+bool cursor_move(size_t *cur, size_t n, int rows, enum action act);
+void cursor_in_sight(size_t *top, size_t cur, int rows);
+void draw_progress(struct app *a, const char *what, uint64_t at);
 int text_width(const char *s, size_t n);
 /* Bytes of s that fit in `cells` cells, at least one character (for
  * wrapping, which must move on). */

@@ -114,10 +114,7 @@ void butterfly_draw(struct app *a)
 	snprintf(head, sizeof head, "%10s %6s%10s %9s  CALLERS AND CALLEES (Enter: that one)", "TOTAL", "", "SELF",
 		 "CALLS");
 	draw_str(0, 0, a->cols, head);
-	if (bv->cur < bv->top)
-		bv->top = bv->cur;
-	if (bv->cur >= bv->top + (size_t)rows(a))
-		bv->top = bv->cur - (size_t)rows(a) + 1;
+	cursor_in_sight(&bv->top, bv->cur, rows(a));
 	uint64_t all = ct->node[0].total;
 	for (int y = 1; y <= rows(a) && bv->top + (size_t)(y - 1) < bv->nrows; y++) {
 		size_t i = bv->top + (size_t)(y - 1);

@@ -139,3 +139,40 @@ void fmt_time(struct app *a, struct buf *b, const struct event *e)
 	model_span(a->m, &first, &last);
 	event_time(a->t, e, first, a->time, false, b);
 }
+
+/* A cursor over n rows, `rows` of them shown at a time (the call tree, a
+ * node's calls): moved by the shared movement actions (false: act is not
+ * one), and the first row shown kept so that the cursor is in sight. */
+bool cursor_move(size_t *cur, size_t n, int rows, enum action act)
+{
+	size_t page = (size_t)MAX(1, rows - 1), last = n ? n - 1 : 0;
+	switch (act) {
+	case ACT_MOVE_DOWN: *cur = MIN(last, *cur + 1); return true;
+	case ACT_MOVE_UP: *cur -= *cur > 0; return true;
+	case ACT_PAGE_DOWN: *cur = MIN(last, *cur + page); return true;
+	case ACT_PAGE_UP: *cur -= MIN(*cur, page); return true;
+	case ACT_HALF_DOWN: *cur = MIN(last, *cur + page / 2); return true;
+	case ACT_HALF_UP: *cur -= MIN(*cur, page / 2); return true;
+	case ACT_FIRST: *cur = 0; return true;
+	case ACT_LAST: *cur = last; return true;
+	default: return false;
+	}
+}
+
+void cursor_in_sight(size_t *top, size_t cur, int rows)
+{
+	if (cur < *top)
+		*top = cur;
+	if (cur >= *top + (size_t)MAX(1, rows))
+		*top = cur - (size_t)MAX(1, rows) + 1;
+}
+
+/* Work done in steps over the events, how far it is: "WHAT... N% of the events". */
+void draw_progress(struct app *a, const char *what, uint64_t at)
+{
+	uint64_t n = model_count(a->m);
+	char msg[120];
+	snprintf(msg, sizeof msg, "%s... %.0f%% of the events", what, n ? 100.0 * (double)MIN(at, n) / (double)n : 100.0);
+	draw_role(R_DIM);
+	draw_str(2, 2, a->cols - 4, msg);
+}

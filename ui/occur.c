@@ -188,23 +188,16 @@ void occur_draw(struct app *a)
 	char head[160];
 	snprintf(head, sizeof head, "%10s%10s  %-16s  %s", "DURATION", "SELF", "START", "LANE   longest first (Enter: go there)");
 	draw_str(0, 0, a->cols, head);
-	draw_role(R_DIM);
 	if (ov->building) {
-		uint64_t n = model_count(a->m);
-		char msg[80];
-		snprintf(msg, sizeof msg, "finding the calls... %.0f%% of the events",
-			 n ? 100.0 * (double)ov->ct.at / (double)n : 100.0);
-		draw_str(2, 2, a->cols - 4, msg);
+		draw_progress(a, "finding the calls", ov->ct.at);
 		return;
 	}
 	if (!ov->n) {
+		draw_role(R_DIM);
 		draw_str(2, 2, a->cols - 4, "none of its calls is in what is shown now");
 		return;
 	}
-	if (ov->cur < ov->top)
-		ov->top = ov->cur;
-	if (ov->cur >= ov->top + (size_t)rows(a))
-		ov->top = ov->cur - (size_t)rows(a) + 1;
+	cursor_in_sight(&ov->top, ov->cur, rows(a));
 	for (int y = 1; y <= rows(a) && ov->top + (size_t)(y - 1) < ov->n; y++) {
 		size_t i = ov->top + (size_t)(y - 1);
 		draw_occurrence(a, y, &ov->o[i], i == ov->cur);
@@ -233,7 +226,6 @@ void occur_status(struct app *a, struct buf *out)
 bool occur_action(struct app *a, enum action act)
 {
 	struct occur_view *ov = &a->occur;
-	size_t page = (size_t)MAX(1, rows(a) - 1), last = ov->n ? ov->n - 1 : 0;
 	if (ov->building && (act == ACT_BACK || act == ACT_QUIT || act == ACT_INTERRUPT)) {
 		occur_free(a);
 		message(a, false, "stopped finding the calls");
@@ -241,21 +233,12 @@ bool occur_action(struct app *a, enum action act)
 	}
 	if (ov->building || !ov->n)
 		return false;
-	switch (act) {
-	case ACT_MOVE_DOWN: ov->cur = MIN(last, ov->cur + 1); return true;
-	case ACT_MOVE_UP: ov->cur -= ov->cur > 0; return true;
-	case ACT_PAGE_DOWN: ov->cur = MIN(last, ov->cur + page); return true;
-	case ACT_PAGE_UP: ov->cur -= MIN(ov->cur, page); return true;
-	case ACT_HALF_DOWN: ov->cur = MIN(last, ov->cur + page / 2); return true;
-	case ACT_HALF_UP: ov->cur -= MIN(ov->cur, page / 2); return true;
-	case ACT_FIRST: ov->cur = 0; return true;
-	case ACT_LAST: ov->cur = last; return true;
-	case ACT_DETAIL: {
-		const struct occurrence *o = &ov->o[ov->cur];
-		struct ct_sym s = ov->path[0];
-		tree_go_span(a, &o->ref, s.type, s.name, ov->cur, ov->calls, o->dur);
+	if (cursor_move(&ov->cur, ov->n, rows(a), act))
 		return true;
-	}
-	default: return false;
-	}
+	if (act != ACT_DETAIL)
+		return false;
+	const struct occurrence *o = &ov->o[ov->cur];
+	struct ct_sym s = ov->path[0];
+	tree_go_span(a, &o->ref, s.type, s.name, ov->cur, ov->calls, o->dur);
+	return true;
 }

@@ -311,11 +311,7 @@ void tree_draw(struct app *a)
 		 sort_names[tv->sort]);
 	draw_str(0, 0, a->cols, head);
 	if (tv->building) {
-		uint64_t n = model_count(a->m);
-		char msg[80];
-		snprintf(msg, sizeof msg, "nesting spans... %.0f%% of the events", n ? 100.0 * (double)tv->ct.at / (double)n : 100.0);
-		draw_role(R_DIM);
-		draw_str(2, 2, a->cols - 4, msg);
+		draw_progress(a, "nesting spans", tv->ct.at);
 		return;
 	}
 	if (!tv->nrows) {
@@ -323,10 +319,7 @@ void tree_draw(struct app *a)
 		draw_str(2, 2, a->cols - 4, "no span in what is shown (filters, hidden lanes, the time range)");
 		return;
 	}
-	if (tv->cur < tv->top)
-		tv->top = tv->cur;
-	if (tv->cur >= tv->top + (size_t)rows(a))
-		tv->top = tv->cur - (size_t)rows(a) + 1;
+	cursor_in_sight(&tv->top, tv->cur, rows(a));
 	for (int y = 1; y <= rows(a) && tv->top + (size_t)(y - 1) < tv->nrows; y++) {
 		size_t i = tv->top + (size_t)(y - 1);
 		draw_row(a, y, &tv->row[i], i == tv->cur);
@@ -433,7 +426,6 @@ bool tree_occurrences(struct app *a)
 bool tree_action(struct app *a, enum action act)
 {
 	struct tree_view *tv = &a->tree;
-	size_t page = (size_t)MAX(1, rows(a) - 1), last = tv->nrows ? tv->nrows - 1 : 0;
 	if (tv->building && (act == ACT_BACK || act == ACT_QUIT || act == ACT_INTERRUPT)) {
 		tree_free(a); /* stopped: built afresh when opened again */
 		*tv = (struct tree_view){.sort = tv->sort, .per_lane = tv->per_lane, .diff_a = tv->diff_a,
@@ -455,15 +447,9 @@ bool tree_action(struct app *a, enum action act)
 	}
 	if (tv->building || !tv->nrows)
 		return false;
+	if (cursor_move(&tv->cur, tv->nrows, rows(a), act))
+		return true;
 	switch (act) {
-	case ACT_MOVE_DOWN: tv->cur = MIN(last, tv->cur + 1); return true;
-	case ACT_MOVE_UP: tv->cur -= tv->cur > 0; return true;
-	case ACT_PAGE_DOWN: tv->cur = MIN(last, tv->cur + page); return true;
-	case ACT_PAGE_UP: tv->cur -= MIN(tv->cur, page); return true;
-	case ACT_HALF_DOWN: tv->cur = MIN(last, tv->cur + page / 2); return true;
-	case ACT_HALF_UP: tv->cur -= MIN(tv->cur, page / 2); return true;
-	case ACT_FIRST: tv->cur = 0; return true;
-	case ACT_LAST: tv->cur = last; return true;
 	case ACT_PAN_RIGHT: fold(tv, true); return true;
 	case ACT_PAN_LEFT: fold(tv, false); return true;
 	case ACT_SORT: {
