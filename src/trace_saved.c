@@ -253,7 +253,8 @@ void trace_save(struct trace *t)
 
 void trace_save_begin(struct trace *t)
 {
-	trace_save_end(t, false);
+	if (t->saving)
+		return; /* (being written: what it writes has not changed, trace_step waits for it first) */
 	struct save_job *j = gather(t);
 	if (!j)
 		return;
