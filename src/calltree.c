@@ -300,11 +300,12 @@ void calltree_free(struct calltree *ct)
 	*ct = (struct calltree){0};
 }
 
-uint32_t calltree_sid(const struct calltree *ct, uint32_t sym)
+uint32_t ct_sym_sid(struct model *m, struct ct_sym s)
 {
-	const struct ct_sym *s = &ct->sym[sym];
-	return s->name || s->type == CT_LANE ? s->name : model_type_get(ct->t->m, s->type)->name;
+	return s.name || s.type == CT_LANE ? s.name : model_type_get(m, s.type)->name;
 }
+
+uint32_t calltree_sid(const struct calltree *ct, uint32_t sym) { return ct_sym_sid(ct->t->m, ct->sym[sym]); }
 
 void calltree_walk(const struct calltree *ct, void (*enter)(void *ctx, uint32_t node),
 		   void (*leave)(void *ctx, uint32_t node), void *ctx)

@@ -104,6 +104,7 @@ void calltree_free(struct calltree *ct);
 void calltree_invert(const struct calltree *ct, struct calltree *inv);
 /* The string a node is called by: its name, or its type's when it has none. */
 uint32_t calltree_sid(const struct calltree *ct, uint32_t sym);
+uint32_t ct_sym_sid(struct model *m, struct ct_sym s);
 /* Every node below the root, depth first: enter() on the way down, leave()
  * on the way back up. */
 void calltree_walk(const struct calltree *ct, void (*enter)(void *ctx, uint32_t node),

@@ -387,8 +387,7 @@ bool tree_diff_files(struct app *a); /* v: the first file against the rest (then
 size_t tree_children(struct app *a, uint32_t v, uint32_t **kids);
 /* Enter: the node's longest span, selected and framed in the lanes view */
 /* Go to a span in the lanes view (n and N: the others of its name), saying which of calls it is. */
-void tree_go_span(struct app *a, const struct ct_ref *ref, uint32_t type, uint32_t name, size_t rank,
-		  uint64_t calls, uint64_t dur);
+void tree_go_span(struct app *a, const struct ct_ref *ref, struct ct_sym s, size_t rank, uint64_t calls, uint64_t dur);
 uint64_t tree_scope(struct app *a); /* what the tree is of (a hash): built again when it changes */
 bool tree_occurrences(struct app *a); /* Enter: the selected node's calls (then open V_OCCUR) */
 /* flame.c: the flame graph view */

@@ -212,8 +212,7 @@ void occur_status(struct app *a, struct buf *out)
 	for (size_t i = 0; i < ov->npath; i++) {
 		if (i)
 			buf_adds(out, ov->whole ? " in " : " from ");
-		const struct ct_sym *s = &ov->path[i];
-		term_sid(out, a->m, s->name || s->type == CT_LANE ? s->name : model_type_get(a->m, s->type)->name);
+		term_sid(out, a->m, ct_sym_sid(a->m, ov->path[i]));
 	}
 	if (!ov->building && ov->calls > ov->n)
 		buf_printf(out, " (the %zu longest)", ov->n);
@@ -238,7 +237,6 @@ bool occur_action(struct app *a, enum action act)
 	if (act != ACT_DETAIL)
 		return false;
 	const struct occurrence *o = &ov->o[ov->cur];
-	struct ct_sym s = ov->path[0];
-	tree_go_span(a, &o->ref, s.type, s.name, ov->cur, ov->calls, o->dur);
+	tree_go_span(a, &o->ref, ov->path[0], ov->cur, ov->calls, o->dur);
 	return true;
 }

@@ -386,8 +386,7 @@ static bool search_occurrences(struct app *a, uint32_t type, uint32_t name_sid)
 	return ok;
 }
 
-void tree_go_span(struct app *a, const struct ct_ref *ref, uint32_t type, uint32_t name, size_t rank,
-		  uint64_t calls, uint64_t dur)
+void tree_go_span(struct app *a, const struct ct_ref *ref, struct ct_sym s, size_t rank, uint64_t calls, uint64_t dur)
 {
 	struct evref r = {ref->ts, ref->input, ref->off, true};
 	uint64_t pos;
@@ -399,9 +398,9 @@ void tree_go_span(struct app *a, const struct ct_ref *ref, uint32_t type, uint32
 	a->base = V_LANES;
 	jump_to(a, pos);
 	lanes_action(a, ACT_ZOOM_SPAN);
-	bool others = search_occurrences(a, type, name);
+	bool others = search_occurrences(a, s.type, s.name);
 	struct buf b = {0}, d = {0};
-	term_sid(&b, a->m, name || type == CT_LANE ? name : model_type_get(a->m, type)->name);
+	term_sid(&b, a->m, ct_sym_sid(a->m, s));
 	fmt_dur(&d, dur);
 	if (rank)
 		message(a, false, "call %zu of %llu of %s, longest first: %s%s", rank + 1, (unsigned long long)calls,
