@@ -82,8 +82,9 @@ deps:
 	$(INSTALL_MISSING)
 
 # What only the tests need: a browser and speedscope (npm), which open the
-# exports as their users would (t/speedscope.t).
-TEST_CMDS := chromium:chromium node:nodejs npm:npm
+# exports as their users would (t/speedscope.t); ssh and sshd, which serve
+# remote paths (t/remote.t).
+TEST_CMDS := chromium:chromium node:nodejs npm:npm ssh:openssh-client /usr/sbin/sshd:openssh-server
 SPEEDSCOPE := speedscope@1.25.0
 NPM_DIR := build/npm
 

@@ -154,6 +154,9 @@ void dec_prefix_lanes(struct source *src, const char *prefix);
 /* Add an input (a file of a directory source).  NULL on failure (reported
  * as damage of the source). */
 struct input *dec_add_input(struct source *src, const char *path);
+/* Read a small input (a manifest) to its end now, however its bytes come
+ * (inflated, from another machine).  False when it holds more than max. */
+bool dec_read_whole(struct input *in, uint64_t max);
 /* A directory decoder found the file it reads as `in` under another name:
  * the same file renamed (dial9 seals trace.N.bin.active as trace.N.bin), or,
  * once in's own path is gone, a copy that starts with the same bytes, maybe

@@ -14,6 +14,7 @@
 #include <zlib.h>
 
 #include "src/bigmem.h"
+#include "src/remote.h"
 #include "src/util.h"
 
 #define SPOOL_MIN (1u << 20)
@@ -140,6 +141,18 @@ struct input *input_open(const char *path, char **err)
 		}
 		return in;
 	}
+	if (remote_is(path)) {
+		in->fd = -1;
+		in->rf = remote_open(path, err);
+		if (!in->rf)
+			goto fail;
+		in->spool = spool_create();
+		if (in->spool < 0 || !spool_reserve(in, SPOOL_MIN)) {
+			*err = msg("cannot create a temporary file in $TMPDIR: %s", strerror(errno));
+			goto fail;
+		}
+		return in;
+	}
 	if (!strcmp(path, "-")) {
 		in->is_stdin = true;
 		in->fd = dup(0);
@@ -200,6 +213,7 @@ void input_close(struct input *in)
 		close(in->fd);
 	if (in->spool >= 0)
 		close(in->spool);
+	remote_close(in->rf);
 	if (in->z) {
 		inflateEnd(in->z);
 		free(in->z);
@@ -261,9 +275,28 @@ static bool start_inflate(struct input *in)
 	return false;
 }
 
+/* More raw bytes, from the file, pipe or socket, or the far side: > 0
+ * bytes; 0 at the end (for now); -1 when none have come (!wait), or on an
+ * error (then in->zerror says it). */
+static ssize_t read_raw(struct input *in, void *buf, size_t n, bool wait)
+{
+	if (in->rf)
+		return remote_read(in->rf, buf, n, wait, &in->zerror);
+	for (;;) {
+		if (!in->regular && !wait) {
+			struct pollfd pfd = {in->fd, POLLIN, 0};
+			if (poll(&pfd, 1, 0) <= 0)
+				return -1;
+		}
+		ssize_t r = read(in->fd, buf, n);
+		if (r >= 0 || (errno != EINTR && errno != EAGAIN))
+			return r < 0 ? 0 : r;
+	}
+}
+
 bool input_refresh(struct input *in, size_t budget, bool wait)
 {
-	if (in->fd < 0)
+	if (in->fd < 0 && !in->rf)
 		return false;
 	uint64_t before = in->size;
 	if (in->regular && !in->gzip) {
@@ -280,17 +313,12 @@ bool input_refresh(struct input *in, size_t budget, bool wait)
 	static uint8_t chunk[RAW_CHUNK];
 	in->eof = false;
 	while (in->size - before < budget && !in->zerror) {
-		if (!in->regular && !wait) {
-			struct pollfd pfd = {in->fd, POLLIN, 0};
-			if (poll(&pfd, 1, 0) <= 0)
-				break;
-		}
 		/* A pipe: read its first two bytes alone to see whether it is gzip. */
 		bool sniff = !in->regular && in->raw < 2 && !in->sniffed;
-		ssize_t r = read(in->fd, sniff ? in->head + in->raw : chunk, sniff ? 2 - in->raw : sizeof chunk);
-		if (r < 0 && (errno == EINTR || errno == EAGAIN))
-			continue;
-		if (r <= 0) {
+		ssize_t r = read_raw(in, sniff ? in->head + in->raw : chunk, sniff ? 2 - in->raw : sizeof chunk, wait);
+		if (r < 0)
+			break;
+		if (r == 0) {
 			in->eof = true;
 			if (sniff && in->raw) {
 				in->sniffed = true;
@@ -410,6 +438,11 @@ enum input_change input_check(struct input *in)
 	return INPUT_SAME;
 }
 
+int input_poll_fd(const struct input *in)
+{
+	return in->rf ? remote_fd(in->rf) : in->regular ? -1 : in->fd;
+}
+
 void input_restart(struct input *in)
 {
 	if (in->map)
@@ -430,7 +463,10 @@ void input_restart(struct input *in)
 	if (in->spool >= 0) {
 		close(in->spool);
 		in->spool = spool_create();
-		lseek(in->fd, 0, SEEK_SET);
+		if (in->rf)
+			remote_rewind(in->rf);
+		else
+			lseek(in->fd, 0, SEEK_SET);
 		if (in->spool < 0 || !spool_reserve(in, SPOOL_MIN))
 			in->zerror = msg("cannot create a temporary file in $TMPDIR: %s", strerror(errno));
 	}
@@ -464,6 +500,9 @@ const uint8_t *input_bytes(const struct input *in, uint64_t off, uint64_t *avail
 
 enum path_kind path_kind(const char *path)
 {
+	struct remote_stat rs;
+	if (remote_is(path))
+		return remote_stat(path, &rs, NULL) ? rs.kind : PATH_NONE;
 	struct stat st;
 	if (stat(path, &st) != 0)
 		return PATH_NONE;
@@ -472,6 +511,8 @@ enum path_kind path_kind(const char *path)
 
 size_t dir_list(const char *dir, struct dir_entry **out)
 {
+	if (remote_is(dir))
+		return remote_list(dir, out);
 	*out = NULL;
 	DIR *d = opendir(dir);
 	if (!d)
@@ -492,15 +533,24 @@ size_t dir_list(const char *dir, struct dir_entry **out)
 	return n;
 }
 
-size_t file_head(const char *path, void *buf, size_t n)
+/* The first n bytes of a regular file, as they are: how many (-1: none). */
+static ssize_t raw_head(const char *path, void *buf, size_t n)
 {
+	if (remote_is(path))
+		return (ssize_t)remote_head(path, buf, n);
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
-		return 0;
-	uint8_t raw[16384];
+		return -1;
 	struct stat st;
-	ssize_t got = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? pread(fd, raw, sizeof raw, 0) : -1;
+	ssize_t got = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? pread(fd, buf, n, 0) : -1;
 	close(fd);
+	return got;
+}
+
+size_t file_head(const char *path, void *buf, size_t n)
+{
+	uint8_t raw[16384];
+	ssize_t got = raw_head(path, raw, sizeof raw);
 	if (got <= 0)
 		return 0;
 	if (got < 2 || raw[0] != 0x1f || raw[1] != 0x8b) {

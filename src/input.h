@@ -16,11 +16,13 @@
 
 struct decoder;
 struct source;
+struct remote_file;
 
 struct input {
 	uint32_t id;
 	char *path;          /* for messages */
 	int fd;              /* the trace itself, opened O_RDONLY; -1 once closed */
+	struct remote_file *rf; /* or the trace on another machine (src/remote.h) */
 	bool is_stdin, gzip; /* gzip: detected by magic, never by name */
 	bool regular;        /* fd is a regular file */
 	const uint8_t *map;  /* bytes [0, size) */
@@ -31,8 +33,8 @@ struct input {
 	int spool;
 	size_t maplen;
 	void *z;         /* z_stream while inflating */
-	uint64_t raw;    /* raw bytes read from fd */
-	char *zerror;    /* a gzip error, reported once by the loader */
+	uint64_t raw;    /* raw bytes read from fd (or the far side) */
+	char *zerror;    /* a gzip error, or the connection lost: reported once by the loader */
 	bool zreported;
 	bool zpartial;   /* inside a gzip member: cut short if no more bytes come */
 	bool sniffed;    /* a pipe's first bytes were checked for the gzip magic */
@@ -58,7 +60,8 @@ struct input {
 };
 
 /* Open a path ("-" = standard input, "tcp:HOST:PORT" = a stream served on
- * a TCP port, as HawkTracer programs do).  On failure returns NULL and sets
+ * a TCP port, as HawkTracer programs do, HOST:PATH or ssh://... = a file on
+ * another machine: src/remote.h).  On failure returns NULL and sets
  * *err to a message (caller frees). */
 struct input *input_open(const char *path, char **err);
 void input_close(struct input *in);
@@ -71,6 +74,9 @@ enum input_change {
 	INPUT_GONE,      /* the path is gone (deleted, or renamed away) */
 };
 enum input_change input_check(struct input *in);
+/* The descriptor to poll for more of a stream (a pipe, a socket, the
+ * connection to the far side); -1 for a file. */
+int input_poll_fd(const struct input *in);
 /* Start reading a truncated file again from its first byte. */
 void input_restart(struct input *in);
 

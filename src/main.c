@@ -58,9 +58,11 @@ static void usage(FILE *f)
 		"                        2G; the least recently used go first)\n"
 		"  -h, --help            this text\n"
 		"  -V, --version         the version\n"
-		"PATH may be - for standard input or tcp:HOST:PORT (HawkTracer); gzip is read\n"
-		"whatever the name.  Defaults for --keymap, --theme, --time and --follow are read\n"
-		"from $XDG_CONFIG_HOME/ttv/config (see ttv(1)).\n"
+		"PATH may be - for standard input, tcp:HOST:PORT (HawkTracer), or HOST:PATH or\n"
+		"ssh://[USER@]HOST[:PORT]/PATH for a trace on another machine, read through ssh\n"
+		"($TTV_SSH when set; ./a:b is a local name); gzip is read whatever the name.\n"
+		"Defaults for --keymap, --theme, --time and --follow are read from\n"
+		"$XDG_CONFIG_HOME/ttv/config (see ttv(1)).\n"
 		"Exit status: 0 clean, 3 some input damaged or cut short, 1 nothing readable,\n"
 		"2 usage.\n");
 }

@@ -11,6 +11,7 @@
 
 #include "decoders/decoder.h"
 #include "src/esc.h"
+#include "src/remote.h"
 
 #define PROBE_WINDOW (64u << 10)
 #define MAX_DAMAGE 1000
@@ -120,6 +121,13 @@ struct input *dec_add_input(struct source *src, const char *path)
 	return add_input(src, in);
 }
 
+bool dec_read_whole(struct input *in, uint64_t max)
+{
+	while (!in->eof && in->size <= max)
+		input_refresh(in, max + 1 - in->size, true);
+	return in->size <= max;
+}
+
 static const struct decoder *probe_dir(const char *path)
 {
 	const struct decoder *best = NULL;
@@ -187,8 +195,7 @@ struct source *trace_open(struct trace *t, const char *path)
 		source_fail(src, "unknown format '%s'", t->format);
 		return src;
 	}
-	struct stat st;
-	if (strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+	if (strcmp(path, "-") != 0 && path_kind(path) == PATH_DIR) {
 		const struct decoder *d = forced ? forced : probe_dir(path);
 		if (!d || !d->open_dir) {
 			source_fail(src, forced ? "format %s does not read directories"
@@ -611,7 +618,7 @@ void trace_watch(struct trace *t)
 	}
 	struct stat st;
 	for (size_t i = 0; i < t->nsrc; i++)
-		if (stat(t->src[i]->path, &st) == 0 && S_ISDIR(st.st_mode))
+		if (!remote_is(t->src[i]->path) && stat(t->src[i]->path, &st) == 0 && S_ISDIR(st.st_mode))
 			watch_dir(t, t->src[i]->path);
 }
 
@@ -623,8 +630,8 @@ size_t trace_poll_fds(const struct trace *t, struct pollfd *p, size_t max)
 	if (t->follow && t->watch >= 0 && n < max)
 		p[n++] = (struct pollfd){t->watch, POLLIN, 0};
 	for (size_t i = 0; i < t->nin && n < max; i++)
-		if (!t->in[i]->done && !t->in[i]->regular && t->in[i]->fd >= 0)
-			p[n++] = (struct pollfd){t->in[i]->fd, POLLIN, 0};
+		if (!t->in[i]->done && input_poll_fd(t->in[i]) >= 0)
+			p[n++] = (struct pollfd){input_poll_fd(t->in[i]), POLLIN, 0};
 	return n;
 }
 

@@ -76,7 +76,7 @@ bool atf_load_json(struct session *ss, const char *path, struct json *j, struct 
 	*inp = in;
 	if (!in)
 		return false;
-	if (!in->eof || in->size > JSON_MAX_BYTES || !json_parse(j, in->map ? (const char *)in->map : "", in->size)) {
+	if (!dec_read_whole(in, JSON_MAX_BYTES) || !json_parse(j, in->map ? (const char *)in->map : "", in->size)) {
 		if (!j->err[0])
 			snprintf(j->err, sizeof j->err, "not a readable JSON file");
 		dec_damage(in, j->err_off, "%s", j->err);

@@ -1,0 +1,640 @@
+/* Remote paths through ssh: see remote.h. */
+#include "src/remote.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "src/util.h"
+
+/* The far side: one line of POSIX shell (no ' or !, so that any login
+ * shell passes it on), reading requests of four lines (what, two numbers,
+ * a path) and answering each in turn.
+ *   H: "ttv1" when gzip is there
+ *   S: "d", "f INODE SIZE", "u" (a file it cannot read), "o" (other), "n" (none)
+ *   L: "KIND NAME" per entry, then "."
+ *   R: "z" and the bytes [a, a+b) of the file through gzip -1, or "e" */
+static const char far_side[] =
+	"while IFS= read -r c && IFS= read -r a && IFS= read -r b && IFS= read -r p; do case $c in "
+	"H) if command -v gzip >/dev/null; then echo ttv1; else echo nogzip; fi;; "
+	"S) if [ -d \"$p\" ]; then echo d; elif [ -f \"$p\" ]; then if [ -r \"$p\" ]; then "
+	"ls -lnid -- \"$p\" | { read -r i m l u g s r; echo \"f $i $s\"; }; else echo u; fi; "
+	"elif [ -e \"$p\" ]; then echo o; else echo n; fi;; "
+	"L) for e in \"$p\"/* \"$p\"/.*; do n=${e##*/}; case $n in .|..) continue;; esac; "
+	"[ -e \"$e\" ] || continue; if [ -d \"$e\" ]; then k=d; elif [ -f \"$e\" ]; then k=f; else k=o; fi; "
+	"printf \"%s %s\\n\" $k \"$n\"; done; echo .;; "
+	"R) if [ -f \"$p\" ] && [ -r \"$p\" ]; then echo z; tail -c +$((a+1)) -- \"$p\" 2>/dev/null | "
+	"head -c \"$b\" | gzip -1; else echo e; fi;; "
+	"*) exit 1;; esac; done";
+
+/* Without $TTV_SSH: give up on a host that does not answer within
+ * seconds, and notice a connection that died while following. */
+#define DEFAULT_SSH "ssh -o ConnectTimeout=10 -o ServerAliveInterval=15 -o ServerAliveCountMax=3"
+
+#define FIRST_ASK (256u << 10) /* a file's first request: the first screen comes soon */
+#define MAX_ASK (8u << 20)     /* later ones grow to this */
+#define CONN_BUF (64u << 10)
+
+struct conn {
+	char *key; /* "[USER@]HOST" or "ssh://[USER@]HOST[:PORT]" */
+	pid_t pid;
+	int to, from, err; /* ssh's standard input, output and error */
+	uint8_t buf[CONN_BUF];
+	size_t lo, hi;       /* unread bytes of its output in buf */
+	char errtail[512];   /* the end of what ssh wrote to its standard error */
+	size_t nerrtail;
+	char *error;         /* the connection is gone: why */
+	struct remote_file *busy; /* the file whose R reply is being read */
+	z_stream z;
+};
+
+struct remote_file {
+	struct conn *c;
+	char *rpath; /* its path on the far side */
+	uint64_t off;   /* the next byte to ask for */
+	uint32_t ask;   /* bytes per request */
+	uint64_t got;   /* bytes of the reply being read */
+	enum { IDLE, STATUS, BODY } state;
+	bool ended;     /* the last reply was short: its end, for now */
+	uint8_t *pend;  /* a reply read while another file needed the connection */
+	size_t npend, pendlo, cappend;
+};
+
+static struct conn **conns;
+static size_t nconns, capconns;
+
+bool remote_is(const char *path)
+{
+	if (!strncmp(path, "ssh://", 6))
+		return true;
+	if (!strncmp(path, "tcp:", 4))
+		return false;
+	if (path[0] == '[') {
+		const char *e = strchr(path, ']');
+		return e && e[1] == ':';
+	}
+	const char *colon = strchr(path, ':'), *slash = strchr(path, '/');
+	return colon && colon != path && (!slash || colon < slash);
+}
+
+/* Split a remote path into its connection's key and the path over there
+ * (a relative path is the login directory's, as for scp). */
+static void split(const char *path, char **key, char **rpath)
+{
+	const char *sep;
+	if (!strncmp(path, "ssh://", 6)) {
+		sep = strchr(path + 6, '/');
+		if (!sep)
+			sep = path + strlen(path);
+		*key = xstrndup(path, (size_t)(sep - path));
+		*rpath = xstrdup(*sep ? sep : ".");
+		return;
+	}
+	sep = path[0] == '[' ? strchr(path, ']') + 1 : strchr(path, ':');
+	*key = xstrndup(path, (size_t)(sep - path));
+	*rpath = xstrdup(sep[1] ? sep + 1 : ".");
+}
+
+/* ssh's arguments for a key: [-p PORT] [USER@]HOST (brackets gone). */
+static int ssh_target(const char *key, char *host, size_t nhost, char *port, size_t nport)
+{
+	const char *h = key, *end = key + strlen(key);
+	port[0] = 0;
+	if (!strncmp(key, "ssh://", 6)) {
+		h = key + 6;
+		const char *at = strrchr(h, '@'), *hs = at ? at + 1 : h;
+		const char *c = *hs == '[' ? strchr(hs, ']') : hs;
+		c = c ? strchr(c, ':') : NULL;
+		if (c) {
+			snprintf(port, nport, "%s", c + 1);
+			end = c;
+		}
+	}
+	size_t n = 0;
+	for (const char *p = h; p < end && n + 1 < nhost; p++)
+		if (*p != '[' && *p != ']')
+			host[n++] = *p;
+	host[n] = 0;
+	if (!n || host[0] == '-' || (port[0] && strspn(port, "0123456789") != strlen(port)))
+		return -1;
+	return 0;
+}
+
+/* ---- the connection ------------------------------------------------------ */
+
+/* Keep the end of what ssh wrote to its standard error; at its end, close it. */
+static void take_stderr(struct conn *c)
+{
+	char b[1024];
+	ssize_t n = -1;
+	while (c->err >= 0 && (n = read(c->err, b, sizeof b)) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN)
+				break;
+			n = 0;
+		}
+		for (ssize_t i = 0; i < n; i++) {
+			if (c->nerrtail == sizeof c->errtail - 1) { /* keep the end */
+				memmove(c->errtail, c->errtail + 256, c->nerrtail - 256);
+				c->nerrtail -= 256;
+			}
+			c->errtail[c->nerrtail++] = b[i];
+		}
+		if (!n)
+			break;
+	}
+	if (c->err >= 0 && n == 0) {
+		close(c->err);
+		c->err = -1;
+	}
+	c->errtail[c->nerrtail] = 0;
+}
+
+/* ssh's last line of error, or how it ended. */
+static char *why_gone(struct conn *c, int status)
+{
+	char *s = c->errtail, *end = s + strlen(s);
+	while (end > s && (end[-1] == '\n' || end[-1] == '\r' || end[-1] == ' '))
+		*--end = 0;
+	char *line = strrchr(s, '\n');
+	line = line ? line + 1 : s;
+	struct buf b = {0};
+	if (*line)
+		buf_printf(&b, "%s%s", strncmp(line, "ssh:", 4) ? "ssh: " : "", line);
+	else if (WIFEXITED(status) && WEXITSTATUS(status))
+		buf_printf(&b, "ssh exited with status %d", WEXITSTATUS(status));
+	else if (WIFSIGNALED(status))
+		buf_printf(&b, "ssh was killed by signal %d", WTERMSIG(status));
+	else
+		buf_printf(&b, "ssh: the connection to %s closed", c->key);
+	return b.p;
+}
+
+/* The connection is gone: say why, once, and let ssh go. */
+static void conn_fail(struct conn *c, const char *what)
+{
+	if (c->error)
+		return;
+	close(c->to);
+	c->to = -1;
+	int status = 0;
+	/* its last words: what it writes before it exits (at most 2 s) */
+	for (uint64_t until = now_ns() + 2000000000ull; c->err >= 0 && now_ns() < until;) {
+		struct pollfd p = {c->err, POLLIN, 0};
+		if (poll(&p, 1, 100) > 0)
+			take_stderr(c);
+	}
+	for (int i = 0; c->pid > 0 && i < 20 && waitpid(c->pid, &status, WNOHANG) == 0; i++)
+		usleep(50000);
+	if (c->pid > 0 && waitpid(c->pid, &status, WNOHANG) == 0) {
+		kill(c->pid, SIGTERM);
+		waitpid(c->pid, &status, 0);
+	}
+	c->pid = -1;
+	c->error = what ? xstrdup(what) : why_gone(c, status);
+	c->busy = NULL;
+}
+
+static bool conn_send(struct conn *c, const char *what, uint64_t a, uint64_t b, const char *rpath)
+{
+	if (c->error)
+		return false;
+	struct buf req = {0};
+	buf_printf(&req, "%s\n%llu\n%llu\n%s\n", what, (unsigned long long)a, (unsigned long long)b, rpath);
+	for (size_t done = 0; done < req.len;) {
+		ssize_t n = send(c->to, req.p + done, req.len - done, MSG_NOSIGNAL);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			conn_fail(c, NULL);
+			break;
+		}
+		done += (size_t)n;
+	}
+	buf_free(&req);
+	return !c->error;
+}
+
+/* More of ssh's output into buf: false when none came (!wait) or it is gone. */
+static bool conn_fill(struct conn *c, bool wait)
+{
+	if (c->error)
+		return false;
+	if (c->lo == c->hi)
+		c->lo = c->hi = 0;
+	if (c->hi == sizeof c->buf) {
+		memmove(c->buf, c->buf + c->lo, c->hi - c->lo);
+		c->hi -= c->lo;
+		c->lo = 0;
+	}
+	for (;;) {
+		struct pollfd p[2] = {{c->from, POLLIN, 0}, {c->err, POLLIN, 0}};
+		if (poll(p, 2, wait ? -1 : 0) < 0 && errno != EINTR) {
+			conn_fail(c, NULL);
+			return false;
+		}
+		if (p[1].revents)
+			take_stderr(c);
+		if (!p[0].revents) {
+			if (!wait)
+				return false;
+			continue;
+		}
+		ssize_t n = read(c->from, c->buf + c->hi, sizeof c->buf - c->hi);
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (n <= 0) {
+			conn_fail(c, NULL);
+			return false;
+		}
+		c->hi += (size_t)n;
+		return true;
+	}
+}
+
+/* The next line of ssh's output (its newline gone), NULL when it has not
+ * all come yet (!wait) or the connection is gone. */
+static char *conn_line(struct conn *c, bool wait)
+{
+	for (;;) {
+		uint8_t *nl = memchr(c->buf + c->lo, '\n', c->hi - c->lo);
+		if (nl) {
+			char *line = (char *)c->buf + c->lo;
+			*nl = 0;
+			c->lo = (size_t)(nl - c->buf) + 1;
+			return line;
+		}
+		if (c->lo == 0 && c->hi == sizeof c->buf) {
+			conn_fail(c, "ssh: the far side answered with something other than ttv's replies");
+			return NULL;
+		}
+		if (!conn_fill(c, wait))
+			return NULL;
+	}
+}
+
+static pid_t spawn_ssh(const char *host, const char *port, int in, int out, int err)
+{
+	const char *ssh = getenv("TTV_SSH");
+	struct buf sh = {0}, far = {0};
+	buf_printf(&sh, "exec %s \"$@\"", ssh && *ssh ? ssh : DEFAULT_SSH);
+	buf_printf(&far, "exec /bin/sh -c '%s'", far_side);
+	const char *argv[9] = {"/bin/sh", "-c", sh.p, "ttv-ssh"};
+	size_t n = 4;
+	if (port[0]) {
+		argv[n++] = "-p";
+		argv[n++] = port;
+	}
+	argv[n++] = host;
+	argv[n++] = far.p;
+	pid_t parent = getpid(), pid = fork();
+	if (pid == 0) {
+		/* gone with ttv, whatever ends it */
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		if (getppid() != parent)
+			_exit(127);
+		dup2(in, 0);
+		dup2(out, 1);
+		dup2(err, 2);
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	buf_free(&sh);
+	buf_free(&far);
+	return pid;
+}
+
+/* At exit: the end of its input ends the loop over there, and ssh; one
+ * that lingers is stopped. */
+static void conn_free_all(void)
+{
+	for (size_t i = 0; i < nconns; i++) {
+		struct conn *c = conns[i];
+		if (c->to >= 0)
+			close(c->to);
+		int status;
+		for (int k = 0; c->pid > 0 && k < 10 && waitpid(c->pid, &status, WNOHANG) == 0; k++)
+			usleep(10000);
+		if (c->pid > 0 && waitpid(c->pid, &status, WNOHANG) == 0) {
+			kill(c->pid, SIGTERM);
+			waitpid(c->pid, &status, 0);
+		}
+		if (c->from >= 0)
+			close(c->from);
+		if (c->err >= 0)
+			close(c->err);
+		inflateEnd(&c->z);
+		free(c->key);
+		free(c->error);
+		free(c);
+	}
+	free(conns);
+	conns = NULL;
+	nconns = capconns = 0;
+}
+
+static struct conn *conn_start(const char *key)
+{
+	struct conn *c = xcalloc(1, sizeof *c);
+	c->key = xstrdup(key);
+	c->to = c->from = c->err = -1;
+	c->pid = -1;
+	if (inflateInit2(&c->z, 15 + 16) != Z_OK)
+		oom(sizeof c->z);
+	if (!nconns)
+		atexit(conn_free_all);
+	xgrow(&conns, &capconns, nconns + 1, sizeof *conns);
+	conns[nconns++] = c;
+
+	char host[256], port[16];
+	int sv[2], out[2], err[2];
+	if (ssh_target(key, host, sizeof host, port, sizeof port) < 0) {
+		c->error = xstrdup("not a host ssh can reach (want HOST:PATH or ssh://[USER@]HOST[:PORT]/PATH)");
+		return c;
+	}
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) || pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC)) {
+		c->error = xstrdup(strerror(errno));
+		return c;
+	}
+	c->pid = spawn_ssh(host, port, sv[1], out[1], err[1]);
+	close(sv[1]);
+	close(out[1]);
+	close(err[1]);
+	c->to = sv[0];
+	c->from = out[0];
+	c->err = err[0];
+	fcntl(c->err, F_SETFL, O_NONBLOCK);
+	if (c->pid < 0) {
+		c->pid = 0;
+		conn_fail(c, strerror(errno));
+		return c;
+	}
+	/* Password and host key questions are asked here, on the terminal,
+	 * before anything is drawn.  A login script may print lines first. */
+	if (!conn_send(c, "H", 0, 0, "."))
+		return c;
+	for (char *line; (line = conn_line(c, true));) {
+		if (!strcmp(line, "ttv1"))
+			break;
+		if (!strcmp(line, "nogzip")) {
+			conn_fail(c, "the far side has no gzip");
+			break;
+		}
+	}
+	return c;
+}
+
+static struct conn *conn_for(const char *key)
+{
+	for (size_t i = 0; i < nconns; i++)
+		if (!strcmp(conns[i]->key, key))
+			return conns[i];
+	return conn_start(key);
+}
+
+/* ---- reading a file ------------------------------------------------------ */
+
+static ssize_t reply_read(struct remote_file *f, void *buf, size_t n, bool wait);
+
+/* Another request needs the connection: read the reply in flight to its end. */
+static void conn_drain(struct conn *c)
+{
+	struct remote_file *f = c->busy;
+	while (f && f->state != IDLE && !c->error) {
+		xgrow(&f->pend, &f->cappend, f->npend + CONN_BUF, 1);
+		ssize_t r = reply_read(f, f->pend + f->npend, CONN_BUF, true);
+		if (r > 0)
+			f->npend += (size_t)r;
+	}
+	c->busy = NULL;
+}
+
+/* The reply to f's R request, as far as it has come. */
+static ssize_t reply_read(struct remote_file *f, void *buf, size_t n, bool wait)
+{
+	struct conn *c = f->c;
+	while (!c->error) {
+		if (f->state == STATUS) {
+			char *line = conn_line(c, wait);
+			if (!line)
+				break;
+			if (strcmp(line, "z")) { /* it cannot be read now (gone): its end, for now */
+				f->state = IDLE;
+				c->busy = NULL;
+				return 0;
+			}
+			f->state = BODY;
+			inflateReset(&c->z);
+		}
+		if (c->lo == c->hi && !conn_fill(c, wait))
+			break;
+		c->z.next_in = c->buf + c->lo;
+		c->z.avail_in = (uInt)(c->hi - c->lo);
+		c->z.next_out = buf;
+		c->z.avail_out = (uInt)MIN(n, UINT32_MAX);
+		int r = inflate(&c->z, Z_NO_FLUSH);
+		c->lo = c->hi - c->z.avail_in;
+		size_t got = n - c->z.avail_out;
+		f->got += got;
+		f->off += got;
+		if (r == Z_STREAM_END) {
+			f->state = IDLE;
+			c->busy = NULL;
+			f->ended = f->got < f->ask;
+			if (!f->ended)
+				f->ask = MIN(2 * f->ask, MAX_ASK);
+			if (got)
+				return (ssize_t)got;
+			if (f->ended) {
+				f->ended = false;
+				return 0;
+			}
+			return -1; /* (a full reply of nothing: cannot be) */
+		}
+		if (r != Z_OK && r != Z_BUF_ERROR) {
+			conn_fail(c, "ssh: the far side's gzip stream is damaged");
+			break;
+		}
+		if (got)
+			return (ssize_t)got;
+	}
+	errno = EAGAIN;
+	return -1;
+}
+
+ssize_t remote_read(struct remote_file *f, void *buf, size_t n, bool wait, char **err)
+{
+	struct conn *c = f->c;
+	if (f->pendlo < f->npend) {
+		size_t k = MIN(n, f->npend - f->pendlo);
+		memcpy(buf, f->pend + f->pendlo, k);
+		f->pendlo += k;
+		if (f->pendlo == f->npend)
+			f->pendlo = f->npend = 0;
+		return (ssize_t)k;
+	}
+	if (f->ended) {
+		f->ended = false;
+		return 0;
+	}
+	if (f->state == IDLE) {
+		if (c->busy)
+			conn_drain(c);
+		f->got = 0;
+		if (conn_send(c, "R", f->off, f->ask, f->rpath)) {
+			f->state = STATUS;
+			c->busy = f;
+		}
+	}
+	ssize_t r = c->error ? -1 : reply_read(f, buf, n, wait);
+	if (r < 0 && c->error) {
+		*err = xstrdup(c->error);
+		errno = EIO;
+	}
+	return r;
+}
+
+struct remote_file *remote_open(const char *path, char **err)
+{
+	struct remote_stat st;
+	if (!remote_stat(path, &st, err))
+		return NULL;
+	const char *why = st.kind == PATH_NONE ? "No such file or directory"
+			  : st.kind == PATH_DIR    ? "is a directory"
+			  : st.kind == PATH_OTHER  ? "not a regular file"
+			  : !st.readable          ? "Permission denied"
+						  : NULL;
+	if (why) {
+		struct buf b = {0};
+		buf_printf(&b, st.kind == PATH_FILE || st.kind == PATH_NONE ? "cannot open: %s" : "%s", why);
+		*err = b.p;
+		return NULL;
+	}
+	struct remote_file *f = xcalloc(1, sizeof *f);
+	char *key;
+	split(path, &key, &f->rpath);
+	f->c = conn_for(key);
+	f->ask = FIRST_ASK;
+	free(key);
+	return f;
+}
+
+int remote_fd(const struct remote_file *f) { return f->c->error ? -1 : f->c->from; }
+
+void remote_rewind(struct remote_file *f)
+{
+	if (f->c->busy == f)
+		conn_drain(f->c);
+	f->off = 0;
+	f->ask = FIRST_ASK;
+	f->ended = false;
+	f->npend = f->pendlo = 0;
+}
+
+void remote_close(struct remote_file *f)
+{
+	if (!f)
+		return;
+	if (f->c->busy == f)
+		conn_drain(f->c);
+	free(f->rpath);
+	free(f->pend);
+	free(f);
+}
+
+/* ---- what is at a path ----------------------------------------------------- */
+
+/* Send a request about a path; the connection, or NULL (and *err). */
+static struct conn *ask(const char *what, const char *path, char **err)
+{
+	char *key, *rpath;
+	split(path, &key, &rpath);
+	struct conn *c = conn_for(key);
+	free(key);
+	if (strchr(rpath, '\n')) {
+		if (err)
+			*err = xstrdup("a remote path cannot hold a newline");
+		free(rpath);
+		return NULL;
+	}
+	if (c->busy)
+		conn_drain(c);
+	conn_send(c, what, 0, 0, rpath);
+	free(rpath);
+	if (c->error) {
+		if (err)
+			*err = xstrdup(c->error);
+		return NULL;
+	}
+	return c;
+}
+
+bool remote_stat(const char *path, struct remote_stat *st, char **err)
+{
+	*st = (struct remote_stat){PATH_NONE, false, 0, 0};
+	struct conn *c = ask("S", path, err);
+	char *line = c ? conn_line(c, true) : NULL;
+	if (!line) {
+		if (c && err)
+			*err = xstrdup(c->error);
+		return false;
+	}
+	unsigned long long ino = 0, size = 0;
+	switch (line[0]) {
+	case 'd': st->kind = PATH_DIR; break;
+	case 'o': st->kind = PATH_OTHER; break;
+	case 'u': st->kind = PATH_FILE; break;
+	case 'f':
+		st->kind = PATH_FILE;
+		st->readable = sscanf(line, "f %llu %llu", &ino, &size) == 2;
+		st->ino = ino;
+		st->size = size;
+		break;
+	}
+	return true;
+}
+
+size_t remote_list(const char *dir, struct dir_entry **out)
+{
+	*out = NULL;
+	struct conn *c = ask("L", dir, NULL);
+	size_t n = 0, cap = 0;
+	for (char *line; c && (line = conn_line(c, true)) && strcmp(line, ".");) {
+		if (!line[0] || line[1] != ' ')
+			continue;
+		xgrow(out, &cap, n + 1, sizeof **out);
+		(*out)[n++] = (struct dir_entry){xstrdup(line + 2), line[0] == 'd'   ? PATH_DIR
+								   : line[0] == 'f' ? PATH_FILE
+										    : PATH_OTHER};
+	}
+	return n;
+}
+
+size_t remote_head(const char *path, void *buf, size_t n)
+{
+	size_t want = MIN(n, MAX_ASK), got = 0;
+	struct remote_file f = {.ask = (uint32_t)want};
+	char *key, *err = NULL;
+	split(path, &key, &f.rpath);
+	f.c = conn_for(key);
+	free(key);
+	for (ssize_t r; got < want && (r = remote_read(&f, (uint8_t *)buf + got, want - got, true, &err)) > 0;)
+		got += (size_t)r;
+	if (f.c->busy == &f)
+		conn_drain(f.c);
+	free(err);
+	free(f.rpath);
+	free(f.pend);
+	return got;
+}

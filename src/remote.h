@@ -1,0 +1,51 @@
+/* Remote paths: HOST:PATH and ssh://[USER@]HOST[:PORT]/PATH, read through
+ * the user's own ssh client (`ssh`, or the shell command in $TTV_SSH).
+ *
+ * One ssh connection per host runs a small POSIX shell loop on the far
+ * side that answers requests one at a time: what a path is, a directory's
+ * entries, and a range of a file's bytes (sent through `gzip -1`).
+ * Nothing is written there.  input.c reads through this; the loader asks
+ * only remote_is(). */
+#ifndef TTV_REMOTE_H
+#define TTV_REMOTE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "src/input.h"
+
+/* Is this path on another machine?  As for scp: a colon before any slash
+ * (so ./a:b and /a:b are local), or ssh://; tcp: is a stream, not a host. */
+bool remote_is(const char *path);
+
+struct remote_stat {
+	enum path_kind kind;
+	bool readable;
+	uint64_t ino, size; /* files */
+};
+/* What is at a remote path.  False (and *err, when err is not NULL) when
+ * the host cannot be reached. */
+bool remote_stat(const char *path, struct remote_stat *st, char **err);
+/* A remote directory's entries (as dir_list). */
+size_t remote_list(const char *dir, struct dir_entry **out);
+
+/* The first n bytes of a remote file (fewer when it is shorter, 0 when it
+ * cannot be read). */
+size_t remote_head(const char *path, void *buf, size_t n);
+
+/* Reading a remote file's bytes in order, from offset 0. */
+struct remote_file;
+struct remote_file *remote_open(const char *path, char **err);
+/* The next bytes of the file: > 0 bytes copied to buf; 0 at its end (for
+ * now: it may grow, and the next call asks again); -1 with errno EAGAIN
+ * when none have come yet and !wait, or with *err set when the connection
+ * is lost. */
+ssize_t remote_read(struct remote_file *f, void *buf, size_t n, bool wait, char **err);
+/* The descriptor that says more has come (for poll); -1 once gone. */
+int remote_fd(const struct remote_file *f);
+/* Read again from offset 0 (the file was truncated or replaced). */
+void remote_rewind(struct remote_file *f);
+void remote_close(struct remote_file *f);
+
+#endif

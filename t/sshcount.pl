@@ -1,0 +1,49 @@
+#!/usr/bin/perl
+# An ssh ProxyCommand that counts: relays standard input and output to
+# HOST:PORT and, at the end, adds the bytes that crossed (both ways) to the
+# number in COUNTFILE.  Usage: sshcount.pl HOST PORT COUNTFILE
+use strict;
+use warnings;
+use IO::Socket::INET;
+use IO::Select;
+
+my ($host, $port, $countfile) = @ARGV;
+my $s = IO::Socket::INET->new(PeerAddr => $host, PeerPort => $port, Proto => 'tcp')
+    or die "sshcount: cannot connect to $host:$port: $!\n";
+my $sel = IO::Select->new(\*STDIN, $s);
+my $bytes = 0;
+# ssh ends its ProxyCommand with a signal when it is done
+$SIG{HUP} = $SIG{TERM} = $SIG{PIPE} = sub { add_up(); exit 0 };
+my $open = 2;
+OUTER: while ($open) {
+    for my $fh ($sel->can_read) {
+        my $n = sysread($fh, my $buf, 65536);
+        if (!$n) {
+            last OUTER if $fh == $s;    # the server closed
+            shutdown($s, 1);             # ssh closed its side
+            $sel->remove($fh);
+            $open--;
+            next;
+        }
+        $bytes += $n;
+        my $to = $fh == $s ? \*STDOUT : $s;
+        for (my $off = 0; $off < $n;) {
+            my $w = syswrite($to, $buf, $n - $off, $off);
+            last OUTER unless defined $w;
+            $off += $w;
+        }
+    }
+}
+add_up();
+
+sub add_up {
+    my $total = $bytes;
+    $bytes = 0;
+    if (open(my $in, '<', $countfile)) {
+        $total += (<$in> // 0);
+        close $in;
+    }
+    open(my $out, '>', $countfile) or die "sshcount: $countfile: $!\n";
+    print $out "$total\n";
+    close $out;
+}
