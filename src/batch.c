@@ -191,8 +191,11 @@ void batch_follow(struct trace *t, struct filterset *fs, bool json, enum time_mo
 			if (t->in[i]->consumed < *wm)
 				*wm = 0;
 		}
+		uint64_t notices = t->notices;
 		while (trace_step(t, 100000000, false))
 			;
+		if (t->notices != notices) /* (the last one: a connection lost or back) */
+			fprintf(stderr, "%s: %s\n", progname, t->notice);
 		if (!based && model_span(t->m, &first, &last)) {
 			base = first;
 			based = true;
@@ -234,7 +237,7 @@ void batch_follow(struct trace *t, struct filterset *fs, bool json, enum time_mo
 		if (!open)
 			break;
 		struct pollfd p[17];
-		uint64_t notices = t->notices;
+		notices = t->notices;
 		trace_check(t, poll(p, trace_poll_fds(t, p, ARRAY_LEN(p)), 1000) > 0);
 		if (t->notices != notices)
 			fprintf(stderr, "%s: %s\n", progname, t->notice);

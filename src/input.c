@@ -146,6 +146,8 @@ struct input *input_open(const char *path, char **err)
 		in->rf = remote_open(path, err);
 		if (!in->rf)
 			goto fail;
+		uint64_t size;
+		remote_identity(in->rf, &in->ino, &size);
 		in->spool = spool_create();
 		if (in->spool < 0 || !spool_reserve(in, SPOOL_MIN)) {
 			*err = msg("cannot create a temporary file in $TMPDIR: %s", strerror(errno));
@@ -219,6 +221,7 @@ void input_close(struct input *in)
 		free(in->z);
 	}
 	free(in->zerror);
+	free(in->lost);
 	free(in->path);
 	free(in);
 }
@@ -280,8 +283,15 @@ static bool start_inflate(struct input *in)
  * error (then in->zerror says it). */
 static ssize_t read_raw(struct input *in, void *buf, size_t n, bool wait)
 {
-	if (in->rf)
-		return remote_read(in->rf, buf, n, wait, &in->zerror);
+	if (in->rf) {
+		char *err = NULL;
+		ssize_t r = remote_read(in->rf, buf, n, wait, &err);
+		if (err || r >= 0) {
+			free(in->lost);
+			in->lost = err;
+		}
+		return r;
+	}
 	for (;;) {
 		if (!in->regular && !wait) {
 			struct pollfd pfd = {in->fd, POLLIN, 0};
@@ -342,7 +352,8 @@ bool input_refresh(struct input *in, size_t budget, bool wait)
 			break;
 		}
 	}
-	if (in->zerror)
+	/* (a remote file whose connection is being made again is not at its end) */
+	if (in->zerror || (in->lost && input_poll_fd(in) < 0))
 		in->eof = true;
 	return in->size > before;
 }
@@ -424,6 +435,12 @@ void input_scan(struct input *in, uint64_t off)
 
 enum input_change input_check(struct input *in)
 {
+	if (in->rf) { /* as the last request saw it: the checks cost no round trip */
+		uint64_t ino, size;
+		if (!remote_identity(in->rf, &ino, &size))
+			return INPUT_GONE;
+		return ino != in->ino ? INPUT_REPLACED : size < in->raw ? INPUT_TRUNCATED : INPUT_SAME;
+	}
 	if (in->is_stdin || in->fd < 0 || !in->regular)
 		return INPUT_SAME;
 	struct stat st, now;
@@ -436,6 +453,35 @@ enum input_change input_check(struct input *in)
 	if (now.st_dev != in->dev || now.st_ino != in->ino)
 		return INPUT_REPLACED;
 	return INPUT_SAME;
+}
+
+bool input_may_grow(const struct input *in) { return in->regular || in->rf; }
+
+bool path_identity(const char *path, uint64_t *dev, uint64_t *ino)
+{
+	if (remote_is(path)) {
+		struct remote_stat rs;
+		*dev = 0;
+		*ino = 0;
+		if (!remote_stat(path, &rs, NULL) || rs.kind == PATH_NONE)
+			return false;
+		*ino = rs.ino;
+		return true;
+	}
+	struct stat st;
+	if (stat(path, &st) != 0)
+		return false;
+	*dev = st.st_dev;
+	*ino = st.st_ino;
+	return true;
+}
+
+void input_rename(struct input *in, const char *path)
+{
+	free(in->path);
+	in->path = xstrdup(path);
+	if (in->rf)
+		remote_rename(in->rf, path);
 }
 
 int input_poll_fd(const struct input *in)

@@ -34,15 +34,15 @@ struct input {
 	size_t maplen;
 	void *z;         /* z_stream while inflating */
 	uint64_t raw;    /* raw bytes read from fd (or the far side) */
-	char *zerror;    /* a gzip error, or the connection lost: reported once by the loader */
+	char *zerror;    /* a gzip error, reported once by the loader */
+	char *lost;      /* a remote file: its connection is lost (why), until bytes come again */
 	bool zreported;
 	bool zpartial;   /* inside a gzip member: cut short if no more bytes come */
 	bool sniffed;    /* a pipe's first bytes were checked for the gzip magic */
 	uint8_t head[2];
 
 	/* identity of the file, to notice replacement and truncation */
-	dev_t dev;
-	ino_t ino;
+	uint64_t dev, ino;
 
 	/* decoding, owned by the loader */
 	const struct decoder *dec;
@@ -74,6 +74,14 @@ enum input_change {
 	INPUT_GONE,      /* the path is gone (deleted, or renamed away) */
 };
 enum input_change input_check(struct input *in);
+/* A file (here or on another machine) that may grow while it is followed:
+ * not a pipe or socket, whose end is final. */
+bool input_may_grow(const struct input *in);
+/* The identity of the file at a path (dev is 0 for a remote one); false
+ * when there is none. */
+bool path_identity(const char *path, uint64_t *dev, uint64_t *ino);
+/* The file the input reads was renamed to path. */
+void input_rename(struct input *in, const char *path);
 /* The descriptor to poll for more of a stream (a pipe, a socket, the
  * connection to the far side); -1 for a file. */
 int input_poll_fd(const struct input *in);

@@ -22,7 +22,10 @@
  *   H: "ttv1" when gzip is there
  *   S: "d", "f INODE SIZE", "u" (a file it cannot read), "o" (other), "n" (none)
  *   L: "KIND NAME" per entry, then "."
- *   R: "z" and the bytes [a, a+b) of the file through gzip -1, or "e" */
+ *   R INODE: "z INODE SIZE" and the bytes [a, a+b) of the file through
+ *      gzip -1; "c INODE SIZE" when the path names another file than the
+ *      one asked for (rotated; INODE 0: any); "e" when it names no file
+ *      that can be read */
 static const char far_side[] =
 	"while IFS= read -r c && IFS= read -r a && IFS= read -r b && IFS= read -r p; do case $c in "
 	"H) if command -v gzip >/dev/null; then echo ttv1; else echo nogzip; fi;; "
@@ -32,8 +35,9 @@ static const char far_side[] =
 	"L) for e in \"$p\"/* \"$p\"/.*; do n=${e##*/}; case $n in .|..) continue;; esac; "
 	"[ -e \"$e\" ] || continue; if [ -d \"$e\" ]; then k=d; elif [ -f \"$e\" ]; then k=f; else k=o; fi; "
 	"printf \"%s %s\\n\" $k \"$n\"; done; echo .;; "
-	"R) if [ -f \"$p\" ] && [ -r \"$p\" ]; then echo z; tail -c +$((a+1)) -- \"$p\" 2>/dev/null | "
-	"head -c \"$b\" | gzip -1; else echo e; fi;; "
+	"R*) if [ -f \"$p\" ] && [ -r \"$p\" ]; then ls -lnid -- \"$p\" | { read -r i m l u g s r; "
+	"if [ \"$c\" = \"R $i\" ] || [ \"$c\" = \"R 0\" ]; then echo \"z $i $s\"; tail -c +$((a+1)) -- \"$p\" 2>/dev/null | "
+	"head -c \"$b\" | gzip -1; else echo \"c $i $s\"; fi; }; else echo e; fi;; "
 	"*) exit 1;; esac; done";
 
 /* Without $TTV_SSH: give up on a host that does not answer within
@@ -43,6 +47,7 @@ static const char far_side[] =
 #define FIRST_ASK (256u << 10) /* a file's first request: the first screen comes soon */
 #define MAX_ASK (8u << 20)     /* later ones grow to this */
 #define CONN_BUF (64u << 10)
+#define RETRY_NS 2000000000ull /* a lost connection: tried again this often */
 
 struct conn {
 	char *key; /* "[USER@]HOST" or "ssh://[USER@]HOST[:PORT]" */
@@ -53,6 +58,9 @@ struct conn {
 	char errtail[512];   /* the end of what ssh wrote to its standard error */
 	size_t nerrtail;
 	char *error;         /* the connection is gone: why */
+	bool ok;             /* it worked once: when lost, connect again (following) */
+	bool hello;          /* its first answer has not come yet */
+	uint64_t retry_at;   /* lost: when to try again */
 	struct remote_file *busy; /* the file whose R reply is being read */
 	z_stream z;
 };
@@ -61,6 +69,8 @@ struct remote_file {
 	struct conn *c;
 	char *rpath; /* its path on the far side */
 	uint64_t off;   /* the next byte to ask for */
+	uint64_t ino, size; /* the file, as the last reply saw it */
+	bool gone;      /* ... or its path named no file it could read */
 	uint32_t ask;   /* bytes per request */
 	uint64_t got;   /* bytes of the reply being read */
 	enum { IDLE, STATUS, BODY } state;
@@ -203,7 +213,10 @@ static void conn_fail(struct conn *c, const char *what)
 	}
 	c->pid = -1;
 	c->error = what ? xstrdup(what) : why_gone(c, status);
+	if (c->busy) /* its reply is cut short: asked again, from where it stopped */
+		c->busy->state = IDLE;
 	c->busy = NULL;
+	c->retry_at = now_ns() + RETRY_NS;
 }
 
 static bool conn_send(struct conn *c, const char *what, uint64_t a, uint64_t b, const char *rpath)
@@ -284,11 +297,12 @@ static char *conn_line(struct conn *c, bool wait)
 	}
 }
 
-static pid_t spawn_ssh(const char *host, const char *port, int in, int out, int err)
+/* batch: no questions (the viewer is on the terminal) */
+static pid_t spawn_ssh(const char *host, const char *port, bool batch, int in, int out, int err)
 {
 	const char *ssh = getenv("TTV_SSH");
 	struct buf sh = {0}, far = {0};
-	buf_printf(&sh, "exec %s \"$@\"", ssh && *ssh ? ssh : DEFAULT_SSH);
+	buf_printf(&sh, "exec %s%s \"$@\"", ssh && *ssh ? ssh : DEFAULT_SSH, batch ? " -o BatchMode=yes" : "");
 	buf_printf(&far, "exec /bin/sh -c '%s'", far_side);
 	const char *argv[9] = {"/bin/sh", "-c", sh.p, "ttv-ssh"};
 	size_t n = 4;
@@ -344,6 +358,67 @@ static void conn_free_all(void)
 	nconns = capconns = 0;
 }
 
+/* Start ssh and ask for the far side's first answer (read by conn_hello). */
+static void conn_spawn(struct conn *c, bool batch)
+{
+	char host[256], port[16];
+	int sv[2], out[2], err[2];
+	if (ssh_target(c->key, host, sizeof host, port, sizeof port) < 0) {
+		c->error = xstrdup("not a host ssh can reach (want HOST:PATH or ssh://[USER@]HOST[:PORT]/PATH)");
+		return;
+	}
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) || pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC)) {
+		c->error = xstrdup(strerror(errno));
+		return;
+	}
+	c->pid = spawn_ssh(host, port, batch, sv[1], out[1], err[1]);
+	close(sv[1]);
+	close(out[1]);
+	close(err[1]);
+	c->to = sv[0];
+	c->from = out[0];
+	c->err = err[0];
+	fcntl(c->err, F_SETFL, O_NONBLOCK);
+	if (c->pid < 0) {
+		c->pid = 0;
+		conn_fail(c, strerror(errno));
+		return;
+	}
+	c->hello = conn_send(c, "H", 0, 0, ".");
+}
+
+/* The far side's first answer (a login script may print lines before it):
+ * true once it came. */
+static bool conn_hello(struct conn *c, bool wait)
+{
+	for (char *line; c->hello && (line = conn_line(c, wait));) {
+		if (!strcmp(line, "ttv1"))
+			c->hello = false, c->ok = true;
+		else if (!strcmp(line, "nogzip"))
+			conn_fail(c, "the far side has no gzip");
+	}
+	return !c->hello && !c->error;
+}
+
+/* Ready for a request: connected (again, when it was lost and it is time:
+ * without questions now), and the far side has answered. */
+static bool conn_ready(struct conn *c, bool wait)
+{
+	if (c->error) {
+		if (!c->ok || now_ns() < c->retry_at)
+			return false;
+		close(c->from);
+		if (c->err >= 0)
+			close(c->err);
+		free(c->error);
+		c->error = NULL;
+		c->lo = c->hi = c->nerrtail = 0;
+		c->errtail[0] = 0;
+		conn_spawn(c, true);
+	}
+	return conn_hello(c, wait);
+}
+
 static struct conn *conn_start(const char *key)
 {
 	struct conn *c = xcalloc(1, sizeof *c);
@@ -356,42 +431,10 @@ static struct conn *conn_start(const char *key)
 		atexit(conn_free_all);
 	xgrow(&conns, &capconns, nconns + 1, sizeof *conns);
 	conns[nconns++] = c;
-
-	char host[256], port[16];
-	int sv[2], out[2], err[2];
-	if (ssh_target(key, host, sizeof host, port, sizeof port) < 0) {
-		c->error = xstrdup("not a host ssh can reach (want HOST:PATH or ssh://[USER@]HOST[:PORT]/PATH)");
-		return c;
-	}
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) || pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC)) {
-		c->error = xstrdup(strerror(errno));
-		return c;
-	}
-	c->pid = spawn_ssh(host, port, sv[1], out[1], err[1]);
-	close(sv[1]);
-	close(out[1]);
-	close(err[1]);
-	c->to = sv[0];
-	c->from = out[0];
-	c->err = err[0];
-	fcntl(c->err, F_SETFL, O_NONBLOCK);
-	if (c->pid < 0) {
-		c->pid = 0;
-		conn_fail(c, strerror(errno));
-		return c;
-	}
 	/* Password and host key questions are asked here, on the terminal,
-	 * before anything is drawn.  A login script may print lines first. */
-	if (!conn_send(c, "H", 0, 0, "."))
-		return c;
-	for (char *line; (line = conn_line(c, true));) {
-		if (!strcmp(line, "ttv1"))
-			break;
-		if (!strcmp(line, "nogzip")) {
-			conn_fail(c, "the far side has no gzip");
-			break;
-		}
-	}
+	 * before anything is drawn. */
+	conn_spawn(c, false);
+	conn_hello(c, true);
 	return c;
 }
 
@@ -429,7 +472,13 @@ static ssize_t reply_read(struct remote_file *f, void *buf, size_t n, bool wait)
 			char *line = conn_line(c, wait);
 			if (!line)
 				break;
-			if (strcmp(line, "z")) { /* it cannot be read now (gone): its end, for now */
+			unsigned long long ino, size;
+			f->gone = sscanf(line, "%*[zc] %llu %llu", &ino, &size) != 2;
+			if (!f->gone) {
+				f->ino = ino;
+				f->size = size;
+			}
+			if (line[0] != 'z') { /* gone, or another file there now: its end, for now */
 				f->state = IDLE;
 				c->busy = NULL;
 				return 0;
@@ -488,19 +537,23 @@ ssize_t remote_read(struct remote_file *f, void *buf, size_t n, bool wait, char 
 		f->ended = false;
 		return 0;
 	}
-	if (f->state == IDLE) {
+	if (f->state == IDLE && conn_ready(c, wait)) {
 		if (c->busy)
 			conn_drain(c);
 		f->got = 0;
-		if (conn_send(c, "R", f->off, f->ask, f->rpath)) {
+		char what[32];
+		snprintf(what, sizeof what, "R %llu", (unsigned long long)f->ino);
+		if (conn_send(c, what, f->off, f->ask, f->rpath)) {
 			f->state = STATUS;
 			c->busy = f;
 		}
 	}
-	ssize_t r = c->error ? -1 : reply_read(f, buf, n, wait);
+	ssize_t r = f->state == IDLE ? -1 : reply_read(f, buf, n, wait);
 	if (r < 0 && c->error) {
 		*err = xstrdup(c->error);
 		errno = EIO;
+	} else if (r < 0) {
+		errno = EAGAIN;
 	}
 	return r;
 }
@@ -522,12 +575,29 @@ struct remote_file *remote_open(const char *path, char **err)
 		return NULL;
 	}
 	struct remote_file *f = xcalloc(1, sizeof *f);
+	f->ino = st.ino;
+	f->size = st.size;
 	char *key;
 	split(path, &key, &f->rpath);
 	f->c = conn_for(key);
 	f->ask = FIRST_ASK;
 	free(key);
 	return f;
+}
+
+bool remote_identity(const struct remote_file *f, uint64_t *ino, uint64_t *size)
+{
+	*ino = f->ino;
+	*size = f->size;
+	return !f->gone;
+}
+
+void remote_rename(struct remote_file *f, const char *path)
+{
+	char *key;
+	free(f->rpath);
+	split(path, &key, &f->rpath);
+	free(key);
 }
 
 int remote_fd(const struct remote_file *f) { return f->c->error ? -1 : f->c->from; }
@@ -568,9 +638,11 @@ static struct conn *ask(const char *what, const char *path, char **err)
 		free(rpath);
 		return NULL;
 	}
-	if (c->busy)
-		conn_drain(c);
-	conn_send(c, what, 0, 0, rpath);
+	if (conn_ready(c, true)) {
+		if (c->busy)
+			conn_drain(c);
+		conn_send(c, what, 0, 0, rpath);
+	}
 	free(rpath);
 	if (c->error) {
 		if (err)

@@ -40,8 +40,16 @@ struct remote_file *remote_open(const char *path, char **err);
 /* The next bytes of the file: > 0 bytes copied to buf; 0 at its end (for
  * now: it may grow, and the next call asks again); -1 with errno EAGAIN
  * when none have come yet and !wait, or with *err set when the connection
- * is lost. */
+ * is lost.  A lost connection that had worked is made again, without
+ * questions, by the calls after it (at most every 2 s). */
 ssize_t remote_read(struct remote_file *f, void *buf, size_t n, bool wait, char **err);
+/* The file at its path as the last request saw it (following notices
+ * truncation and rotation by them): false when the path named no file
+ * that could be read.  Bytes are only ever read from the file first
+ * opened (its inode). */
+bool remote_identity(const struct remote_file *f, uint64_t *ino, uint64_t *size);
+/* The same file is now at another path (renamed over there). */
+void remote_rename(struct remote_file *f, const char *path);
 /* The descriptor that says more has come (for poll); -1 once gone. */
 int remote_fd(const struct remote_file *f);
 /* Read again from offset 0 (the file was truncated or replaced). */

@@ -288,11 +288,27 @@ static const uint8_t *next_bytes(struct trace *t, struct input *in, uint64_t *n)
 	return in->map ? in->map + in->consumed : NULL;
 }
 
+/* A remote file's connection lost or back: following, said, and made
+ * again; else the file is cut short there. */
+static void tell_connection(struct trace *t, struct input *in, bool was_lost)
+{
+	if (!in->lost == !was_lost)
+		return;
+	if (!in->lost)
+		trace_notice(t, "%s: connected again: reading on", in->path);
+	else if (t->follow)
+		trace_notice(t, "%s: the connection was lost (%s): connecting again", in->path, in->lost);
+	else
+		source_damage(in->src, in->path, true, in->size, false, "the connection was lost: %s", in->lost);
+}
+
 static void step_input(struct trace *t, struct input *in, bool wait)
 {
+	bool was_lost = in->lost;
 	input_refresh(in, t->slice, wait);
+	tell_connection(t, in, was_lost);
 	/* A file may still grow while following; a pipe at its end cannot. */
-	bool final = in->eof && (!t->follow || !in->regular);
+	bool final = in->eof && (!t->follow || !input_may_grow(in));
 	if (in->zerror && !in->zreported) {
 		source_damage(in->src, in->path, false, 0, false, "%s", in->zerror);
 		in->zreported = true;
@@ -368,8 +384,9 @@ bool trace_step(struct trace *t, uint64_t budget_ns, bool wait)
 		commit_batch(t->m, budget_ns);
 		if (t->follow && in->consumed == before && in->size == size) {
 			/* caught up (maybe with a torn record waiting for its rest):
-			 * wait for the watch, or the stream's fd, to say more came */
-			in->quiet = in->regular;
+			 * wait for the watch or the check (a file), or the fd (a
+			 * stream, or a remote file's answer on its way), to say more came */
+			in->quiet = input_may_grow(in) && in->eof;
 			continue;
 		}
 		if (!in->done)
@@ -713,18 +730,16 @@ static bool check_input(struct trace *t, struct input *in, bool *defer)
 struct input *dec_move_input(struct input *in, const char *path)
 {
 	struct trace *t = in->src->trace;
-	struct stat st;
-	if (stat(path, &st) != 0)
+	uint64_t dev, ino;
+	if (!path_identity(path, &dev, &ino))
 		return NULL;
-	if (st.st_dev == in->dev && st.st_ino == in->ino) { /* renamed: the same file */
-		if (strcmp(in->path, path)) {
-			free(in->path);
-			in->path = xstrdup(path);
-		}
+	if (dev == in->dev && ino == in->ino) { /* renamed: the same file */
+		if (strcmp(in->path, path))
+			input_rename(in, path);
 		in->gone = false;
 		return in;
 	}
-	if (in->replaced || stat(in->path, &st) == 0)
+	if (in->replaced || path_identity(in->path, &dev, &ino))
 		return NULL; /* both are there (a copy being made): stay with ours */
 	char *err = NULL;
 	struct input *nw = input_open(path, &err);
@@ -855,7 +870,7 @@ bool trace_check(struct trace *t, bool woken)
 		}
 		for (size_t i = 0; i < nin; i++) {
 			struct input *in = t->in[i];
-			if (in->done && !in->regular)
+			if (in->done && !input_may_grow(in))
 				continue;
 			in->quiet = false;
 			changed |= check_input(t, in, NULL);

@@ -167,13 +167,6 @@ is "$RC" 1 "tcp: nothing listening: exit 1"
 like "$ERR" 'cannot connect to 127.0.0.1:1' "tcp: says why"
 
 # --dump --follow: tail -f for traces (printed as they arrive, each once)
-lines() { cat "$1" 2>/dev/null | wc -l | tr -d ' '; } # (0 before the file is made)
-wait_lines() { # FILE N: until FILE has N lines (at most 20 s: a loaded machine)
-	i=0
-	while [ "$(lines "$1")" -lt "$2" ] && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
-	[ "$(lines "$1")" -ge "$2" ] || sed 's/^/# /' "$1" "${1%.out}.err" >&2
-	lines "$1"
-}
 spec 1 3 | "$TBIN/ptwrite" bf.pt
 "$TTV" --dump -f bf.pt >bf.out 2>bf.err &
 pid=$!

@@ -145,6 +145,15 @@ every_format() {
 	is "$(printf '%s\n' $1 | sort -u | xargs)" "$(formats | sort | xargs)" "$2"
 }
 
+# A file being written by a ttv in the background (--dump -f X >F.out 2>F.err)
+lines() { cat "$1" 2>/dev/null | wc -l | tr -d ' '; } # (0 before the file is made)
+wait_lines() { # F.out N: until it has N lines (at most 20 s: a loaded machine); prints how many
+	i=0
+	while [ "$(lines "$1")" -lt "$2" ] && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
+	[ "$(lines "$1")" -ge "$2" ] || sed 's/^/# /' "$1" "${1%.out}.err" >&2
+	lines "$1"
+}
+
 # Count lines matching a fixed string.
 count() { printf '%s\n' "$1" | grep -cF -- "$2"; }
 

@@ -4,8 +4,10 @@
 # format, an ATF session and a dial9 segment directory, gzip and a merge
 # with a local path read as they do locally, in every batch mode; the bytes
 # on the wire stay within the trace's gzip -1 size plus 64 KB; nothing is
-# written over there; ssh's errors come back in one line; the viewer asks
-# ssh's questions before it draws, shows the trace and leaves nothing running.
+# written over there; ssh's errors come back in one line; following reads
+# growth, truncation, rotation, deletion and a directory's new segments, and
+# a lost connection is said and made again; the viewer asks ssh's questions
+# before it draws, shows the trace, follows it and leaves nothing running.
 . "$(dirname "$0")/lib.sh"
 . "$T_DIR/sshd.sh"
 cd "$TMP" || exit 1
@@ -104,6 +106,82 @@ run --dump "far:$TMP/far/notes"
 is "$RC" 1 "a remote directory holding no trace: exit 1"
 like "$ERR" "far:$TMP/far/notes: directory holds no trace" "... and said"
 
+# a connection cut while reading: the file is cut short there, said with
+# its offset, and what came before it is read
+run --dump "cut:$TMP/far/big.d9"
+is "$RC" 3 "a connection cut while reading: exit 3"
+like "$ERR" "^ttv: cut:$TMP/far/big.d9: offset [0-9]+: the connection was lost: ssh: " "... said with the file and offset"
+ok "$([ "$(printf '%s\n' "$OUT" | wc -l)" -gt 1000 ]; echo $?)" "... and the events before it are read"
+
+# following a remote file: growth, a torn record, truncation, rotation,
+# deletion (ptwrite records as in t/follow.t)
+rec() { echo "V4 ts=$((1000 + $1 * 100)) pid=1 type=21 latency=10 comm=w target=/file/$1"; }
+spec() { for i in $(seq "$1" "$2"); do rec "$i"; done; }
+spec 1 3 | "$TBIN/ptwrite" far/live.pt
+spec 4 5 | "$TBIN/ptwrite" more.pt
+spec 6 6 | "$TBIN/ptwrite" torn.pt
+"$TTV" --dump -f "far:$TMP/far/live.pt" >ff.out 2>ff.err &
+pid=$!
+is "$(wait_lines ff.out 3)" 3 "-f: what is there"
+cat more.pt >>far/live.pt
+is "$(wait_lines ff.out 5)" 5 "-f: appended records come"
+head -c 200 torn.pt >>far/live.pt
+sleep 1.5
+is "$(lines ff.out)" 5 "-f: a torn record waits for its rest"
+tail -c +201 torn.pt >>far/live.pt
+is "$(wait_lines ff.out 6)" 6 "-f: and comes when it is whole"
+is "$(grep -o '/file/[0-9]*' ff.out | tr '\n' ' ')" "/file/1 /file/2 /file/3 /file/4 /file/5 /file/6 " "-f: each event once, in order"
+cp more.pt far/live.pt
+is "$(wait_lines ff.out 8)" 8 "-f: a truncated file is read again"
+like "$(cat ff.err)" "far:$TMP/far/live.pt was truncated" "-f: and said"
+spec 7 9 | "$TBIN/ptwrite" far/rotated.pt
+mv far/rotated.pt far/live.pt
+is "$(wait_lines ff.out 11)" 11 "-f: a file rotated in its place is read"
+like "$(cat ff.err)" "live.pt was replaced by a new file" "-f: and said"
+pkill -f "sshcount.pl 127.0.0.1 $SSH_PORT $SSH_BYTES"
+spec 10 10 | "$TBIN/ptwrite" ten.pt
+cat ten.pt >>far/live.pt
+is "$(wait_lines ff.out 12)" 12 "-f: a connection lost is made again, and reading goes on"
+like "$(cat ff.err)" "live.pt: the connection was lost \(ssh: .*\): connecting again" "-f: the loss is said"
+like "$(cat ff.err)" "live.pt: connected again: reading on" "-f: and the return"
+rm far/live.pt
+i=0
+while ! grep -q "renamed or deleted" ff.err && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+like "$(cat ff.err)" "far:$TMP/far/live.pt was renamed or deleted: its events stay" "-f: a deleted file is said"
+kill $pid
+
+# following a remote directory of dial9 segments: the active one grows, is
+# sealed (renamed), and a new one starts; the same happens to a directory
+# here, followed alike: both print the same events, each once
+"$TBIN/d9write" --generate 3000 --seed 1 g1.bin
+"$TBIN/d9write" --generate 3000 --seed 2 g2.bin
+for d in far/d9live d9here; do
+	mkdir "$d"
+	head -c 20000 g1.bin >"$d/trace.0.bin.active"
+done
+"$TTV" --dump -f "far:$TMP/far/d9live" >dd.out 2>dd.err &
+pid=$!
+"$TTV" --dump -f d9here >dh.out 2>dh.err &
+pidh=$!
+n0=$(wait_lines dd.out 100)
+wait_lines dh.out "$n0" >/dev/null
+for d in far/d9live d9here; do
+	tail -c +20001 g1.bin >>"$d/trace.0.bin.active"
+	mv "$d/trace.0.bin.active" "$d/trace.0.bin"
+	cp g2.bin "$d/trace.1.bin.active"
+done
+want=$("$TTV" --dump d9here | wc -l | tr -d ' ')
+is "$(wait_lines dd.out "$want")" "$want" "-f on a directory: the growth, the sealed segment and a new one ($n0 at first)"
+wait_lines dh.out "$want" >/dev/null
+like "$(cat dd.err)" "far:$TMP/far/d9live: 1 new file" "-f on a directory: the new segment is said"
+sleep 0.5
+kill $pid $pidh
+# (a span's duration, printed as it arrives, depends on what had come by then)
+nodur() { sed 's/ \[[^]]*\]$//' "$1" | sort; }
+nodur dh.out >dh.sorted
+nodur dd.out | cmp -s - dh.sorted || { nodur dd.out | diff - dh.sorted | head -6 | sed "s/^/#   /"; false; }
+ok $? "-f on a directory: the same events as followed here, each once"
+
 # the viewer: ssh's question on the terminal first, then the trace; q
 # leaves nothing running
 S=ttv-remote-$$
@@ -123,6 +201,28 @@ ok $? "q quits (exit 0)"
 sleep 0.3
 pgrep -f "ssh -F $SSH_DIR/config" >/dev/null
 ok "$([ $? = 1 ]; echo $?)" "... and ssh is gone with it"
+tm kill-server
+
+# the viewer following a remote file: appended events come; a lost
+# connection is said on the status line, made again, and said
+spec 1 3 | "$TBIN/ptwrite" far/view.pt
+spec 4 4 | "$TBIN/ptwrite" four.pt
+S=ttv-remote-f-$$
+tm new-session -d -s "$S" -x 100 -y 24 "TERM=xterm-256color '$TTV' -f 'far:$TMP/far/view.pt'; echo \"exit=\$?\"; sleep 30"
+wait_for "#3/3" 100
+ok $? "the viewer follows a remote file"
+tm send-keys -t "$S" Tab
+cat four.pt >>far/view.pt
+wait_for "/file/4" 100
+ok $? "... and shows what is appended over there"
+pkill -f "sshcount.pl 127.0.0.1 $SSH_PORT $SSH_BYTES"
+wait_for "the connection was lost" 100
+ok $? "a lost connection is said on the status line"
+wait_for "connected again" 100
+ok $? "... and its return"
+tm send-keys -t "$S" q
+wait_for "exit=0" 50
+ok $? "q quits"
 tm kill-server
 
 sshd_stop

@@ -1,17 +1,19 @@
 #!/usr/bin/perl
 # An ssh ProxyCommand that counts: relays standard input and output to
 # HOST:PORT and, at the end, adds the bytes that crossed (both ways) to the
-# number in COUNTFILE.  Usage: sshcount.pl HOST PORT COUNTFILE
+# number in COUNTFILE.  With LIMIT, it cuts the connection once that many
+# bytes have crossed.  Usage: sshcount.pl HOST PORT COUNTFILE [LIMIT]
 use strict;
 use warnings;
 use IO::Socket::INET;
 use IO::Select;
 
-my ($host, $port, $countfile) = @ARGV;
+my ($host, $port, $countfile, $limit) = @ARGV;
 my $s = IO::Socket::INET->new(PeerAddr => $host, PeerPort => $port, Proto => 'tcp')
     or die "sshcount: cannot connect to $host:$port: $!\n";
 my $sel = IO::Select->new(\*STDIN, $s);
-my $bytes = 0;
+my $bytes = 0;    # not yet added to COUNTFILE
+my $total = 0;    # all of this connection's
 # ssh ends its ProxyCommand with a signal when it is done
 $SIG{HUP} = $SIG{TERM} = $SIG{PIPE} = sub { add_up(); exit 0 };
 my $open = 2;
@@ -26,6 +28,8 @@ OUTER: while ($open) {
             next;
         }
         $bytes += $n;
+        $total += $n;
+        last OUTER if defined $limit && $total > $limit;
         my $to = $fh == $s ? \*STDOUT : $s;
         for (my $off = 0; $off < $n;) {
             my $w = syswrite($to, $buf, $n - $off, $off);
@@ -37,13 +41,13 @@ OUTER: while ($open) {
 add_up();
 
 sub add_up {
-    my $total = $bytes;
+    my $sum = $bytes;
     $bytes = 0;
     if (open(my $in, '<', $countfile)) {
-        $total += (<$in> // 0);
+        $sum += (<$in> // 0);
         close $in;
     }
     open(my $out, '>', $countfile) or die "sshcount: $countfile: $!\n";
-    print $out "$total\n";
+    print $out "$sum\n";
     close $out;
 }

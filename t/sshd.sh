@@ -5,7 +5,8 @@
 #                         ProxyCommand that adds the bytes it relays to
 #                         $SSH_BYTES (t/sshcount.pl)
 #                         (Host ask: the same, whose host key ssh asks about;
-#                         Host closed: a port nobody listens on)
+#                         Host cut: through a relay that cuts it after 300
+#                         KB; Host closed: a port nobody listens on)
 #   wire_bytes CMD...     runs CMD (its output to $TMP/wire.out); prints the
 #                         bytes that crossed
 #   sshd_stop             stops it (a test ends with it: nothing stays)
@@ -60,6 +61,18 @@ Host ask
   UserKnownHostsFile $SSH_DIR/known_ask
   StrictHostKeyChecking ask
   LogLevel ERROR
+# the server, through a relay that cuts the connection after 300 KB
+Host cut
+  HostName 127.0.0.1
+  Port $SSH_PORT
+  User $(id -un)
+  IdentityFile $SSH_DIR/id
+  IdentitiesOnly yes
+  UserKnownHostsFile $SSH_DIR/known_hosts
+  StrictHostKeyChecking yes
+  BatchMode yes
+  LogLevel ERROR
+  ProxyCommand perl $T_DIR/sshcount.pl %h %p $SSH_DIR/cut.bytes 300000
 # a port where nothing listens
 Host closed
   HostName 127.0.0.1
