@@ -544,6 +544,18 @@ const uint8_t *input_bytes(const struct input *in, uint64_t off, uint64_t *avail
 	return in->map + off;
 }
 
+char *path_dir(const char *path)
+{
+	size_t host = remote_is(path) ? remote_host_len(path) : 0; /* (it stays) */
+	const char *s = strrchr(path + host, '/');
+	struct buf b = {0};
+	if (!s)
+		buf_printf(&b, "%.*s.", (int)host, path);
+	else
+		buf_add(&b, path, s == path + host ? host + 1 : (size_t)(s - path));
+	return b.p;
+}
+
 enum path_kind path_kind(const char *path)
 {
 	struct remote_stat rs;

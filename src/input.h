@@ -123,6 +123,9 @@ void input_adopt(struct input *in, struct bigmem *contents, uint64_t size);
 /* Bytes at offset off (NULL when out of range); *avail = bytes from there. */
 const uint8_t *input_bytes(const struct input *in, uint64_t off, uint64_t *avail);
 
+/* The directory a path is in, as a path (the host of a remote one kept):
+ * "a/b" -> "a", "b" -> ".", "/b" -> "/", "far:b" -> "far:.".  Caller frees. */
+char *path_dir(const char *path);
 /* What is at a path (directories are listed here, not by decoders). */
 enum path_kind { PATH_NONE, PATH_FILE, PATH_DIR, PATH_OTHER };
 enum path_kind path_kind(const char *path);

@@ -96,22 +96,20 @@ bool remote_is(const char *path)
 	return colon && colon != path && (!slash || colon < slash);
 }
 
+size_t remote_host_len(const char *path)
+{
+	if (!strncmp(path, "ssh://", 6))
+		return strcspn(path + 6, "/") + 6;
+	return (size_t)((path[0] == '[' ? strchr(path, ']') + 1 : strchr(path, ':')) - path) + 1;
+}
+
 /* Split a remote path into its connection's key and the path over there
  * (a relative path is the login directory's, as for scp). */
 static void split(const char *path, char **key, char **rpath)
 {
-	const char *sep;
-	if (!strncmp(path, "ssh://", 6)) {
-		sep = strchr(path + 6, '/');
-		if (!sep)
-			sep = path + strlen(path);
-		*key = xstrndup(path, (size_t)(sep - path));
-		*rpath = xstrdup(*sep ? sep : ".");
-		return;
-	}
-	sep = path[0] == '[' ? strchr(path, ']') + 1 : strchr(path, ':');
-	*key = xstrndup(path, (size_t)(sep - path));
-	*rpath = xstrdup(sep[1] ? sep + 1 : ".");
+	size_t host = remote_host_len(path);
+	*key = xstrndup(path, strncmp(path, "ssh://", 6) ? host - 1 : host); /* (HOST: without its colon) */
+	*rpath = xstrdup(path[host] ? path + host : ".");
 }
 
 /* ssh's arguments for a key: [-p PORT] [USER@]HOST (brackets gone). */

@@ -19,6 +19,9 @@
  * (so ./a:b and /a:b are local), or ssh://; tcp: is a stream, not a host. */
 bool remote_is(const char *path);
 
+/* How much of a remote path names the host: "HOST:" or "ssh://HOST". */
+size_t remote_host_len(const char *path);
+
 struct remote_stat {
 	enum path_kind kind;
 	bool readable;

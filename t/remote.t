@@ -70,6 +70,8 @@ every_format "$ran" "every format was read from the far side"
 same "a gzip file" --dump "far:$TMP/far/big.d9.gz"
 same "a directory of dial9 segments" --info "far:$TMP/far/segments"
 same "ssh://HOST/PATH" --dump "ssh://far$TMP/far/podtrace"
+same "an ATF thread's file, its manifest read beside it" --dump "far:$TMP/far/atf/thread_0/index.atf"
+same "--diff of a remote trace and a local one" --diff "far:$TMP/far/dial9" "$TMP/far/big.d9"
 same "a remote path merged with a local one" --dump "far:$TMP/far/podtrace" "$TMP/far/syscall"
 same "two remote paths" --stats "far:$TMP/far/dial9" "far:$TMP/far/segments"
 

@@ -340,4 +340,17 @@ for t in vt100:no:no linux:yes:no xterm-256color:yes:yes; do
 	has() { if grep -q "$(printf '\033')\[?$1h" "$TMP/out-$term"; then echo yes; else echo no; fi; }
 	is "$(has 1000):$(has 2004)" "$want" "TERM=$term: mouse reporting and bracketed paste switched on: $want"
 done
+
+# a slow stream (a pipe; the far side of a remote path is read alike): the
+# viewer waits on it in poll, not in a loop (it once took a core)
+S=ttv-test-$$-slow
+tm new-session -d -s "$S" -x 80 -y 24 "(sleep 3; cat '$TMP/t.pt') | '$TTV' -; echo done; sleep 30"
+sleep 2
+pid=$(pgrep -f "^$TTV -\$" | head -1)
+ticks=$(awk '{ print $14 + $15 }' "/proc/$pid/stat" 2>/dev/null)
+ok "$([ -n "$ticks" ] && [ "$ticks" -lt 50 ]; echo $?)" "waiting 2 s on a slow pipe took ${ticks:-?} of 200 ticks of CPU"
+wait_for "2 lanes"
+ok $? "... and what came is shown"
+tm send-keys -t "$S" q
+tm kill-server 2>/dev/null
 done_testing

@@ -289,6 +289,7 @@ struct app {
 	struct buf messages; /* every message said, one a line with its time (the messages view) */
 
 	bool loading;
+	bool load_waits;    /* its last step read nothing: a stream (a pipe, the far side) is slow */
 	bool follow;
 	bool paused;        /* following, but the user scrolled away */
 	bool end_held;      /* following at the end when a file was looked at (a truncation may drop the event) */

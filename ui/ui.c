@@ -760,7 +760,11 @@ static void load_step(struct app *a, uint64_t budget_ns, bool wait)
 	uint64_t before = model_count(a->m);
 	bool was_at_end = at_end(a) || a->end_held;
 	struct evref was_last = ref_of(a, vis_last(a));
+	uint64_t read_before, total_before, read, total;
+	trace_progress(a->t, &read_before, &total_before);
 	a->loading = trace_step(a->t, budget_ns, wait);
+	trace_progress(a->t, &read, &total);
+	a->load_waits = read == read_before && total == total_before;
 	if (model_count(a->m) != before || model_generation(a->m) != a->vis.gen || !a->loading ||
 	    a->t->notices != a->notices)
 		after_load(a, before, was_at_end, was_last);
@@ -920,7 +924,8 @@ static void loop(struct app *a)
 			}
 			break;
 		}
-		bool busy = a->loading || vis_pending(a) || a->seek.on || hits_pending(a) || tree_pending(a) || occur_pending(a); /* else poll sleeps */
+		/* (a slow stream: poll wakes when its fd says more came, at the latest soon) */
+		bool busy = (a->loading && !a->load_waits) || vis_pending(a) || a->seek.on || hits_pending(a) || tree_pending(a) || occur_pending(a); /* else poll sleeps */
 		struct pollfd p[2 + 16] = {{fileno(term.tty), POLLIN, 0}, {term.sigpipe[0], POLLIN, 0}};
 		nfds_t np = 2 + trace_poll_fds(a->t, p + 2, ARRAY_LEN(p) - 2);
 		int wait_ms = -1;
@@ -928,7 +933,7 @@ static void loop(struct app *a)
 			uint64_t t = now_ns();
 			wait_ms = key_due > t ? (int)((key_due - t + 999999) / 1000000) : 0;
 		}
-		int timeout = busy ? 0 : a->follow ? (wait_ms >= 0 ? MIN(wait_ms, FOLLOW_TICK_MS) : FOLLOW_TICK_MS) : wait_ms;
+		int timeout = busy ? 0 : a->follow || a->loading ? (wait_ms >= 0 ? MIN(wait_ms, FOLLOW_TICK_MS) : FOLLOW_TICK_MS) : wait_ms;
 		int r = poll(p, np, timeout);
 		if (r < 0 && errno != EINTR)
 			break;

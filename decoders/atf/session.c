@@ -236,14 +236,6 @@ static int atf_probe_dir(const char *dir)
 	}
 }
 
-static char *dir_name(const char *p)
-{
-	const char *s = strrchr(p, '/');
-	if (!s)
-		return xstrdup(".");
-	return s == p ? xstrdup("/") : xstrndup(p, (size_t)(s - p));
-}
-
 static bool atf_open_dir(struct source *src, const char *dir)
 {
 	struct session *ss = session_new(src);
@@ -258,7 +250,7 @@ static bool atf_open_dir(struct source *src, const char *dir)
 		break;
 	case S_THREAD: {
 		ss->layout = "thread directory";
-		char *pdir = dir_name(dir);
+		char *pdir = path_dir(dir);
 		uint32_t slot = 0;
 		atf_numbered(atf_base_name(dir), "thread_", &slot);
 		uint32_t pid = 0;
@@ -395,12 +387,12 @@ static void *atf_open(struct input *in)
 		ss->layout = "single file";
 	bool detail = in->size >= 4 && !memcmp(in->map, "ATD2", 4);
 	const char *base = atf_base_name(in->path);
-	char *dir = in->is_stdin ? NULL : dir_name(in->path);
+	char *dir = in->is_stdin ? NULL : path_dir(in->path);
 	uint32_t slot = 0;
 	bool named = dir && atf_numbered(atf_base_name(dir), "thread_", &slot);
 	if (!named && in->size >= 16)
 		slot = ld32le(in->map + 12);
-	char *pdir = named ? dir_name(dir) : NULL;
+	char *pdir = named ? path_dir(dir) : NULL;
 	uint32_t pid = 0;
 	bool known = pdir && atf_numbered(atf_base_name(pdir), "pid_", &pid);
 	size_t pidx = pid_add(ss, pid, known, pdir);
