@@ -180,6 +180,7 @@ for size in 80x24 200x50; do
 	tm new-session -d -s "$S" -x "${size%x*}" -y "${size#*x}" \
 		"TERM=xterm-256color '$TTV' '$SAMPLES/htdump/small.htdump'; echo \"exit=\$?\"; sleep 30"
 	wait_for "6 lanes"
+	wait_for "io_wa" # (the whole first screen: under load a pane is read while it is written)
 	sc=$(screen)
 	row=$(printf '%s\n' "$sc" | grep -n '^thread 2 ' | cut -d: -f1)
 	like "$(printf '%s\n' "$sc" | sed -n "${row}p")" 'worker_run' "$size: thread 2's outermost span named in its bar"

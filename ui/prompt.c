@@ -606,7 +606,9 @@ void status_draw(struct app *a)
 	/* A message goes before the file names (or the span): they give way
 	 * first, then it is cut, ending in an ellipsis (M lists every message
 	 * whole). */
-	int rw = text_width(right.p, right.len), room = MAX(0, a->cols - rw - 1);
+	/* the last column stays blank: a character in the screen's last cell
+	 * costs ncurses an autowrap off and on around it (10 bytes) */
+	int rw = text_width(right.p, right.len), room = MAX(0, a->cols - rw - 2);
 	struct buf m = {0};
 	esc_typed(&m, a->msg, strlen(a->msg));
 	int mw = text_width(m.p, m.len);
@@ -634,7 +636,7 @@ void status_draw(struct app *a)
 	}
 	buf_free(&m);
 	draw_role(R_STATUS);
-	draw_text(y, MAX(0, a->cols - rw), rw, right.p, right.len);
+	draw_text(y, MAX(0, a->cols - 1 - rw), rw, right.p, right.len);
 	buf_free(&right);
 	buf_free(&left);
 }

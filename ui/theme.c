@@ -197,7 +197,7 @@ bool theme_load(const char *name, bool mono, char **err)
 		}
 		if (!ok)
 			continue;
-		if (colour && (fg >= 0 || bg >= 0)) {
+		if (colour) {
 			/* roles of the same colours share a pair: text of one next to
 			 * the other's is drawn without a colour change between them */
 			int p = 1;

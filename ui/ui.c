@@ -317,6 +317,9 @@ static const struct view_ops {
 
 static void draw(struct app *a)
 {
+	/* blank cells in the normal role's colours, as the text beside them:
+	 * a row's end is cleared without an attribute change first */
+	bkgdset((chtype)theme_attr(R_NORMAL) | ' ');
 	erase();
 	views[top_view(a)].draw(a);
 	if (a->prompt.kind != PROMPT_NONE)
