@@ -19,7 +19,7 @@ CC      ?= cc
 OPT     ?= -O2
 CFLAGS  ?= $(OPT) -g
 SAN     ?=
-PKGS    := ncursesw termkey libpcre2-8 zlib
+PKGS    := ncursesw termkey libpcre2-8 zlib sqlite3
 
 STD_FLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -MMD -MP
 ifeq ($(SAN),fuzz)
@@ -49,7 +49,7 @@ all: deps
 # --- dependencies ---------------------------------------------------------
 # pkg-config name : Debian package
 DEP_PKGS := ncursesw:libncurses-dev termkey:libtermkey-dev \
-            libpcre2-8:libpcre2-dev zlib:zlib1g-dev
+            libpcre2-8:libpcre2-dev zlib:zlib1g-dev sqlite3:libsqlite3-dev
 # command : Debian package
 DEP_CMDS := cc:gcc pkg-config:pkg-config tmux:tmux prove:perl zsh:zsh groff:groff man:man-db
 # header (libraries without pkg-config) : Debian package
@@ -82,10 +82,11 @@ deps:
 	$(INSTALL_MISSING)
 
 # What only the tests need: a browser and speedscope (npm), which open the
-# exports as their users would (t/speedscope.t); ssh and sshd, which serve
-# remote paths (t/remote.t).
+# exports as their users would (t/speedscope.t); DuckDB (npm), which reads
+# --dump --json (t/sql.t); ssh and sshd, which serve remote paths (t/remote.t).
 TEST_CMDS := chromium:chromium node:nodejs npm:npm ssh:openssh-client /usr/sbin/sshd:openssh-server
 SPEEDSCOPE := speedscope@1.25.0
+DUCKDB := @duckdb/node-api@1.5.6-r.1
 NPM_DIR := build/npm
 
 test-deps: deps
@@ -96,6 +97,8 @@ test-deps: deps
 	$(INSTALL_MISSING)
 	@[ -f $(NPM_DIR)/node_modules/speedscope/package.json ] || \
 	  npm install --prefix $(NPM_DIR) --no-audit --no-fund --loglevel=error $(SPEEDSCOPE)
+	@[ -f $(NPM_DIR)/node_modules/@duckdb/node-api/package.json ] || \
+	  npm install --prefix $(NPM_DIR) --no-audit --no-fund --loglevel=error $(DUCKDB)
 
 # --- build ----------------------------------------------------------------
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
@@ -105,7 +108,7 @@ LIBS        = $(PKG_LIBS) -liberty -lm -lpthread
 
 # make static: build-static/ttv, linked statically and stripped: no dynamic
 # loader, libraries or terminfo needed where it is copied (ui/terminfo.c).
-STATIC_LIBS := -lncursesw -ltinfo -ltermkey -lunibilium -lpcre2-8 -lz -liberty -lm -lpthread
+STATIC_LIBS := -lncursesw -ltinfo -ltermkey -lunibilium -lpcre2-8 -lsqlite3 -lz -liberty -lm -lpthread
 ifeq ($(LINK),static)
 LIBS = -static -s $(STATIC_LIBS)
 endif

@@ -31,7 +31,7 @@ _ttv()
 	local cur prev
 	cur=${COMP_WORDS[COMP_CWORD]}
 	prev=${COMP_WORDS[COMP_CWORD-1]}
-	local opts="--dump --json --info --stats --report --sort --diff --export --follow -f --no-follow
+	local opts="--dump --json --csv --info --stats --report --sort --diff --export --sql --follow -f --no-follow
 		--filter -e --format --keymap --theme --time --align --memory --no-cache --cache-size --help -h --version -V"
 
 	case $prev in
@@ -55,6 +55,9 @@ _ttv()
 	--export)
 		COMPREPLY=($(compgen -W "chrome folded speedscope" -- "$cur"))
 		return
+		;;
+	--sql)
+		return # (a query: nothing to offer)
 		;;
 	--sort)
 		COMPREPLY=($(compgen -W "total self calls min max mean name" -- "$cur"))

@@ -7,17 +7,18 @@
 
 #include "src/util.h"
 
-enum mode { MODE_VIEW, MODE_DUMP, MODE_INFO, MODE_STATS, MODE_REPORT, MODE_DIFF, MODE_EXPORT };
+enum mode { MODE_VIEW, MODE_DUMP, MODE_INFO, MODE_STATS, MODE_REPORT, MODE_DIFF, MODE_EXPORT, MODE_SQL };
 
 struct cli {
 	enum mode mode;
-	bool json, follow, help, version, align;
+	bool json, csv, follow, help, version, align;
 	enum time_mode time; /* --time */
 	const char **filters;
 	size_t nfilters, capfilters;
 	const char *format, *keymap, *theme;
 	const char *export_format; /* --export FORMAT */
 	const char *sort;          /* --sort KEY (--report) */
+	const char *sql;           /* --sql QUERY */
 	char **paths;
 	size_t npaths;
 	/* the config file: what it set (the command line overrides it) and

@@ -1,5 +1,7 @@
 #include "src/esc.h"
 
+#include <wchar.h>
+
 static const char hexd[] = "0123456789abcdef";
 
 size_t utf8_decode(const uint8_t *s, size_t n, uint32_t *cp)
@@ -163,4 +165,36 @@ void esc_json(struct buf *b, const void *data, size_t n)
 		}
 	}
 	buf_addc(b, '"');
+}
+
+size_t esc_fit(const char *s, size_t n, int maxw, int *cells)
+{
+	size_t i = 0;
+	int w = 0;
+	while (i < n) {
+		uint8_t c = (uint8_t)s[i];
+		if (c >= 0x20 && c < 0x7f) {
+			if (w + 1 > maxw)
+				break;
+			w++, i++;
+			continue;
+		}
+		uint32_t cp;
+		size_t len = utf8_decode((const uint8_t *)s + i, n - i, &cp);
+		int cw = len && !cp_is_unsafe(cp) ? wcwidth((wchar_t)cp) : -1;
+		if (cw < 0)
+			break; /* not drawable as is: stop rather than guess */
+		if (w + cw > maxw)
+			break;
+		w += cw, i += len;
+	}
+	*cells = w;
+	return i;
+}
+
+int esc_width(const char *s, size_t n)
+{
+	int w;
+	esc_fit(s, n, 1 << 30, &w);
+	return w;
 }

@@ -36,5 +36,11 @@ void esc_json(struct buf *b, const void *s, size_t n);
 size_t utf8_decode(const uint8_t *s, size_t n, uint32_t *cp);
 /* True for code points that must never reach the terminal as themselves. */
 bool cp_is_unsafe(uint32_t cp);
+/* Bytes of sanitized text that fit in maxw terminal cells (wcwidth: the
+ * locale's LC_CTYPE); *cells gets their width.  Stops at a character that
+ * cannot be drawn as it is. */
+size_t esc_fit(const char *s, size_t n, int maxw, int *cells);
+/* Its width in cells (as far as it can be drawn). */
+int esc_width(const char *s, size_t n);
 
 #endif

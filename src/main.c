@@ -12,6 +12,7 @@
 #include "src/export.h"
 #include "src/report.h"
 #include "src/saved.h"
+#include "src/sql.h"
 #include "ui/ui.h"
 
 /* The viewer reads this long before drawing: probing and a decoder's first
@@ -32,6 +33,8 @@ static void usage(FILE *f)
 		"       ttv --export chrome PATH...      Chrome trace events (for Perfetto)\n"
 		"       ttv --export folded PATH...      call paths by self time (flame graphs)\n"
 		"       ttv --export speedscope PATH...  speedscope JSON, a profile per lane\n"
+		"       ttv --sql QUERY [--csv] PATH...  SQL over the tables events, lanes,\n"
+		"                                        types, sources, damage (ttv(1))\n"
 		"\n"
 		"      --sort KEY        --report's order: total (default), self, calls, min,\n"
 		"                        max, mean or name\n"
@@ -78,10 +81,12 @@ static int usage_error(const char *fmt, const char *arg)
 int cli_parse(struct cli *c, int argc, char **argv)
 {
 	enum { O_DUMP = 256, O_JSON, O_INFO, O_STATS, O_EXPORT, O_FORMAT, O_KEYMAP, O_THEME, O_TIME, O_ALIGN,
-	       O_NOFOLLOW, O_MEMORY, O_NOCACHE, O_CACHESIZE, O_REPORT, O_SORT, O_DIFF };
+	       O_NOFOLLOW, O_MEMORY, O_NOCACHE, O_CACHESIZE, O_REPORT, O_SORT, O_DIFF, O_SQL, O_CSV };
 	static const struct option opts[] = {
 		{"dump", no_argument, NULL, O_DUMP},
 		{"json", no_argument, NULL, O_JSON},
+		{"csv", no_argument, NULL, O_CSV},
+		{"sql", required_argument, NULL, O_SQL},
 		{"info", no_argument, NULL, O_INFO},
 		{"stats", no_argument, NULL, O_STATS},
 		{"report", no_argument, NULL, O_REPORT},
@@ -117,14 +122,18 @@ int cli_parse(struct cli *c, int argc, char **argv)
 		case O_REPORT:
 		case O_DIFF:
 		case O_EXPORT:
+		case O_SQL:
 			if (c->mode != MODE_VIEW)
-				return usage_error("%s", "choose one of --dump, --info, --stats, --report, --diff and --export");
+				return usage_error("%s", "choose one of --dump, --info, --stats, --report, --diff, --export and --sql");
 			c->mode = o == O_DUMP	 ? MODE_DUMP
 				  : o == O_INFO	 ? MODE_INFO
 				  : o == O_STATS	 ? MODE_STATS
 				  : o == O_REPORT ? MODE_REPORT
 				  : o == O_DIFF	 ? MODE_DIFF
+				  : o == O_SQL	 ? MODE_SQL
 						  : MODE_EXPORT;
+			if (o == O_SQL)
+				c->sql = optarg;
 			if (o == O_EXPORT) {
 				if (strcmp(optarg, "chrome") && strcmp(optarg, "folded") && strcmp(optarg, "speedscope"))
 					return usage_error("unknown export format '%s' (there is: chrome, folded, speedscope)",
@@ -139,6 +148,7 @@ int cli_parse(struct cli *c, int argc, char **argv)
 			c->sort = optarg;
 			break;
 		case O_JSON: c->json = true; break;
+		case O_CSV: c->csv = true; break;
 		case 'f': follow = 1; break;
 		case O_NOFOLLOW: follow = 0; break;
 		case O_ALIGN: c->align = true; break;
@@ -177,7 +187,11 @@ int cli_parse(struct cli *c, int argc, char **argv)
 	if (c->help || c->version)
 		return 0;
 	if (c->json && (c->mode == MODE_VIEW || c->mode == MODE_EXPORT))
-		return usage_error("%s", "--json goes with --dump, --info, --stats, --report or --diff");
+		return usage_error("%s", "--json goes with --dump, --info, --stats, --report, --diff or --sql");
+	if (c->csv && c->mode != MODE_SQL)
+		return usage_error("%s", "--csv goes with --sql");
+	if (c->csv && c->json)
+		return usage_error("%s", "choose one of --json and --csv");
 	if (c->sort && c->mode != MODE_REPORT)
 		return usage_error("%s", "--sort goes with --report");
 	c->follow = follow >= 0 ? follow : c->mode == MODE_VIEW && c->cfg->follow;
@@ -282,6 +296,7 @@ int main(int argc, char **argv)
 		trace_report(&t);
 		status = !trace_any_readable(&t) ? 1 : trace_damaged(&t) ? 3 : 0;
 	} else {
+		int sql_status = 0;
 		trace_load_all(&t);
 		switch (c.mode) {
 		case MODE_INFO: batch_info(&t, c.json, stdout); break;
@@ -293,6 +308,9 @@ int main(int argc, char **argv)
 			 : !strcmp(c.export_format, "speedscope") ? export_speedscope
 								  : export_chrome)(&t, &fs, stdout);
 			break;
+		case MODE_SQL:
+			sql_status = batch_sql(&t, &fs, c.sql, c.json ? SQL_JSON : c.csv ? SQL_CSV : SQL_TABLE, stdout);
+			break;
 		case MODE_DUMP:
 		case MODE_VIEW: batch_dump(&t, &fs, c.json, c.time, stdout); break;
 		}
@@ -302,7 +320,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "%s: a filter pattern was too expensive for some events (pcre2 limits); "
 					"those events did not match\n", progname);
 		trace_save(&t);
-		status = !trace_any_readable(&t) ? 1 : trace_damaged(&t) ? 3 : 0;
+		status = sql_status ? sql_status : !trace_any_readable(&t) ? 1 : trace_damaged(&t) ? 3 : 0;
 	}
 	trace_free(&t);
 	filterset_free(&fs);

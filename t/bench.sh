@@ -396,6 +396,28 @@ bytes_rows() {
 	done
 	rm -f "$txt" "$live" "$rec"
 }
+# sql_row NAME FILE QUERY: `ttv --sql QUERY FILE`, its index saved by the
+# run before (what is timed is the query and a reopen), RUNS times.
+sql_row() {
+	"$TTV_SAVED" --info "$2" >/dev/null 2>&1 || true
+	: >"$TMP_R"
+	i=0
+	while [ $i -lt "$RUNS" ]; do
+		time_cmd "$TMP_R" "$TTV_SAVED" --sql "$3" "$2"
+		i=$((i + 1))
+	done
+	msrow "$1" $(awk '{ printf "%.0f\n", $1 * 1e9 }' "$TMP_R" | stats3)
+}
+echo "sql                                             median      (min-max)"
+sql_row "sql, GROUP BY type, dial9 10M" "$D9" \
+	"SELECT type, count(*), sum(dur) FROM events WHERE id < 10000000 GROUP BY type"
+mid=$("$TTV_SAVED" --sql "SELECT ts FROM events WHERE id = 50000000" --csv "$D9H" | tail -1)
+sql_row "sql, 1 ms of ts (BETWEEN), dial9 100M" "$D9H" \
+	"SELECT count(*), sum(dur) FROM events WHERE ts BETWEEN $mid AND $((mid + 1000000))"
+sql_row "sql, full scan, count and sum, dial9 100M" "$D9H" "SELECT count(*), sum(dur) FROM events"
+echo "sql: ttv --sql QUERY FILE, the trace's index saved before (its reopen is in the time)."
+echo
+
 echo "terminal bytes                                  median      (min-max)"
 bytes_rows
 echo "the bytes the viewer writes to its terminal (xterm-256color) for a key or an append, on the"

@@ -16,7 +16,7 @@ layer() {
 	src/model.* | src/evstore.*) echo "3 model" ;;
 	decoders/*) echo "4 decoders" ;;
 	src/trace.* | src/trace_saved.c) echo "5 load" ;;
-	src/query.* | src/batch.* | src/export.* | src/stats.* | src/calltree.* | src/report.*) echo "6 out" ;;
+	src/query.* | src/batch.* | src/export.* | src/stats.* | src/calltree.* | src/report.* | src/sql.*) echo "6 out" ;;
 	ui/*) echo "7 ui" ;;
 	src/main.c) echo "8 main" ;;
 	esac

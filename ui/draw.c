@@ -10,32 +10,6 @@
 
 void draw_role(enum role r) { attrset(theme_attr(r)); }
 
-/* Bytes of s that fit in maxw cells; *cells gets their width. */
-static size_t fit(const char *s, size_t n, int maxw, int *cells)
-{
-	size_t i = 0;
-	int w = 0;
-	while (i < n) {
-		uint8_t c = (uint8_t)s[i];
-		if (c >= 0x20 && c < 0x7f) {
-			if (w + 1 > maxw)
-				break;
-			w++, i++;
-			continue;
-		}
-		uint32_t cp;
-		size_t len = utf8_decode((const uint8_t *)s + i, n - i, &cp);
-		int cw = len && !cp_is_unsafe(cp) ? wcwidth((wchar_t)cp) : -1;
-		if (cw < 0)
-			break; /* not drawable as is: stop rather than guess */
-		if (w + cw > maxw)
-			break;
-		w += cw, i += len;
-	}
-	*cells = w;
-	return i;
-}
-
 /* Bytes of the character at s (1 for a byte that starts none). */
 static size_t char_len(const char *s, size_t n)
 {
@@ -47,32 +21,27 @@ static size_t char_len(const char *s, size_t n)
 size_t text_fit(const char *s, size_t n, int cells)
 {
 	int w;
-	size_t i = fit(s, n, cells, &w);
+	size_t i = esc_fit(s, n, cells, &w);
 	return i || !n ? i : char_len(s, n); /* a character that cannot fit still moves on */
 }
 
 size_t text_skip(const char *s, size_t n, int cells)
 {
 	int w;
-	size_t i = fit(s, n, cells, &w);
+	size_t i = esc_fit(s, n, cells, &w);
 	if (w < cells && i < n) /* a wide character straddles the edge: skip it too */
 		i += char_len(s + i, n - i);
 	return i;
 }
 
-int text_width(const char *s, size_t n)
-{
-	int w;
-	fit(s, n, 1 << 30, &w);
-	return w;
-}
+int text_width(const char *s, size_t n) { return esc_width(s, n); }
 
 int draw_text(int y, int x, int maxw, const char *s, size_t n)
 {
 	if (maxw <= 0)
 		return 0;
 	int cells;
-	size_t bytes = fit(s, n, maxw, &cells);
+	size_t bytes = esc_fit(s, n, maxw, &cells);
 	if (bytes)
 		mvaddnstr(y, x, s, (int)bytes);
 	return cells;
