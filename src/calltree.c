@@ -12,6 +12,7 @@ struct open {
 	uint32_t node, sym;
 	uint64_t child; /* its children's time so far */
 	struct ct_ref ref;
+	uint64_t pos;   /* its event's position (calltree.spanned) */
 };
 
 struct ct_stack {
@@ -83,6 +84,12 @@ static void finish(struct calltree *ct, struct ct_stack *st)
 	struct open o = st->s[--st->n];
 	uint64_t d = ts_span(o.start, o.end), self = d > o.child ? d - o.child : 0;
 	count_in(ct, o.node, d, self, &o.ref);
+	if (ct->spanned) {
+		struct ct_sym y = ct->sym[o.sym];
+		ct->spanned(ct->spanned_ctx, &(struct ct_span){o.pos, st->n ? st->s[st->n - 1].pos : CT_NO_SPAN,
+							       (uint32_t)st->n, o.ref.lane, y.type, y.name, o.start, d,
+							       self});
+	}
 	if (st->n)
 		st->s[st->n - 1].child += d;
 	else
@@ -93,7 +100,7 @@ static uint32_t node_below(const struct ct_stack *st, size_t j) { return j ? st-
 
 /* Span [start, end) called sym, in lane order. */
 static void add_span(struct calltree *ct, struct ct_stack *st, int64_t start, int64_t end, uint32_t sym,
-		     const struct ct_ref *ref)
+		     const struct ct_ref *ref, uint64_t pos)
 {
 	while (st->n && st->s[st->n - 1].end <= start)
 		finish(ct, st);
@@ -112,7 +119,7 @@ static void add_span(struct calltree *ct, struct ct_stack *st, int64_t start, in
 	xgrow(&st->s, &st->cap, st->n + 1, sizeof *st->s);
 	memmove(st->s + j + 1, st->s + j, (st->n - j) * sizeof *st->s);
 	st->n++;
-	st->s[j] = (struct open){start, end, child_of(ct, node_below(st, j), sym), sym, 0, *ref};
+	st->s[j] = (struct open){start, end, child_of(ct, node_below(st, j), sym), sym, 0, *ref, pos};
 	for (size_t k = j + 1; k < st->n; k++) /* (its new children: their paths go through it) */
 		st->s[k].node = child_of(ct, st->s[k - 1].node, st->s[k].sym);
 }
@@ -201,8 +208,12 @@ void spans_each(struct trace *t, struct filterset *fs, span_fn *fn, void *ctx)
 }
 
 /* A span of a grouped type (struct type): under its type, then its name. */
-static void group_span(struct calltree *ct, uint32_t root, const struct event *e, uint64_t d, const struct ct_ref *ref)
+static void group_span(struct calltree *ct, uint32_t root, const struct event *e, int64_t start, uint64_t d,
+		       const struct ct_ref *ref)
 {
+	if (ct->spanned)
+		ct->spanned(ct->spanned_ctx,
+			    &(struct ct_span){e->pos, CT_NO_SPAN, 0, e->lane, e->type, e->name, start, d, d});
 	uint32_t by_type = child_of(ct, root, sym_of(ct, e->type, 0));
 	count_in(ct, by_type, d, e->name ? 0 : d, ref);
 	if (e->name)
@@ -219,9 +230,9 @@ static void build_span(void *ctx, const struct event *e, int64_t start, int64_t 
 	if (ct->scope.per_lane && !st->root) /* the lane's own node over its spans */
 		st->root = child_of(ct, 0, sym_of(ct, CT_LANE, lane_name(ct->t->m, e->lane)));
 	if (model_type_get(ct->t->m, e->type)->grouped)
-		group_span(ct, st->root, e, ts_span(start, end), &ref);
+		group_span(ct, st->root, e, start, ts_span(start, end), &ref);
 	else
-		add_span(ct, st, start, end, sym_of(ct, e->type, e->name), &ref);
+		add_span(ct, st, start, end, sym_of(ct, e->type, e->name), &ref, e->pos);
 }
 
 void calltree_begin(struct calltree *ct, const struct ct_scope *scope)

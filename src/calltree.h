@@ -59,6 +59,18 @@ struct ct_scope {
 
 struct ct_stack;
 
+/* A span as it is counted (calltree.spanned): its event's position and
+ * its parent span's (CT_NO_SPAN: none; a span of a grouped type has none),
+ * its depth (0: outermost), its start, length in the scope and self time,
+ * its lane, type and name. */
+#define CT_NO_SPAN UINT64_MAX
+struct ct_span {
+	uint64_t pos, parent;
+	uint32_t depth, lane, type, name;
+	int64_t start;
+	uint64_t dur, self;
+};
+
 struct calltree {
 	struct trace *t;
 	struct ct_scope scope;
@@ -79,6 +91,9 @@ struct calltree {
 	 * counted in its type's node and its name's */
 	void (*counted)(void *ctx, uint32_t node, uint64_t d, uint64_t self, const struct ct_ref *ref);
 	void *counted_ctx;
+	/* when set: every span once, as it is counted (SQL's spans table) */
+	void (*spanned)(void *ctx, const struct ct_span *s);
+	void *spanned_ctx;
 };
 
 /* The scope of the batch modes: what the filters keep, all the time. */

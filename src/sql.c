@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "src/batch.h"
+#include "src/calltree.h"
 #include "src/esc.h"
 #include "src/fields.h"
 
@@ -452,6 +453,143 @@ static const sqlite3_module events_module = {
 	.xRowid = ev_rowid,
 };
 
+/* ---- spans: as the call tree nests them ------------------------------------------ */
+
+static const char spans_schema[] = "CREATE TABLE x(id INTEGER, ts INTEGER, dur INTEGER, self INTEGER, depth INTEGER, "
+				   "parent_id INTEGER, lane TEXT, type TEXT, name TEXT)";
+
+#define SPAN_STEP_NS 20000000 /* the call tree is built this long at a time */
+
+/* The call tree built as rows are read: the spans it counts wait in q. */
+struct sp_cursor {
+	sqlite3_vtab_cursor base;
+	struct sql_ctx *x;
+	struct calltree ct;
+	bool building;
+	struct ct_span *q;
+	size_t nq, capq, k;
+};
+
+static int sp_connect(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out, char **err)
+{
+	(void)argc, (void)argv, (void)err;
+	return vt_connect(db, spans_schema, aux, NULL, out);
+}
+
+static int sp_best_index(sqlite3_vtab *vt, sqlite3_index_info *ii)
+{
+	ii->estimatedRows = (sqlite3_int64)model_count(((struct vtab *)vt)->x->t->m) / 2 + 1;
+	ii->estimatedCost = (double)ii->estimatedRows * 4;
+	return SQLITE_OK;
+}
+
+static int sp_open(sqlite3_vtab *vt, sqlite3_vtab_cursor **out)
+{
+	struct sp_cursor *c = sqlite3_malloc(sizeof *c);
+	if (!c)
+		return SQLITE_NOMEM;
+	memset(c, 0, sizeof *c);
+	c->x = ((struct vtab *)vt)->x;
+	*out = &c->base;
+	return SQLITE_OK;
+}
+
+static int sp_close(sqlite3_vtab_cursor *cur)
+{
+	struct sp_cursor *c = (struct sp_cursor *)cur;
+	calltree_free(&c->ct);
+	free(c->q);
+	sqlite3_free(c);
+	return SQLITE_OK;
+}
+
+static void sp_counted(void *ctx, const struct ct_span *s)
+{
+	struct sp_cursor *c = ctx;
+	xgrow(&c->q, &c->capq, c->nq + 1, sizeof *c->q);
+	c->q[c->nq++] = *s;
+}
+
+/* On to the next span: built further when none waits. */
+static void sp_advance(struct sp_cursor *c)
+{
+	c->k++;
+	while (c->k >= c->nq && !c->ct.done) {
+		c->nq = 0, c->k = 0;
+		calltree_step(&c->ct, now_ns() + SPAN_STEP_NS, false);
+	}
+}
+
+static int sp_filter(sqlite3_vtab_cursor *cur, int idx, const char *s, int argc, sqlite3_value **argv)
+{
+	(void)idx, (void)s, (void)argc, (void)argv;
+	struct sp_cursor *c = (struct sp_cursor *)cur;
+	struct ct_scope sc;
+	calltree_free(&c->ct);
+	ct_scope_filters(&sc, c->x->t, c->x->fs);
+	calltree_begin(&c->ct, &sc);
+	c->ct.spanned = sp_counted;
+	c->ct.spanned_ctx = c;
+	c->nq = 0;
+	c->k = (size_t)-1;
+	sp_advance(c);
+	return SQLITE_OK;
+}
+
+static int sp_next(sqlite3_vtab_cursor *cur)
+{
+	sp_advance((struct sp_cursor *)cur);
+	return SQLITE_OK;
+}
+
+static int sp_eof(sqlite3_vtab_cursor *cur)
+{
+	struct sp_cursor *c = (struct sp_cursor *)cur;
+	return c->k >= c->nq;
+}
+
+static int sp_rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *id)
+{
+	struct sp_cursor *c = (struct sp_cursor *)cur;
+	*id = (sqlite3_int64)c->q[c->k].pos;
+	return SQLITE_OK;
+}
+
+static int sp_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
+{
+	struct sp_cursor *c = (struct sp_cursor *)cur;
+	const struct ct_span *sp = &c->q[c->k];
+	struct model *m = c->x->t->m;
+	switch (col) {
+	case 0: sqlite3_result_int64(ctx, (sqlite3_int64)sp->pos); break;
+	case 1: sqlite3_result_int64(ctx, sp->start); break;
+	case 2: sqlite3_result_int64(ctx, (sqlite3_int64)sp->dur); break;
+	case 3: sqlite3_result_int64(ctx, (sqlite3_int64)sp->self); break;
+	case 4: sqlite3_result_int(ctx, (int)sp->depth); break;
+	case 5:
+		if (sp->parent != CT_NO_SPAN)
+			sqlite3_result_int64(ctx, (sqlite3_int64)sp->parent);
+		break;
+	case 6: result_sid(ctx, m, model_lane_get(m, sp->lane)->name); break;
+	case 7: result_sid(ctx, m, model_type_get(m, sp->type)->name); break;
+	case 8: result_sid(ctx, m, sp->name ? sp->name : model_type_get(m, sp->type)->name); break;
+	}
+	return SQLITE_OK;
+}
+
+static const sqlite3_module spans_module = {
+	.xConnect = sp_connect,
+	.xBestIndex = sp_best_index,
+	.xDisconnect = vt_disconnect,
+	.xOpen = sp_open,
+	.xClose = sp_close,
+	.xFilter = sp_filter,
+	.xNext = sp_next,
+	.xEof = sp_eof,
+	.xColumn = sp_column,
+	.xRowid = sp_rowid,
+};
+
 /* ---- the small tables: a row per lane, type, source, damage report ---------- */
 
 struct small_table {
@@ -691,6 +829,8 @@ static sqlite3 *sql_db(struct sql_ctx *x, struct small_aux *aux, char **err)
 		return NULL;
 	}
 	int rc = sqlite3_create_module_v2(db, "events", &events_module, x, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_create_module_v2(db, "spans", &spans_module, x, NULL);
 	for (size_t i = 0; rc == SQLITE_OK && i < SQL_NTABLES; i++) {
 		aux[i] = (struct small_aux){x, &small_tables[i]};
 		rc = sqlite3_create_module_v2(db, small_tables[i].name, &small_module, &aux[i], NULL);

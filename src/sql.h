@@ -7,6 +7,9 @@
  *            as they restrict every view; WHERE ts ranges, id ranges, lane =
  *            and type = are answered from the model (binary search on time),
  *            not by reading every event.
+ *   spans    id (its event's), ts, dur, self, depth, parent_id, lane, type,
+ *            name: nested as the call tree nests them (src/calltree.h), each
+ *            counted as it ends
  *   lanes    id, name, source, key, events, first_ts, last_ts, counter
  *   types    id, name, category, role, name_field
  *   sources  id, path, format, status, files, damage, error

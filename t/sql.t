@@ -23,6 +23,27 @@ for name in $(formats); do
 done
 every_format "$ran" "every format was asked"
 
+# spans: as the call tree nests them.  Their call paths (parent_id
+# followed up), lengths and starts, and the self time per path, are those
+# t/nest.pl finds nesting --dump --json apart.
+PATHS="CREATE TEMP TABLE s AS SELECT * FROM spans;
+WITH RECURSIVE p(id, path) AS (
+  SELECT id, replace(name, ';', ',') FROM s WHERE parent_id IS NULL
+  UNION ALL SELECT s.id, p.path || ';' || replace(s.name, ';', ',') FROM s JOIN p ON s.parent_id = p.id)"
+for name in atf dial9 htdump; do
+	"$TTV" --sql "$PATHS SELECT p.path, s.dur, s.ts FROM p JOIN s ON s.id = p.id" --json "$name.trace" |
+		perl -MJSON::PP -ne '$r = decode_json($_); print join("\t", $r->{path}, $r->{dur}, $r->{ts}), "\n"' | sort >sql.spans
+	"$TTV" --dump --json "$name.trace" | SPANS=1 perl "$T_DIR/nest.pl" | sort >nest.spans
+	ok "$([ -s nest.spans ] && cmp -s sql.spans nest.spans; echo $?)" "$name: spans, their paths, lengths and starts ($(wc -l <nest.spans | tr -d ' ') spans)"
+	"$TTV" --sql "$PATHS SELECT p.path, sum(s.self) AS self FROM p JOIN s ON s.id = p.id GROUP BY p.path HAVING self > 0" \
+		--json "$name.trace" | perl -MJSON::PP -ne '$r = decode_json($_); print "path $r->{path} $r->{self}\n"' | sort >sql.self
+	"$TTV" --dump --json "$name.trace" | perl "$T_DIR/nest.pl" | grep '^path ' | sort >nest.self
+	ok "$([ -s nest.self ] && cmp -s sql.self nest.self; echo $?)" "$name: self time per call path"
+done
+run --sql "SELECT count(*) FROM spans WHERE depth = 0 AND parent_id IS NULL" --csv htdump.trace
+is "$(echo "$OUT" | tail -1)" "$("$TTV" --sql "SELECT count(*) FROM spans WHERE depth = 0" --csv htdump.trace | tail -1)" \
+	"spans: the outermost have no parent"
+
 # a trace whose contents are known
 cat >known.spec <<'EOF'
 V4 ts=1000 pid=1 type=21 latency=10 comm=alpha target=/etc/hosts
