@@ -54,9 +54,9 @@ check() {
 # every format of t/formats: MB megabytes at its writer's bytes per unit;
 # a directory format gets the tail on each of its data files
 for name in $(formats); do
-	writer=$(format_field "$name" writer) unit=$(format_field "$name" unit) parts=$(format_field "$name" parts)
+	parts=$(format_field "$name" parts)
 	trace=$TMP/$name
-	"$TBIN/$writer" --generate $((MB * 1048576 / unit)) --seed 7 "$trace" || exit 1
+	generate "$name" $((MB * 1048576)) 7 "$trace" || exit 1
 	events=$(events_of "$trace") # (with the writer's metadata events)
 	if [ "$parts" = - ]; then
 		echo "$trace"

@@ -137,6 +137,14 @@ sample() { # NAME: the path of the format's shared sample as plain bytes
 	esac
 }
 
+# generate NAME BYTES SEED OUT: a trace of about BYTES (at least one unit)
+# in format NAME, by its writer's --generate (t/formats: writer, unit)
+generate() {
+	_w=$(format_field "$1" writer) && _u=$(format_field "$1" unit) || return 1
+	_k=$(($2 / _u))
+	"$TBIN/$_w" --generate $((_k ? _k : 1)) --seed "$3" "$4"
+}
+
 # every_format LIST DESCRIPTION: LIST (format names, in any order, repeats
 # allowed) is every format of the table.  A test that keeps a fixture per
 # format checks with it that a new row did not go without one.

@@ -10,9 +10,7 @@ cd "$TMP" || exit 1
 # every format: one row per event, as --dump has them
 ran=""
 for name in $(formats); do
-	writer=$(format_field "$name" writer) unit=$(format_field "$name" unit)
-	n=$((200000 / unit))
-	"$TBIN/$writer" --generate $((n ? n : 1)) --seed 4 "$name.trace" || fail "$name: writes a trace"
+	generate "$name" 200000 4 "$name.trace" || fail "$name: writes a trace"
 	ran="$ran $name"
 	# (both JSON: the same escapes)
 	"$TTV" --dump --json "$name.trace" | perl -ne '/^(\{"ts":-?\d+,"lane":"(?:[^"\\]|\\.)*","type":"(?:[^"\\]|\\.)*")/ and print "$1\n"' >dump.cols

@@ -39,30 +39,19 @@ KbdInteractiveAuthentication no
 LogLevel ERROR
 EOF
 	echo "[127.0.0.1]:$SSH_PORT $(cat "$SSH_DIR/hostkey.pub")" >"$SSH_DIR/known_hosts"
+	# (for each setting, the first block of the host that sets it wins)
 	cat >"$SSH_DIR/config" <<EOF
-Host far
-  HostName 127.0.0.1
-  Port $SSH_PORT
-  User $(id -un)
-  IdentityFile $SSH_DIR/id
-  IdentitiesOnly yes
-  UserKnownHostsFile $SSH_DIR/known_hosts
-  StrictHostKeyChecking yes
-  BatchMode yes
-  LogLevel ERROR
-  ProxyCommand perl $T_DIR/sshcount.pl %h %p $SSH_BYTES
 # the server, whose host key is not known yet: ssh asks
 Host ask
-  HostName 127.0.0.1
-  Port $SSH_PORT
-  User $(id -un)
-  IdentityFile $SSH_DIR/id
-  IdentitiesOnly yes
   UserKnownHostsFile $SSH_DIR/known_ask
   StrictHostKeyChecking ask
-  LogLevel ERROR
+  BatchMode no
 # the server, through a relay that cuts the connection after 300 KB
 Host cut
+  ProxyCommand perl $T_DIR/sshcount.pl %h %p $SSH_DIR/cut.bytes 300000
+Host far
+  ProxyCommand perl $T_DIR/sshcount.pl %h %p $SSH_BYTES
+Host far ask cut
   HostName 127.0.0.1
   Port $SSH_PORT
   User $(id -un)
@@ -72,7 +61,6 @@ Host cut
   StrictHostKeyChecking yes
   BatchMode yes
   LogLevel ERROR
-  ProxyCommand perl $T_DIR/sshcount.pl %h %p $SSH_DIR/cut.bytes 300000
 # a port where nothing listens
 Host closed
   HostName 127.0.0.1
