@@ -279,8 +279,9 @@ static bool start_inflate(struct input *in)
 }
 
 /* More raw bytes, from the file, pipe or socket, or the far side: > 0
- * bytes; 0 at the end (for now); -1 when none have come (!wait), or on an
- * error (then in->zerror says it). */
+ * bytes; 0 at the end (for now; a read error ends a pipe too); -1 when none
+ * have come (!wait), or when the far side's connection is lost (in->lost
+ * says why). */
 static ssize_t read_raw(struct input *in, void *buf, size_t n, bool wait)
 {
 	if (in->rf) {
