@@ -87,8 +87,7 @@ void event_json_members(struct trace *t, const struct event *e, struct buf *b)
 	if (e->dur != TTV_NODUR)
 		buf_printf(b, ",\"dur\":%llu", (unsigned long long)e->dur);
 	enum ev_role r = ev_role(e);
-	static const char *const roles[] = {"instant", "complete", "begin", "end"};
-	buf_printf(b, ",\"role\":\"%s\"", roles[r]);
+	buf_printf(b, ",\"role\":\"%s\"", role_word(r));
 	if ((r == ROLE_BEGIN || r == ROLE_END) && e->dur == TTV_NODUR)
 		buf_adds(b, ",\"unpaired\":true");
 	if (e->flags & EVF_NO_TS)
@@ -281,9 +280,15 @@ static struct src_summary summarize(struct trace *t, const struct source *s)
 	return r;
 }
 
-static const char *status_of(const struct source *s)
+const char *source_status(const struct source *s)
 {
 	return s->error ? "failed" : s->ndmg ? "damaged" : "ok";
+}
+
+const char *role_word(enum ev_role r)
+{
+	static const char *const roles[] = {"instant", "complete", "begin", "end"};
+	return roles[r & 3];
 }
 
 #define INFO_LANES 50
@@ -438,7 +443,7 @@ void info_text(struct trace *t, struct buf *b)
 		const char *title, *format = trace_source_format(s, &title);
 		if (format)
 			buf_printf(b, "  format:  %s (%s)\n", format, title);
-		buf_printf(b, "  status:  %s\n", status_of(s));
+		buf_printf(b, "  status:  %s\n", source_status(s));
 		if (s->error) {
 			buf_adds(b, "  error:   ");
 			esc_term(b, s->error, strlen(s->error));
@@ -512,7 +517,7 @@ void info_json(struct trace *t, struct buf *b)
 		const char *title, *format = trace_source_format(s, &title);
 		if (format)
 			buf_printf(b, ",\"format\":\"%s\",\"title\":\"%s\"", format, title);
-		buf_printf(b, ",\"status\":\"%s\"", status_of(s));
+		buf_printf(b, ",\"status\":\"%s\"", source_status(s));
 		if (s->error) {
 			buf_adds(b, ",\"error\":");
 			esc_json(b, s->error, strlen(s->error));

@@ -34,6 +34,10 @@ void dump_json(struct trace *t, const struct event *e, struct buf *b);
 /* What --dump --json says of an event after ts and lane ("type" ... "fields"),
  * as members of an open object (the Chrome export's args too). */
 void event_json_members(struct trace *t, const struct event *e, struct buf *b);
+/* An event role as --dump --json and --sql name it: instant, complete, begin, end. */
+const char *role_word(enum ev_role r);
+/* A source's status as --info says it: ok, damaged or failed. */
+const char *source_status(const struct source *s);
 /* An interned string as a JSON string. */
 void json_sid(struct buf *b, const struct model *m, uint32_t sid);
 /* An interned string for the terminal (escaped). */

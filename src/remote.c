@@ -189,6 +189,18 @@ static char *why_gone(struct conn *c, int status)
 	return b.p;
 }
 
+/* ssh, whose input is closed: given ms to end by itself, then stopped. */
+static void reap(struct conn *c, int ms, int *status)
+{
+	for (int i = 0; c->pid > 0 && i < ms / 10 && waitpid(c->pid, status, WNOHANG) == 0; i++)
+		usleep(10000);
+	if (c->pid > 0 && waitpid(c->pid, status, WNOHANG) == 0) {
+		kill(c->pid, SIGTERM);
+		waitpid(c->pid, status, 0);
+	}
+	c->pid = -1;
+}
+
 /* The connection is gone: say why, once, and let ssh go. */
 static void conn_fail(struct conn *c, const char *what)
 {
@@ -203,13 +215,7 @@ static void conn_fail(struct conn *c, const char *what)
 		if (poll(&p, 1, 100) > 0)
 			take_stderr(c);
 	}
-	for (int i = 0; c->pid > 0 && i < 20 && waitpid(c->pid, &status, WNOHANG) == 0; i++)
-		usleep(50000);
-	if (c->pid > 0 && waitpid(c->pid, &status, WNOHANG) == 0) {
-		kill(c->pid, SIGTERM);
-		waitpid(c->pid, &status, 0);
-	}
-	c->pid = -1;
+	reap(c, 1000, &status);
 	c->error = what ? xstrdup(what) : why_gone(c, status);
 	if (c->busy) /* its reply is cut short: asked again, from where it stopped */
 		c->busy->state = IDLE;
@@ -336,12 +342,7 @@ static void conn_free_all(void)
 		if (c->to >= 0)
 			close(c->to);
 		int status;
-		for (int k = 0; c->pid > 0 && k < 10 && waitpid(c->pid, &status, WNOHANG) == 0; k++)
-			usleep(10000);
-		if (c->pid > 0 && waitpid(c->pid, &status, WNOHANG) == 0) {
-			kill(c->pid, SIGTERM);
-			waitpid(c->pid, &status, 0);
-		}
+		reap(c, 100, &status);
 		if (c->from >= 0)
 			close(c->from);
 		if (c->err >= 0)

@@ -414,11 +414,7 @@ static int ev_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
 		event_summary(t, e, &c->b);
 		result_buf(ctx, &c->b);
 		break;
-	case EC_ROLE: {
-		static const char *const roles[] = {"instant", "complete", "begin", "end"};
-		sqlite3_result_text(ctx, roles[ev_role(e)], -1, SQLITE_STATIC);
-		break;
-	}
+	case EC_ROLE: sqlite3_result_text(ctx, role_word(ev_role(e)), -1, SQLITE_STATIC); break;
 	case EC_FLAGS:
 		event_flags(e, &c->b);
 		result_buf(ctx, &c->b);
@@ -623,7 +619,6 @@ static int64_t types_rows(struct trace *t) { return model_ntypes(t->m); }
 static void types_column(struct trace *t, int64_t row, int col, sqlite3_context *ctx)
 {
 	const struct type *ty = model_type_get(t->m, (uint32_t)row);
-	static const char *const roles[] = {"instant", "complete", "begin", "end"};
 	switch (col) {
 	case 0: sqlite3_result_int64(ctx, row); break;
 	case 1: result_sid(ctx, t->m, ty->name); break;
@@ -631,7 +626,7 @@ static void types_column(struct trace *t, int64_t row, int col, sqlite3_context 
 		if (ty->category)
 			result_sid(ctx, t->m, ty->category);
 		break;
-	case 3: sqlite3_result_text(ctx, roles[ty->role & 3], -1, SQLITE_STATIC); break;
+	case 3: sqlite3_result_text(ctx, role_word((enum ev_role)ty->role), -1, SQLITE_STATIC); break;
 	case 4:
 		if (ty->name_field)
 			result_sid(ctx, t->m, ty->name_field);
@@ -653,7 +648,7 @@ static void sources_column(struct trace *t, int64_t row, int col, sqlite3_contex
 			sqlite3_result_text(ctx, f, -1, SQLITE_TRANSIENT);
 		break;
 	}
-	case 3: sqlite3_result_text(ctx, s->error ? "failed" : s->ndmg ? "damaged" : "ok", -1, SQLITE_STATIC); break;
+	case 3: sqlite3_result_text(ctx, source_status(s), -1, SQLITE_STATIC); break;
 	case 4: sqlite3_result_int64(ctx, (sqlite3_int64)s->ninputs); break;
 	case 5: sqlite3_result_int64(ctx, (sqlite3_int64)(s->ndmg + s->dmg_dropped)); break;
 	case 6:
