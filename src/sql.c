@@ -18,7 +18,23 @@ struct small_table;
 struct sql_ctx {
 	struct trace *t;
 	struct filterset *fs;
+	const struct sql_host *host; /* NULL: a batch run */
+	sqlite3 *db;
+	bool stopped; /* the host asked to stop the statement running */
 };
+
+/* Asked every so often during long work (SQLite's steps, the tables'
+ * scans): true once the host wants the statement stopped. */
+static bool should_stop(struct sql_ctx *x)
+{
+	if (!x->stopped && x->host && x->host->stop && x->host->stop(x->host->arg)) {
+		x->stopped = true;
+		sqlite3_interrupt(x->db);
+	}
+	return x->stopped;
+}
+
+#define STOP_EVERY 65536 /* events a scan looks at between two should_stop() */
 
 /* ---- events ---------------------------------------------------------------- */
 
@@ -206,8 +222,9 @@ static bool ev_wanted(struct ev_cursor *c)
 /* On to the next wanted event at or after pos. */
 static void ev_seek(struct ev_cursor *c)
 {
-	while (c->pos < c->hi && !ev_wanted(c))
-		c->pos++;
+	for (uint64_t n = 1; c->pos < c->hi && !ev_wanted(c); c->pos++, n++)
+		if (n % STOP_EVERY == 0 && should_stop(c->x))
+			c->pos = c->hi - 1; /* (then past the end) */
 }
 
 /* Names in SQLite's BINARY order: bytes, then the shorter first. */
@@ -256,7 +273,7 @@ static void ev_group(struct ev_cursor *c, bool lanes, bool desc)
 	for (uint32_t i = 0; desc && i < nids; i++)
 		rank[i] = nranks - 1 - rank[i];
 	uint64_t *start = xcalloc((size_t)nranks + 1, sizeof *start), from = c->pos, to = c->hi;
-	for (uint64_t p = from; p < to; p++) /* how many of each name */
+	for (uint64_t p = from; p < to && !((p - from) % STOP_EVERY == 0 && should_stop(c->x)); p++) /* how many of each name */
 		if ((c->pos = p, ev_wanted(c)))
 			start[rank[lanes ? c->e.lane : c->e.type] + 1]++;
 	for (uint32_t r = 0; r < nranks; r++)
@@ -264,10 +281,12 @@ static void ev_group(struct ev_cursor *c, bool lanes, bool desc)
 	c->norder = start[nranks];
 	c->order = xmalloc((size_t)c->norder * sizeof *c->order + 1);
 	c->pass_valid = false;
-	for (uint64_t p = from; p < to; p++) /* where each goes */
+	for (uint64_t p = from; p < to && !((p - from) % STOP_EVERY == 0 && should_stop(c->x)); p++) /* where each goes */
 		if ((c->pos = p, ev_wanted(c)))
 			c->order[start[rank[lanes ? c->e.lane : c->e.type]]++] = (uint32_t)p;
 	c->k = 0;
+	if (c->x->stopped) /* (SQLite ends the statement as interrupted) */
+		c->norder = 0;
 	if (c->norder) {
 		c->pos = c->order[0];
 		model_get(m, c->pos, &c->e);
@@ -510,7 +529,7 @@ static void sp_counted(void *ctx, const struct ct_span *s)
 static void sp_advance(struct sp_cursor *c)
 {
 	c->k++;
-	while (c->k >= c->nq && !c->ct.done) {
+	while (c->k >= c->nq && !c->ct.done && !should_stop(c->x)) {
 		c->nq = 0, c->k = 0;
 		calltree_step(&c->ct, now_ns() + SPAN_STEP_NS, false);
 	}
@@ -811,31 +830,156 @@ static const sqlite3_module small_module = {
 #define SQL_HEAP_LIMIT (1ll << 30) /* SQLite's own memory (sorts, groups): at most this */
 
 /* An in-memory database whose tables (eponymous: no CREATE needed) read
- * the trace.  aux: SQL_NTABLES small_aux, kept while the database is. */
+ * the trace. */
 #define SQL_NTABLES ARRAY_LEN(small_tables)
+#define PROGRESS_OPS 4096 /* SQLite's steps between two should_stop() */
 
-static sqlite3 *sql_db(struct sql_ctx *x, struct small_aux *aux, char **err)
+struct sql_db {
+	sqlite3 *db;
+	struct sql_ctx x;
+	struct small_aux aux[SQL_NTABLES];
+};
+
+static int progress(void *x) { return should_stop(x); }
+
+struct sql_db *sql_open(struct trace *t, struct filterset *fs, const struct sql_host *host, char **err)
 {
-	sqlite3 *db = NULL;
+	struct sql_db *d = xcalloc(1, sizeof *d);
+	d->x = (struct sql_ctx){.t = t, .fs = fs, .host = host};
 	sqlite3_hard_heap_limit64(SQL_HEAP_LIMIT);
-	if (sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
-		*err = xstrdup(db ? sqlite3_errmsg(db) : "cannot start SQLite");
-		sqlite3_close(db);
+	if (sqlite3_open_v2(":memory:", &d->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
+		*err = xstrdup(d->db ? sqlite3_errmsg(d->db) : "cannot start SQLite");
+		sql_close(d);
 		return NULL;
 	}
-	int rc = sqlite3_create_module_v2(db, "events", &events_module, x, NULL);
+	d->x.db = d->db;
+	int rc = sqlite3_create_module_v2(d->db, "events", &events_module, &d->x, NULL);
 	if (rc == SQLITE_OK)
-		rc = sqlite3_create_module_v2(db, "spans", &spans_module, x, NULL);
+		rc = sqlite3_create_module_v2(d->db, "spans", &spans_module, &d->x, NULL);
 	for (size_t i = 0; rc == SQLITE_OK && i < SQL_NTABLES; i++) {
-		aux[i] = (struct small_aux){x, &small_tables[i]};
-		rc = sqlite3_create_module_v2(db, small_tables[i].name, &small_module, &aux[i], NULL);
+		d->aux[i] = (struct small_aux){&d->x, &small_tables[i]};
+		rc = sqlite3_create_module_v2(d->db, small_tables[i].name, &small_module, &d->aux[i], NULL);
 	}
 	if (rc != SQLITE_OK) {
-		*err = xstrdup(sqlite3_errmsg(db));
-		sqlite3_close(db);
+		*err = xstrdup(sqlite3_errmsg(d->db));
+		sql_close(d);
 		return NULL;
 	}
-	return db;
+	if (host)
+		sqlite3_progress_handler(d->db, PROGRESS_OPS, progress, &d->x);
+	return d;
+}
+
+void sql_close(struct sql_db *d)
+{
+	if (!d)
+		return;
+	for (sqlite3_stmt *st; (st = sqlite3_next_stmt(d->db, NULL));) /* (one left running by a longjmp) */
+		sqlite3_finalize(st);
+	sqlite3_close(d->db);
+	free(d);
+}
+
+/* The statement at *at, which then moves past it (*st NULL: only a comment
+ * or spaces were left).  False when SQLite cannot read it: why (sanitized)
+ * in err, and where in text it stopped in *err_at (-1: not known). */
+static bool next_statement(sqlite3 *db, const char *text, const char **at, sqlite3_stmt **st, struct buf *err,
+			   int *err_at)
+{
+	const char *tail = NULL;
+	*st = NULL;
+	if (sqlite3_prepare_v2(db, *at, -1, st, &tail) != SQLITE_OK) {
+		const char *msg = sqlite3_errmsg(db);
+		esc_term(err, msg, strlen(msg));
+		int off = sqlite3_error_offset(db);
+		*err_at = off >= 0 ? (int)(*at - text) + off : -1;
+		return false;
+	}
+	*at = tail;
+	return true;
+}
+
+/* ---- the viewer's results ------------------------------------------------------ */
+
+static void value_text(sqlite3_stmt *st, int i, struct buf *b);
+
+#define RESULT_TEXT_MAX (256u << 20) /* a result's text: at most this (cell offsets are 32-bit) */
+
+void sql_result_free(struct sql_result *r)
+{
+	buf_free(&r->text);
+	free(r->name_at);
+	free(r->cell);
+	free(r->error);
+	*r = (struct sql_result){.error_at = -1};
+}
+
+/* A statement's rows into r (a statement with columns: a new result). */
+static bool collect(struct sql_db *d, sqlite3_stmt *st, size_t max_cells, struct sql_result *r)
+{
+	int ncols = sqlite3_column_count(st), rc;
+	if (ncols) {
+		struct sql_result fresh = {.ncols = ncols, .error_at = -1};
+		sql_result_free(r);
+		*r = fresh;
+		r->name_at = xcalloc((size_t)ncols, sizeof *r->name_at);
+		for (int i = 0; i < ncols; i++) {
+			const char *name = sqlite3_column_name(st, i);
+			r->name_at[i] = (uint32_t)r->text.len;
+			esc_term(&r->text, name, strlen(name));
+			buf_addc(&r->text, 0);
+		}
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		size_t n = (r->nrows + 1) * (size_t)ncols;
+		if (n > max_cells || r->text.len > RESULT_TEXT_MAX) {
+			r->cut = true;
+			return true;
+		}
+		xgrow(&r->cell, &r->capcells, n, sizeof *r->cell);
+		for (int i = 0; i < ncols; i++) {
+			struct sql_cell *c = &r->cell[r->nrows * (size_t)ncols + (size_t)i];
+			c->at = (uint32_t)r->text.len;
+			c->type = (uint8_t)sqlite3_column_type(st, i);
+			if (c->type == SQLITE_INTEGER)
+				c->v.i = sqlite3_column_int64(st, i);
+			else if (c->type == SQLITE_FLOAT)
+				c->v.f = sqlite3_column_double(st, i);
+			value_text(st, i, &r->text);
+			buf_addc(&r->text, 0);
+		}
+		r->nrows++;
+	}
+	if (rc != SQLITE_DONE) {
+		struct buf m = {0};
+		const char *msg = d->x.stopped ? "stopped" : sqlite3_errmsg(d->db);
+		esc_term(&m, msg, strlen(msg));
+		r->error = m.p ? m.p : xstrdup("");
+		r->stopped = d->x.stopped;
+		return false;
+	}
+	if (!ncols)
+		r->changed = sqlite3_changes64(d->db);
+	return true;
+}
+
+bool sql_query(struct sql_db *d, const char *text, size_t max_cells, struct sql_result *r)
+{
+	sql_result_free(r);
+	d->x.stopped = false;
+	for (const char *at = text; *at;) {
+		sqlite3_stmt *st;
+		struct buf err = {0};
+		if (!next_statement(d->db, text, &at, &st, &err, &r->error_at)) {
+			r->error = err.p ? err.p : xstrdup("");
+			return false;
+		}
+		bool ok = !st || collect(d, st, max_cells, r);
+		sqlite3_finalize(st);
+		if (!ok)
+			return false;
+	}
+	return true;
 }
 
 /* ---- --sql's output ----------------------------------------------------------- */
@@ -1078,12 +1222,10 @@ static bool run_statement(sqlite3 *db, sqlite3_stmt *st, enum sql_format format,
 
 int batch_sql(struct trace *t, struct filterset *fs, const char *sql, enum sql_format format, FILE *out)
 {
-	struct sql_ctx x = {t, fs};
-	struct small_aux aux[SQL_NTABLES];
 	setlocale(LC_CTYPE, ""); /* (the widths of the table's cells) */
 	char *err = NULL;
-	sqlite3 *db = sql_db(&x, aux, &err);
-	if (!db) {
+	struct sql_db *d = sql_open(t, fs, NULL, &err);
+	if (!d) {
 		fprintf(stderr, "%s: --sql: %s\n", progname, err);
 		free(err);
 		return 1;
@@ -1091,17 +1233,14 @@ int batch_sql(struct trace *t, struct filterset *fs, const char *sql, enum sql_f
 	int status = 0;
 	bool shown = false;
 	for (const char *at = sql; status == 0 && *at;) {
-		sqlite3_stmt *st = NULL;
-		const char *tail = NULL;
-		if (sqlite3_prepare_v2(db, at, -1, &st, &tail) != SQLITE_OK) {
-			struct buf m = {0};
-			const char *msg = sqlite3_errmsg(db);
-			esc_term(&m, msg, strlen(msg));
-			int off = sqlite3_error_offset(db);
+		sqlite3_stmt *st;
+		struct buf m = {0};
+		int off;
+		if (!next_statement(d->db, sql, &at, &st, &m, &off)) {
 			fprintf(stderr, "%s: --sql: %s", progname, buf_str(&m));
 			if (off >= 0) {
-				fprintf(stderr, " (at character %d)\n", (int)(at - sql) + off + 1);
-				say_where(sql, (int)(at - sql) + off);
+				fprintf(stderr, " (at character %d)\n", off + 1);
+				say_where(sql, off);
 			} else {
 				fputc('\n', stderr);
 			}
@@ -1113,12 +1252,11 @@ int batch_sql(struct trace *t, struct filterset *fs, const char *sql, enum sql_f
 			if (shown && format == SQL_TABLE && sqlite3_column_count(st))
 				fputc('\n', out); /* a blank line between two tables */
 			shown |= sqlite3_column_count(st) > 0;
-			if (!run_statement(db, st, format, out))
+			if (!run_statement(d->db, st, format, out))
 				status = 1;
 			sqlite3_finalize(st);
 		}
-		at = tail;
 	}
-	sqlite3_close(db);
+	sql_close(d);
 	return status;
 }

@@ -17,22 +17,6 @@ V4 ts=2000000 pid=100 type=25 error=91 tcp_state=1 comm=server details=MEM:91%
 V4 ts=2300000 pid=100 type=13 latency=200000 tcp_state=2 comm=server target=GET\s/api
 SPEC
 
-# scenario NAME [TTV-ARGS...] < SCRIPT: run the script, then dump the screen
-scenario() {
-	name=$1; shift
-	{ cat; echo "dump $TMP/$name.txt"; } >"$TMP/$name.script"
-	(cd "$TMP" && TTV_SCRIPT=$TMP/$name.script TTV_SIZE=${SIZE:-80x24} "$TTV" "$@" >"$TMP/$name.out" 2>"$TMP/$name.err")
-	rc=$?
-	if [ -n "${TTV_UPDATE_SCREENS:-}" ]; then cp "$TMP/$name.txt" "$T_DIR/screens/$name.txt"; fi
-	if diff -u "$T_DIR/screens/$name.txt" "$TMP/$name.txt" >"$TMP/$name.diff" 2>&1; then
-		ok 0 "screen $name"
-	else
-		ok 1 "screen $name"
-		sed 's/^/# /' "$TMP/$name.diff" | head -40
-	fi
-	SCREEN=$(cat "$TMP/$name.txt")
-}
-
 V=view.pt # relative: screens show the name
 scenario lanes "$V" </dev/null
 like "$SCREEN" "^3 lanes" "lanes: header counts lanes"
@@ -107,7 +91,7 @@ S
 like "$SCREEN" 'ttv keys in the lanes view' "help: title names the view"
 like "$SCREEN" 'j, C-n, e +move-down' "help: keys actually bound"
 
-SIZE=100x77 scenario help-all "$V" <<'S'
+SIZE=100x78 scenario help-all "$V" <<'S'
 ?
 S
 like "$SCREEN" '\(no key\) +toggle ' "help: an action without a key says so"

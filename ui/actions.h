@@ -39,6 +39,7 @@
 	X(FOLLOW, "follow", "follow the files as they grow")                                  \
 	X(INFO, "info", "what --info prints: formats, counts, damage")                        \
 	X(COMMAND, "command", "command prompt (:goto TIME, :range A B, :q)")                  \
+	X(SQL, "sql", "SQL over the trace: events, spans, lanes, types ...")                 \
 	X(HELP, "help", "this help")                                                          \
 	X(LEGEND, "legend", "what the lanes view's marks and colours mean")                   \
 	X(CALL_TREE, "call-tree", "where the time went: the call tree of what is shown")   \

@@ -15,6 +15,7 @@
 #include "src/cli.h"
 #include "src/query.h"
 #include "src/report.h"
+#include "src/sql.h"
 #include "src/trace.h"
 #include "ui/actions.h"
 
@@ -60,7 +61,8 @@ struct visible {
 	X(FLAME, "flame", flame_open, flame_draw, flame_action, flame_click)           \
 	X(BUTTERFLY, "butterfly", butterfly_open, butterfly_draw, butterfly_action, NULL) \
 	X(DIFF, "diff", diff_open, diff_draw, page_action, NULL)                      \
-	X(OCCUR, "calls", NULL, occur_draw, occur_action, NULL)
+	X(OCCUR, "calls", NULL, occur_draw, occur_action, NULL)                       \
+	X(SQL, "sql", NULL, sql_draw, sql_action, sql_click)
 enum view_id {
 #define X(id, ...) V_##id,
 	VIEWS(X)
@@ -75,7 +77,7 @@ enum view_id {
 	X(WARNING, "warning") X(STATUS, "status") X(STATUS_MSG, "status-message")          \
 	X(ERROR, "error") X(KEY, "key") X(TITLE, "title") X(DIM, "dim") X(SPAN1, "span-1")   \
 	X(SPAN2, "span-2") X(SPAN3, "span-3") X(SPAN4, "span-4") X(SPAN5, "span-5")          \
-	X(SPAN6, "span-6") X(SPAN7, "span-7") X(SPAN8, "span-8")
+	X(SPAN6, "span-6") X(SPAN7, "span-7") X(SPAN8, "span-8") X(BAR, "bar")
 enum role {
 #define X(id, word) R_##id,
 	ROLES(X)
@@ -86,7 +88,7 @@ enum role {
 
 struct keymap;
 
-enum prompt_kind { PROMPT_NONE, PROMPT_SEARCH, PROMPT_SEARCH_BACK, PROMPT_FILTER, PROMPT_COMMAND };
+enum prompt_kind { PROMPT_NONE, PROMPT_SEARCH, PROMPT_SEARCH_BACK, PROMPT_FILTER, PROMPT_COMMAND, PROMPT_SQL };
 
 struct prompt {
 	enum prompt_kind kind;
@@ -194,6 +196,23 @@ struct butterfly_view {
 	size_t nrows, caprow, cur, top;
 };
 
+/* ; SQL (sqlview.c): the last query's result as a table */
+struct sql_view {
+	struct sql_db *db;     /* opened at the first query */
+	struct sql_host host;  /* what it asks of the viewer (ui_busy) */
+	struct sql_result res;
+	char *query;           /* what res is of */
+	uint64_t gen;          /* the model's generation then (positions as ids) */
+	uint64_t ns;           /* how long it ran */
+	int *width;            /* per column: cells */
+	uint8_t *kind;         /* per column: COL_TEXT, COL_NUMBER, COL_BAR */
+	double *max;           /* per bar column: its largest value */
+	size_t cur, top;
+	int first_col;         /* columns scrolled off to the left */
+	bool running, stop;    /* a query runs; Esc or C-c asked to stop it */
+	uint64_t started, drawn;
+};
+
 /* detail, info, help, filters, record, messages: one scrolling text page */
 struct page_view {
 	struct buf text;
@@ -228,6 +247,7 @@ struct app {
 	struct butterfly_view butterfly;
 	struct occur_view occur;
 	struct files_diff files;
+	struct sql_view sql;
 
 	/* lanes in display order, and their flags (nav.c keeps them in step
 	 * with the model; the lanes view and the list read them) */
@@ -410,6 +430,19 @@ bool occur_pending(const struct app *a);
 bool occur_step(struct app *a, uint64_t budget_ns); /* true while it is being found */
 void occur_status(struct app *a, struct buf *out);
 void occur_free(struct app *a);
+
+/* sqlview.c: ; SQL over the trace, its result as a table */
+void sql_run(struct app *a, const char *query); /* empty: the last result again */
+void sql_draw(struct app *a);
+bool sql_action(struct app *a, enum action act);
+void sql_click(struct app *a, int line, int col);
+void sql_status(struct app *a, struct buf *out);
+void sql_free(struct app *a);
+void sql_abandon(struct app *a); /* a query left by a longjmp (SIGBUS): its database goes */
+/* ui.c: asked while a query runs: reads keys (they wait; Esc and C-c stop
+ * it), signals and resizes, and says on the status line that it runs;
+ * true when it is to stop. */
+bool ui_busy(struct app *a);
 
 /* search and prompt (prompt.c) */
 void prompt_open(struct app *a, enum prompt_kind kind, const char *initial);

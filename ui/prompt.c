@@ -13,7 +13,7 @@
 #define PREVIEW_SCAN 200000 /* events a search looks at per keystroke while typing */
 #define HISTORY_MAX 500     /* entries kept per prompt kind */
 
-static const char *const prefix[] = {"", "/", "?", "&", ":"};
+static const char *const prefix[] = {"", "/", "?", "&", ":", ";"};
 
 /* ---- history: $XDG_STATE_HOME/ttv/history, one `KIND TEXT` per line ------ */
 
@@ -371,6 +371,7 @@ static void accept(struct app *a)
 			add_filter(a, text, editing);
 		break;
 	case PROMPT_COMMAND: command(a, text); break;
+	case PROMPT_SQL: sql_run(a, text); break;
 	default: break;
 	}
 	free(text);
@@ -383,7 +384,7 @@ static void preview(struct app *a)
 	struct prompt *p = &a->prompt;
 	free(p->error);
 	p->error = NULL;
-	if (p->kind == PROMPT_COMMAND || !p->text.len)
+	if (p->kind == PROMPT_COMMAND || p->kind == PROMPT_SQL || !p->text.len)
 		return;
 	char *err = NULL;
 	if (p->kind == PROMPT_FILTER) {
@@ -554,7 +555,10 @@ void status_draw(struct app *a)
 	draw_role(R_STATUS);
 	draw_fill(y, 0, a->cols, " ");
 	struct buf right = {0}, left = {0};
-	if (a->sel != NO_POS) {
+	bool sql = a->depth && a->stack[a->depth - 1] == V_SQL;
+	if (sql) { /* the result's rows, not the events */
+		buf_printf(&right, "row %zu/%zu", a->sql.res.nrows ? a->sql.cur + 1 : 0, a->sql.res.nrows);
+	} else if (a->sel != NO_POS) {
 		buf_printf(&right, "#%llu/%llu ", (unsigned long long)vis_rank(a, a->sel) + 1,
 			   (unsigned long long)vis_count(a));
 		struct event e;
@@ -574,7 +578,9 @@ void status_draw(struct app *a)
 	if (nf)
 		buf_printf(&right, " | %zu filter%s", nf, nf > 1 ? "s" : "");
 	uint64_t n = model_count(a->m);
-	if (vis_pending(a))
+	if (a->sql.running)
+		buf_printf(&right, " | SQL running %.1f s (Esc stops)", (double)(now_ns() - a->sql.started) / 1e9);
+	else if (vis_pending(a))
 		buf_printf(&right, " | filtering %llu%% (Esc cancels)", (unsigned long long)(a->vis.done * 100 / (n ? n : 1)));
 	else if (a->seek.on && !a->seek.preview)
 		buf_printf(&right, " | searching %llu%% (Esc cancels)",
@@ -621,6 +627,9 @@ void status_draw(struct app *a)
 	} else if (a->depth && a->stack[a->depth - 1] == V_TREE) { /* the call tree: its scope in place of the files */
 		buf_reset(&left);
 		tree_status(a, &left);
+	} else if (sql) { /* the query */
+		buf_reset(&left);
+		sql_status(a, &left);
 	} else if (a->depth && a->stack[a->depth - 1] == V_OCCUR) {
 		buf_reset(&left);
 		occur_status(a, &left);

@@ -288,7 +288,8 @@ static void dump_attrs(const char *path)
 			short pair;
 			if (mvwin_wch(stdscr, y, x, &cc) == ERR || getcchar(&cc, wc, &at, &pair, NULL) == ERR)
 				at = 0;
-			buf_addc(&line, at & A_UNDERLINE ? 'm' : at & A_REVERSE ? 's' : '.');
+			bool bar = (int)(at | (attr_t)COLOR_PAIR(pair)) == theme_attr(R_BAR);
+			buf_addc(&line, bar ? 'b' : at & A_UNDERLINE ? 'm' : at & A_REVERSE ? 's' : '.');
 		}
 		while (line.len && line.p[line.len - 1] == '.')
 			line.p[--line.len] = 0;
@@ -459,6 +460,7 @@ static bool global_action(struct app *a, enum action act)
 	case ACT_PREV_MATCH: search_next(a, false); return true;
 	case ACT_FILTER: prompt_open(a, PROMPT_FILTER, NULL); return true;
 	case ACT_COMMAND: prompt_open(a, PROMPT_COMMAND, NULL); return true;
+	case ACT_SQL: prompt_open(a, PROMPT_SQL, NULL); return true;
 	case ACT_FOLLOW: toggle_follow(a); return true;
 	case ACT_TOGGLE_TIME:
 		cycle_time(a);
@@ -497,6 +499,8 @@ static void do_action(struct app *a, enum action act)
 /* A mouse report: SGR button code, press (true) or release, 0-based cell. */
 static void mouse(struct app *a, int code, bool press, int line, int col)
 {
+	if (a->sql.running) /* (a click waits for nothing) */
+		return;
 	a->touched = true;
 	a->end_held = false;
 	status_clear(a);
@@ -523,6 +527,32 @@ static void mouse(struct app *a, int code, bool press, int line, int col)
 		views[top_view(a)].click(a, line, col);
 }
 
+/* Keys that came while a query ran: done after it, in order. */
+static TermKeyKey waiting[32];
+static size_t nwaiting;
+
+static void sql_key(struct app *a, const TermKeyKey *k)
+{
+	enum action act = keymap_lookup(a->km, top_view(a), k);
+	if (act == ACT_BACK || act == ACT_INTERRUPT) {
+		a->sql.stop = true;
+		nwaiting = 0; /* (typed at a query that took too long: not wanted now) */
+	} else if (nwaiting < ARRAY_LEN(waiting))
+		waiting[nwaiting++] = *k;
+}
+
+static void key(struct app *a, TermKeyKey *k);
+
+static void keys_waiting(struct app *a)
+{
+	TermKeyKey k[ARRAY_LEN(waiting)];
+	size_t n = nwaiting;
+	memcpy(k, waiting, n * sizeof *k);
+	nwaiting = 0;
+	for (size_t i = 0; i < n && !a->quit; i++)
+		key(a, &k[i]);
+}
+
 static void key(struct app *a, TermKeyKey *k)
 {
 	a->touched = true;
@@ -537,6 +567,10 @@ static void key(struct app *a, TermKeyKey *k)
 			if (a->prompt.pasting && a->prompt.kind == PROMPT_NONE)
 				message(a, false, "paste ignored: open a prompt (/ & :) first");
 		}
+		return;
+	}
+	if (a->sql.running) {
+		sql_key(a, k);
 		return;
 	}
 	if (a->prompt.kind != PROMPT_NONE) {
@@ -898,6 +932,45 @@ static void handle_signals(struct app *a)
 }
 
 #define FOLLOW_TICK_MS 250 /* following: look at the files at least this often */
+#define BUSY_LOOK_NS 20000000ull  /* a query running: the terminal is looked at this often */
+#define BUSY_SAY_NS 150000000ull  /* and the screen drawn, once it has run this long */
+
+/* A key begun but not finished when a query ended (the loop takes it as
+ * it stands after libtermkey's wait time). */
+static bool busy_left_key;
+
+bool ui_busy(struct app *a)
+{
+	static uint64_t key_due;
+	uint64_t now = now_ns();
+	if (a->scripted || now - a->sql.drawn < BUSY_LOOK_NS)
+		return a->sql.stop || a->quit;
+	struct pollfd p[2] = {{fileno(term.tty), POLLIN, 0}, {term.sigpipe[0], POLLIN, 0}};
+	if (poll(p, 2, 0) > 0) {
+		if (p[1].revents)
+			handle_signals(a);
+		if (p[0].revents & (POLLIN | POLLHUP | POLLERR | POLLNVAL)) {
+			char buf[4096];
+			ssize_t n = read(fileno(term.tty), buf, sizeof buf);
+			if (n > 0)
+				key_due = feed_input(a, buf, (size_t)n) ? now + (uint64_t)termkey_get_waittime(term.tk) * 1000000 : 0;
+			else if (n == 0 || (errno != EINTR && errno != EAGAIN))
+				hangup(a);
+		}
+	}
+	if (key_due && now >= key_due) {
+		key_due = 0;
+		release_held(a); /* a lone Escape: stop */
+	}
+	busy_left_key = key_due != 0;
+	if (now - a->sql.started >= BUSY_SAY_NS) {
+		draw(a);
+		a->sql.drawn = now_ns();
+	} else {
+		a->sql.drawn = now;
+	}
+	return a->sql.stop || a->quit;
+}
 
 static void loop(struct app *a)
 {
@@ -915,6 +988,8 @@ static void loop(struct app *a)
 			a->t->last_check = 0;
 			check_files(a, false);
 			a->loading = true;
+			if (a->sql.running)
+				sql_abandon(a);
 			message(a, true, "a file shrank while it was read: looked at every file again");
 		}
 		trace_bus_armed = 1;
@@ -956,6 +1031,12 @@ static void loop(struct app *a)
 			key_due = 0;
 			release_held(a); /* nothing more came: a lone Escape is a key */
 		}
+		if (busy_left_key) { /* a query ran while a key came in halves */
+			busy_left_key = false;
+			key_due = now_ns() + (uint64_t)termkey_get_waittime(term.tk) * 1000000;
+		}
+		if (nwaiting)
+			keys_waiting(a);
 		bool streams = false, woken = false; /* data on a pipe or socket; the watch saw a change */
 		for (nfds_t i = 2; i < np; i++) {
 			bool ready = p[i].revents & (POLLIN | POLLHUP);
@@ -1106,6 +1187,7 @@ static void app_free(struct app *a)
 	buf_free(&a->page.text);
 	tree_free(a);
 	occur_free(a);
+	sql_free(a);
 	diff_free(a->tree.diff_a);
 	buf_free(&a->tree.diff_a_scope);
 	buf_free(&a->tree.diff_page);

@@ -1,0 +1,315 @@
+/* ; SQL over the trace (src/sql.h's tables): the query runs on the loop's
+ * thread, so the model holds still under it (a snapshot while following);
+ * ui_busy() keeps the terminal answering and stops it on Esc or C-c.  Its
+ * result is a table: numbers to the right, and as bars behind them where a
+ * column measures something; Enter on a row with an id or ts goes to that
+ * event. */
+#include <curses.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <strings.h>
+
+#include "src/esc.h"
+#include "ui/app.h"
+
+#define MAX_CELLS (4u << 20) /* a result's cells kept (about 100 MB at most) */
+#define COL_MAX 48           /* a text column is at most this wide */
+#define BAR_MIN 12           /* a bar column is at least this wide */
+#define TEXT_MIN 12          /* a text column gives way to others down to this */
+
+enum { COL_TEXT, COL_NUMBER, COL_BAR };
+
+static int rows(const struct app *a) { return a->lines - 2; /* header and status line */ }
+
+static const struct sql_cell *cell(const struct sql_result *r, size_t row, int col)
+{
+	return &r->cell[row * (size_t)r->ncols + (size_t)col];
+}
+
+static double number(const struct sql_cell *c) { return c->type == SQLITE_INTEGER ? (double)c->v.i : c->v.f; }
+
+/* A column of ids or times is not a measure: no bar. */
+static bool is_place(const char *name)
+{
+	size_t n = strlen(name);
+	return !strcasecmp(name, "id") || !strcasecmp(name, "ts") || !strcasecmp(name, "offset") ||
+	       (n > 3 && !strcasecmp(name + n - 3, "_id")) || (n > 3 && !strcasecmp(name + n - 3, "_ts"));
+}
+
+/* Each column's width and kind, from every row. */
+static void measure(struct sql_view *v)
+{
+	const struct sql_result *r = &v->res;
+	free(v->width), free(v->kind), free(v->max);
+	v->width = xcalloc((size_t)r->ncols + 1, sizeof *v->width);
+	v->kind = xcalloc((size_t)r->ncols + 1, sizeof *v->kind);
+	v->max = xcalloc((size_t)r->ncols + 1, sizeof *v->max);
+	for (int i = 0; i < r->ncols; i++) {
+		const char *name = sql_text(r, r->name_at[i]);
+		bool numbers = r->nrows > 0, positive = false;
+		int w = text_width(name, strlen(name));
+		for (size_t row = 0; row < r->nrows; row++) {
+			const struct sql_cell *c = cell(r, row, i);
+			const char *s = sql_text(r, c->at);
+			w = MAX(w, text_width(s, strlen(s)));
+			if (c->type == SQLITE_INTEGER || c->type == SQLITE_FLOAT) {
+				double d = number(c);
+				positive |= d > 0;
+				v->max[i] = MAX(v->max[i], isfinite(d) ? d : 0);
+			} else if (c->type != SQLITE_NULL) {
+				numbers = false;
+			}
+		}
+		v->kind[i] = !numbers ? COL_TEXT : positive && !is_place(name) ? COL_BAR : COL_NUMBER;
+		v->width[i] = v->kind[i] == COL_BAR ? MAX(w, BAR_MIN) : MIN(w, COL_MAX);
+	}
+}
+
+void sql_free(struct app *a)
+{
+	struct sql_view *v = &a->sql;
+	sql_close(v->db);
+	sql_result_free(&v->res);
+	free(v->query);
+	free(v->width), free(v->kind), free(v->max);
+	*v = (struct sql_view){0};
+}
+
+void sql_abandon(struct app *a)
+{
+	sql_close(a->sql.db);
+	a->sql.db = NULL;
+	a->sql.running = false;
+}
+
+static bool busy(void *arg) { return ui_busy(arg); }
+
+/* The result comes on top (once). */
+static void show(struct app *a)
+{
+	if (a->depth && a->stack[a->depth - 1] == V_SQL)
+		return;
+	if (a->depth == (int)ARRAY_LEN(a->stack))
+		a->depth--;
+	a->stack[a->depth++] = V_SQL;
+}
+
+static void say_result(struct app *a)
+{
+	const struct sql_result *r = &a->sql.res;
+	struct buf b = {0};
+	fmt_count(&b, r->nrows);
+	buf_printf(&b, " row%s%s in ", r->nrows == 1 ? "" : "s", r->cut ? " kept (the rest not: LIMIT, OFFSET)" : "");
+	fmt_dur(&b, a->sql.ns);
+	message(a, false, "%s", b.p);
+	buf_free(&b);
+}
+
+void sql_run(struct app *a, const char *query)
+{
+	struct sql_view *v = &a->sql;
+	if (!*query) { /* ; Enter: the last result again */
+		if (v->query && v->res.ncols)
+			show(a);
+		else
+			message(a, true, "no SQL result yet: ;SELECT ... (tables events, spans, lanes, types, sources, damage)");
+		return;
+	}
+	char *err = NULL;
+	v->host = (struct sql_host){.arg = a, .stop = busy};
+	if (!v->db && !(v->db = sql_open(a->t, a->fs, &v->host, &err))) {
+		message(a, true, "SQL: %s", err);
+		free(err);
+		return;
+	}
+	v->running = true;
+	v->stop = false;
+	v->started = v->drawn = now_ns();
+	struct sql_result fresh = {0};
+	bool ok = sql_query(v->db, query, MAX_CELLS, &fresh);
+	v->running = false;
+	uint64_t ns = now_ns() - v->started;
+	if (!ok && fresh.stopped) {
+		message(a, false, "SQL stopped after %.1f s", (double)ns / 1e9);
+	} else if (!ok && fresh.error_at >= 0) { /* back to the prompt, at the place */
+		prompt_open(a, PROMPT_SQL, query);
+		a->prompt.cursor = MIN((size_t)fresh.error_at, strlen(query));
+		a->prompt.error = xstrdup(fresh.error);
+	} else if (!ok) {
+		message(a, true, "SQL: %s", fresh.error);
+	} else if (!fresh.ncols) {
+		message(a, false, "SQL done: %lld row%s changed", (long long)fresh.changed, fresh.changed == 1 ? "" : "s");
+	} else { /* the new result in place of the last */
+		sql_result_free(&v->res);
+		v->res = fresh;
+		fresh = (struct sql_result){0};
+		v->ns = ns;
+		v->gen = model_generation(a->m);
+		free(v->query);
+		v->query = xstrdup(query);
+		v->cur = v->top = 0;
+		v->first_col = 0;
+		measure(v);
+		show(a);
+		say_result(a);
+	}
+	sql_result_free(&fresh);
+}
+
+/* ---- the table -------------------------------------------------------------- */
+
+/* Text in column i: numbers (and their names) to the right. */
+static void padded(const struct sql_view *v, int i, const char *s, struct buf *b)
+{
+	size_t n = strlen(s);
+	buf_printf(b, "%*s", v->kind[i] == COL_TEXT ? 0 : MAX(0, v->width[i] - text_width(s, n)), "");
+	buf_add(b, s, n);
+}
+
+/* A cell at x, w cells: a bar column's first cells in the bar role, as
+ * many as its value is of the column's largest. */
+static void draw_cell(struct app *a, int y, int x, int w, int i, const struct sql_cell *c, enum role base)
+{
+	struct sql_view *v = &a->sql;
+	struct buf b = {0};
+	padded(v, i, sql_text(&v->res, c->at), &b);
+	int barw = 0;
+	if (v->kind[i] == COL_BAR && c->type != SQLITE_NULL && number(c) > 0)
+		barw = MIN(w, MAX(1, (int)lround(number(c) / v->max[i] * v->width[i])));
+	size_t cut = text_fit(b.p, b.len, barw);
+	if (barw) {
+		draw_role(R_BAR);
+		draw_fill(y, x, barw, " ");
+		draw_text(y, x, barw, b.p, cut);
+	}
+	draw_role(base);
+	if (barw < w)
+		draw_clipped(a, y, x + barw, w - barw, b.p + (barw ? cut : 0), b.len - (barw ? cut : 0));
+	buf_free(&b);
+}
+
+/* The columns' widths on a screen `cols` wide: when they do not all fit,
+ * the widest text columns give way first, down to TEXT_MIN. */
+static int *fit(const struct sql_view *v, int cols)
+{
+	int n = v->res.ncols, *w = xcalloc((size_t)n + 1, sizeof *w), total = 0;
+	for (int i = v->first_col; i < n; i++)
+		total += (w[i] = v->width[i]) + (i > v->first_col ? 2 : 0);
+	while (total > cols) {
+		int widest = -1;
+		for (int i = v->first_col; i < n; i++)
+			if (v->kind[i] == COL_TEXT && w[i] > TEXT_MIN && (widest < 0 || w[i] > w[widest]))
+				widest = i;
+		if (widest < 0)
+			break;
+		w[widest]--, total--;
+	}
+	return w;
+}
+
+/* One line of the table: the column names (row SIZE_MAX) or a row. */
+static void draw_line(struct app *a, int y, size_t row, enum role role, const int *width)
+{
+	struct sql_view *v = &a->sql;
+	draw_role(role);
+	draw_fill(y, 0, a->cols, " ");
+	for (int i = v->first_col, x = 0; i < v->res.ncols && x < a->cols; i++) {
+		int w = MIN(width[i], a->cols - x);
+		if (row == SIZE_MAX) {
+			struct buf b = {0};
+			padded(v, i, sql_text(&v->res, v->res.name_at[i]), &b);
+			draw_clipped(a, y, x, w, b.p, b.len);
+			buf_free(&b);
+		} else {
+			draw_cell(a, y, x, w, i, cell(&v->res, row, i), role);
+		}
+		x += w + 2;
+	}
+}
+
+void sql_draw(struct app *a)
+{
+	struct sql_view *v = &a->sql;
+	cursor_in_sight(&v->top, v->cur, rows(a));
+	int *width = fit(v, a->cols);
+	draw_line(a, 0, SIZE_MAX, R_TITLE, width);
+	for (int y = 1; y <= rows(a) && v->top + (size_t)(y - 1) < v->res.nrows; y++) {
+		size_t row = v->top + (size_t)(y - 1);
+		draw_line(a, y, row, row == v->cur ? R_SELECTED : R_NORMAL, width);
+	}
+	free(width);
+	if (!v->res.nrows) {
+		draw_role(R_DIM);
+		draw_str(2, 2, a->cols - 4, "no rows");
+	}
+}
+
+/* ---- going to a row's event ----------------------------------------------------- */
+
+static int column_named(const struct sql_result *r, const char *name)
+{
+	for (int i = 0; i < r->ncols; i++)
+		if (!strcasecmp(sql_text(r, r->name_at[i]), name))
+			return i;
+	return -1;
+}
+
+/* Enter: the event the row's id names (while the positions are as they
+ * were), else the first at its ts. */
+static void go_to_row(struct app *a)
+{
+	struct sql_view *v = &a->sql;
+	const struct sql_result *r = &v->res;
+	if (v->cur >= r->nrows)
+		return;
+	int id = column_named(r, "id"), ts = column_named(r, "ts");
+	const struct sql_cell *ci = id >= 0 ? cell(r, v->cur, id) : NULL, *ct = ts >= 0 ? cell(r, v->cur, ts) : NULL;
+	uint64_t n = model_count(a->m), pos = NO_POS;
+	bool moved = v->gen != model_generation(a->m);
+	if (ci && ci->type == SQLITE_INTEGER && ci->v.i >= 0 && (uint64_t)ci->v.i < n && (!moved || !ct))
+		pos = (uint64_t)ci->v.i;
+	else if (ct && ct->type == SQLITE_INTEGER)
+		pos = model_seek(a->m, ct->v.i);
+	if (pos >= n) {
+		message(a, true, "%s", id < 0 && ts < 0 ? "this result has no id or ts column to go to"
+							: "no event there in the trace");
+		return;
+	}
+	uint64_t shown = vis_nearest(a, pos);
+	if (shown == NO_POS) {
+		message(a, true, "that event is hidden, and nothing near it is shown");
+		return;
+	}
+	a->depth = 0;
+	jump_to(a, shown);
+	message(a, false, "row %zu of %zu%s (C-o back; ; Enter: the result again)", v->cur + 1, r->nrows,
+		shown != pos ? ": its event is hidden, the nearest shown" : "");
+}
+
+bool sql_action(struct app *a, enum action act)
+{
+	struct sql_view *v = &a->sql;
+	switch (act) {
+	case ACT_DETAIL: go_to_row(a); return true;
+	case ACT_PAN_LEFT: v->first_col = MAX(0, v->first_col - 1); return true;
+	case ACT_PAN_RIGHT: v->first_col = MIN(MAX(0, v->res.ncols - 1), v->first_col + 1); return true;
+	default: return cursor_move(&v->cur, v->res.nrows, rows(a), act);
+	}
+}
+
+void sql_click(struct app *a, int line, int col)
+{
+	(void)col;
+	struct sql_view *v = &a->sql;
+	if (line >= 1 && line <= rows(a) && v->top + (size_t)(line - 1) < v->res.nrows)
+		v->cur = v->top + (size_t)(line - 1);
+}
+
+void sql_status(struct app *a, struct buf *out)
+{
+	struct sql_view *v = &a->sql;
+	buf_adds(out, ";");
+	if (v->query)
+		esc_typed(out, v->query, strlen(v->query));
+}
