@@ -609,14 +609,18 @@ static const sqlite3_module spans_module = {
 
 struct small_table {
 	const char *name, *schema;
-	int64_t (*rows)(struct trace *t);
-	void (*column)(struct trace *t, int64_t row, int col, sqlite3_context *ctx);
+	int64_t (*rows)(struct sql_ctx *x);
+	void (*column)(struct sql_ctx *x, int64_t row, int col, sqlite3_context *ctx);
+	bool (*present)(struct sql_ctx *x, int64_t row); /* NULL: every row is */
+	/* xUpdate's arguments (NULL: read-only); SQLITE_OK, or an error and why */
+	int (*update)(struct sql_ctx *x, int argc, sqlite3_value **argv, sqlite3_int64 *rowid, const char **why);
 };
 
-static int64_t lanes_rows(struct trace *t) { return model_nlanes(t->m); }
+static int64_t lanes_rows(struct sql_ctx *x) { return model_nlanes(x->t->m); }
 
-static void lanes_column(struct trace *t, int64_t row, int col, sqlite3_context *ctx)
+static void lanes_column(struct sql_ctx *x, int64_t row, int col, sqlite3_context *ctx)
 {
+	struct trace *t = x->t;
 	const struct lane *ln = model_lane_get(t->m, (uint32_t)row);
 	switch (col) {
 	case 0: sqlite3_result_int64(ctx, row); break;
@@ -633,10 +637,11 @@ static void lanes_column(struct trace *t, int64_t row, int col, sqlite3_context 
 	}
 }
 
-static int64_t types_rows(struct trace *t) { return model_ntypes(t->m); }
+static int64_t types_rows(struct sql_ctx *x) { return model_ntypes(x->t->m); }
 
-static void types_column(struct trace *t, int64_t row, int col, sqlite3_context *ctx)
+static void types_column(struct sql_ctx *x, int64_t row, int col, sqlite3_context *ctx)
 {
+	struct trace *t = x->t;
 	const struct type *ty = model_type_get(t->m, (uint32_t)row);
 	switch (col) {
 	case 0: sqlite3_result_int64(ctx, row); break;
@@ -653,10 +658,11 @@ static void types_column(struct trace *t, int64_t row, int col, sqlite3_context 
 	}
 }
 
-static int64_t sources_rows(struct trace *t) { return (int64_t)t->nsrc; }
+static int64_t sources_rows(struct sql_ctx *x) { return (int64_t)x->t->nsrc; }
 
-static void sources_column(struct trace *t, int64_t row, int col, sqlite3_context *ctx)
+static void sources_column(struct sql_ctx *x, int64_t row, int col, sqlite3_context *ctx)
 {
+	struct trace *t = x->t;
 	const struct source *s = t->src[row];
 	switch (col) {
 	case 0: sqlite3_result_int64(ctx, row); break;
@@ -690,16 +696,18 @@ static const struct damage *damage_at(struct trace *t, int64_t row, size_t *src)
 	return NULL;
 }
 
-static int64_t damage_rows(struct trace *t)
+static int64_t damage_rows(struct sql_ctx *x)
 {
+	struct trace *t = x->t;
 	int64_t n = 0;
 	for (size_t i = 0; i < t->nsrc; i++)
 		n += (int64_t)t->src[i]->ndmg;
 	return n;
 }
 
-static void damage_column(struct trace *t, int64_t row, int col, sqlite3_context *ctx)
+static void damage_column(struct sql_ctx *x, int64_t row, int col, sqlite3_context *ctx)
 {
+	struct trace *t = x->t;
 	size_t src;
 	const struct damage *d = damage_at(t, row, &src);
 	if (!d)
@@ -720,18 +728,129 @@ static void damage_column(struct trace *t, int64_t row, int col, sqlite3_context
 	}
 }
 
+/* ---- marks: the viewer's, a row per mark set, writable ---------------------- */
+
+#define MARKS 26 /* a to z: the row is the letter's number */
+
+static int64_t marks_rows(struct sql_ctx *x) { return x->host && x->host->mark_get ? MARKS : 0; }
+
+static bool marks_present(struct sql_ctx *x, int64_t row)
+{
+	uint64_t pos;
+	const char *note;
+	return x->host->mark_get(x->host->arg, (int)row, &pos, &note);
+}
+
+static void marks_column(struct sql_ctx *x, int64_t row, int col, sqlite3_context *ctx)
+{
+	uint64_t pos;
+	const char *note;
+	struct event e;
+	if (!x->host->mark_get(x->host->arg, (int)row, &pos, &note))
+		return;
+	char letter[2] = {(char)('a' + row), 0};
+	switch (col) {
+	case 0: sqlite3_result_text(ctx, letter, 1, SQLITE_TRANSIENT); break;
+	case 1: sqlite3_result_int64(ctx, (sqlite3_int64)pos); break;
+	case 2:
+		model_get(x->t->m, pos, &e);
+		sqlite3_result_int64(ctx, e.ts);
+		break;
+	case 3:
+		if (note)
+			sqlite3_result_text(ctx, note, -1, SQLITE_TRANSIENT);
+		break;
+	}
+}
+
+/* Which event a mark written with this id and ts is on: the id when it is
+ * given (and, for a mark that was on `was`, changed), else the first event
+ * at or after ts. */
+static bool mark_event(struct sql_ctx *x, sqlite3_value *id, sqlite3_value *ts, uint64_t was, uint64_t *pos,
+		       const char **why)
+{
+	struct model *m = x->t->m;
+	struct event e;
+	bool has_id = sqlite3_value_type(id) != SQLITE_NULL, has_ts = sqlite3_value_type(ts) != SQLITE_NULL;
+	if (was != UINT64_MAX) { /* an UPDATE gives every column: what changed? */
+		model_get(m, was, &e);
+		has_id &= sqlite3_value_int64(id) != (sqlite3_int64)was;
+		has_ts &= sqlite3_value_int64(ts) != e.ts;
+		if (!has_id && !has_ts) {
+			*pos = was;
+			return true;
+		}
+	}
+	if (has_id) {
+		sqlite3_int64 i = sqlite3_value_int64(id);
+		*pos = (uint64_t)i;
+		*why = "a mark's id is an event's (0 to the count of events - 1)";
+		return i >= 0 && (uint64_t)i < model_count(m);
+	}
+	*why = "a mark needs the id or the ts of an event";
+	if (!has_ts)
+		return false;
+	*pos = model_seek(m, sqlite3_value_int64(ts));
+	*why = "no event at or after that ts";
+	return *pos < model_count(m);
+}
+
+/* INSERT (mark, id | ts, note), UPDATE, DELETE: the viewer's marks.  An
+ * INSERT without a mark takes the first letter free. */
+static int marks_update(struct sql_ctx *x, int argc, sqlite3_value **argv, sqlite3_int64 *rowid, const char **why)
+{
+	const struct sql_host *h = x->host;
+	uint64_t pos, was = UINT64_MAX;
+	const char *note;
+	if (!h || !h->mark_set) {
+		*why = "only the viewer has them";
+		return SQLITE_READONLY;
+	}
+	if (argc == 1) {
+		h->mark_set(h->arg, (int)sqlite3_value_int64(argv[0]), false, 0, NULL);
+		return SQLITE_OK;
+	}
+	int old = sqlite3_value_type(argv[0]) == SQLITE_NULL ? -1 : (int)sqlite3_value_int64(argv[0]), letter = old;
+	if (old >= 0)
+		h->mark_get(h->arg, old, &was, &note);
+	const unsigned char *s = sqlite3_value_text(argv[2]);
+	if (s) {
+		letter = s[0] >= 'a' && s[0] <= 'z' && !s[1] ? s[0] - 'a' : -1;
+		*why = "a mark is a letter, a to z";
+	} else if (old < 0) { /* the first one free */
+		for (letter = 0; letter < MARKS && h->mark_get(h->arg, letter, &pos, &note); letter++)
+			;
+		*why = "every mark, a to z, is set";
+	}
+	if (letter < 0 || letter >= MARKS)
+		return SQLITE_CONSTRAINT;
+	if (letter != old && h->mark_get(h->arg, letter, &pos, &note)) {
+		*why = "that mark is set: UPDATE it";
+		return SQLITE_CONSTRAINT;
+	}
+	if (!mark_event(x, argv[3], argv[4], was, &pos, why))
+		return SQLITE_CONSTRAINT;
+	if (old >= 0 && old != letter)
+		h->mark_set(h->arg, old, false, 0, NULL);
+	h->mark_set(h->arg, letter, true, pos, (const char *)sqlite3_value_text(argv[5]));
+	*rowid = letter;
+	return SQLITE_OK;
+}
+
 static const struct small_table small_tables[] = {
 	{"lanes",
 	 "CREATE TABLE x(id INTEGER, name TEXT, source INTEGER, key INTEGER, events INTEGER, first_ts INTEGER, "
 	 "last_ts INTEGER, counter INTEGER)",
-	 lanes_rows, lanes_column},
+	 lanes_rows, lanes_column, NULL, NULL},
 	{"types", "CREATE TABLE x(id INTEGER, name TEXT, category TEXT, role TEXT, name_field TEXT)", types_rows,
-	 types_column},
+	 types_column, NULL, NULL},
 	{"sources",
 	 "CREATE TABLE x(id INTEGER, path TEXT, format TEXT, status TEXT, files INTEGER, damage INTEGER, error TEXT)",
-	 sources_rows, sources_column},
+	 sources_rows, sources_column, NULL, NULL},
 	{"damage", "CREATE TABLE x(source INTEGER, file TEXT, offset INTEGER, message TEXT, fatal INTEGER, ts INTEGER)",
-	 damage_rows, damage_column},
+	 damage_rows, damage_column, NULL, NULL},
+	{"marks", "CREATE TABLE x(mark TEXT, id INTEGER, ts INTEGER, note TEXT)", marks_rows, marks_column, marks_present,
+	 marks_update},
 };
 
 /* A small table's module gets this as its aux: the trace and which table. */
@@ -755,7 +874,7 @@ static int small_connect(sqlite3 *db, void *aux, int argc, const char *const *ar
 static int small_best_index(sqlite3_vtab *vt, sqlite3_index_info *ii)
 {
 	struct vtab *v = (struct vtab *)vt;
-	ii->estimatedRows = v->small->rows(v->x->t) + 1;
+	ii->estimatedRows = v->small->rows(v->x) + 1;
 	ii->estimatedCost = (double)ii->estimatedRows;
 	return SQLITE_OK;
 }
@@ -777,19 +896,24 @@ static int small_close(sqlite3_vtab_cursor *cur)
 	return SQLITE_OK;
 }
 
+static int small_next(sqlite3_vtab_cursor *cur);
+
 static int small_filter(sqlite3_vtab_cursor *cur, int idx, const char *s, int argc, sqlite3_value **argv)
 {
 	(void)idx, (void)s, (void)argc, (void)argv;
 	struct small_cursor *c = (struct small_cursor *)cur;
 	struct vtab *v = (struct vtab *)cur->pVtab;
-	c->row = 0;
-	c->n = v->small->rows(v->x->t);
-	return SQLITE_OK;
+	c->n = v->small->rows(v->x);
+	c->row = -1;
+	return small_next(cur);
 }
 
 static int small_next(sqlite3_vtab_cursor *cur)
 {
-	((struct small_cursor *)cur)->row++;
+	struct small_cursor *c = (struct small_cursor *)cur;
+	struct vtab *v = (struct vtab *)cur->pVtab;
+	while (++c->row < c->n && v->small->present && !v->small->present(v->x, c->row))
+		;
 	return SQLITE_OK;
 }
 
@@ -802,7 +926,7 @@ static int small_eof(sqlite3_vtab_cursor *cur)
 static int small_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
 {
 	struct vtab *v = (struct vtab *)cur->pVtab;
-	v->small->column(v->x->t, ((struct small_cursor *)cur)->row, col, ctx);
+	v->small->column(v->x, ((struct small_cursor *)cur)->row, col, ctx);
 	return SQLITE_OK;
 }
 
@@ -812,18 +936,24 @@ static int small_rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *id)
 	return SQLITE_OK;
 }
 
-static const sqlite3_module small_module = {
-	.xConnect = small_connect,
-	.xBestIndex = small_best_index,
-	.xDisconnect = vt_disconnect,
-	.xOpen = small_open,
-	.xClose = small_close,
-	.xFilter = small_filter,
-	.xNext = small_next,
-	.xEof = small_eof,
-	.xColumn = small_column,
-	.xRowid = small_rowid,
-};
+static int small_update(sqlite3_vtab *vt, int argc, sqlite3_value **argv, sqlite3_int64 *rowid)
+{
+	struct vtab *v = (struct vtab *)vt;
+	const char *why = "";
+	int rc = v->small->update(v->x, argc, argv, rowid, &why);
+	if (rc != SQLITE_OK) {
+		sqlite3_free(vt->zErrMsg);
+		vt->zErrMsg = sqlite3_mprintf("%s: %s", v->small->name, why);
+	}
+	return rc;
+}
+
+#define SMALL_MODULE                                                                                   \
+	.xConnect = small_connect, .xBestIndex = small_best_index, .xDisconnect = vt_disconnect,         \
+	.xOpen = small_open, .xClose = small_close, .xFilter = small_filter, .xNext = small_next,         \
+	.xEof = small_eof, .xColumn = small_column, .xRowid = small_rowid
+static const sqlite3_module small_module = {SMALL_MODULE};
+static const sqlite3_module small_writable_module = {SMALL_MODULE, .xUpdate = small_update};
 
 /* ---- a database over the trace ------------------------------------------------ */
 
@@ -858,7 +988,8 @@ struct sql_db *sql_open(struct trace *t, struct filterset *fs, const struct sql_
 		rc = sqlite3_create_module_v2(d->db, "spans", &spans_module, &d->x, NULL);
 	for (size_t i = 0; rc == SQLITE_OK && i < SQL_NTABLES; i++) {
 		d->aux[i] = (struct small_aux){&d->x, &small_tables[i]};
-		rc = sqlite3_create_module_v2(d->db, small_tables[i].name, &small_module, &d->aux[i], NULL);
+		rc = sqlite3_create_module_v2(d->db, small_tables[i].name,
+					      small_tables[i].update ? &small_writable_module : &small_module, &d->aux[i], NULL);
 	}
 	if (rc != SQLITE_OK) {
 		*err = xstrdup(sqlite3_errmsg(d->db));

@@ -14,6 +14,9 @@
  *   types    id, name, category, role, name_field
  *   sources  id, path, format, status, files, damage, error
  *   damage   source, file, offset, message, fatal, ts
+ *   marks    mark (a letter), id, ts, note: the viewer's marks (none in a
+ *            batch run); INSERT (mark, id or ts, note; without a mark the
+ *            first letter free), UPDATE and DELETE set and clear them
  */
 #ifndef TTV_SQL_H
 #define TTV_SQL_H
@@ -34,6 +37,11 @@ struct sql_host {
 	 * progress handler, the tables' long scans): true stops it, as
 	 * sqlite3_interrupt() does. */
 	bool (*stop)(void *arg);
+	/* The viewer's marks, a to z (letter 0 to 25): the event one is on
+	 * (its position) and its note (NULL: none); false when it is not set. */
+	bool (*mark_get)(void *arg, int letter, uint64_t *pos, const char **note);
+	/* Set a mark on the event at pos, with a note (NULL: none), or clear it. */
+	void (*mark_set)(void *arg, int letter, bool set, uint64_t pos, const char *note);
 };
 
 /* A database over a trace, kept open while the viewer runs. */

@@ -168,6 +168,12 @@ is "$ERR" 'ttv: --sql: no such column: nope (at character 35)
 run --sql "SELECT json_extract('not json', '\$.a')" k.pt
 is "$RC" 1 "a statement that fails as it runs: exit 1"
 like "$ERR" '^ttv: --sql: malformed JSON' "... and why"
+run --sql "SELECT count(*) FROM marks" --csv k.pt
+is "$OUT" "count(*)
+0" "marks: none in a batch run (they are the viewer's)"
+run --sql "INSERT INTO marks(id) VALUES (0)" k.pt
+is "$RC" 1 "writing marks in a batch run: exit 1"
+like "$ERR" "marks: only the viewer has them" "... and why"
 run --sql "SELECT 1" --csv --json k.pt
 is "$RC" 2 "--csv and --json: a usage error"
 run --csv --dump k.pt

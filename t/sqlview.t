@@ -137,6 +137,68 @@ Up
 S
 like "$SCREEN" ";SELECT 'remembered' AS r" "the prompt's history: Up brings the last query back"
 
+# marks: the viewer's, read and written in SQL, with notes
+MARKS="SELECT mark, id, note FROM marks ORDER BY mark"
+scenario sql-marks q.pt <<S
+j
+m
+a
+type ;INSERT INTO marks(id, note) SELECT id, 'slow: ' || dur FROM events WHERE dur >= 400000 ORDER BY id
+Enter
+dump inserted.txt
+type ;$MARKS
+Enter
+dump marks1.txt
+Escape
+'
+b
+dump goto-b.txt
+type ;UPDATE marks SET note = 'looked at' WHERE mark = 'a'
+Enter
+type ;DELETE FROM marks WHERE mark = 'c'
+Enter
+type ;UPDATE marks SET ts = 1100000 WHERE mark = 'b'
+Enter
+'
+a
+dump goto-a.txt
+'
+c
+dump goto-c.txt
+type ;$MARKS
+Enter
+S
+like "$(cat inserted.txt)" 'SQL done: 2 rows changed' "INSERT INTO marks: a mark on each row's event"
+first=$("$TTV" --sql "SELECT id FROM events WHERE dur >= 400000 ORDER BY id LIMIT 1" --csv q.pt | tail -1)
+second=$("$TTV" --sql "SELECT id FROM events WHERE dur >= 400000 ORDER BY id LIMIT 1 OFFSET 1" --csv q.pt | tail -1)
+like "$(cat marks1.txt)" "^a +1 +NULL" "marks: the one set with m, without a note"
+like "$(cat marks1.txt)" "^b +$first +slow: 400000" "and the inserted ones, on the first letters free, with their notes"
+like "$(cat marks1.txt)" "^c +$second +slow: 800000" "each on its event"
+like "$(cat goto-b.txt)" "mark 'b': slow: 400000 .*#$((first + 1))/8" "going to a mark says its note"
+like "$(cat goto-a.txt)" "mark 'a': looked at .*#2/8" "UPDATE: a note written beside a mark set with m"
+like "$(cat goto-c.txt)" "no mark 'c'" "DELETE: the mark is gone"
+b_id=$("$TTV" --sql "SELECT min(id) FROM events WHERE ts >= 1100000" --csv q.pt | tail -1)
+like "$SCREEN" "^b +$b_id +slow: 400000" "UPDATE of ts: the mark moves to the first event at or after it"
+scenario sql-marks-bad q.pt <<'S'
+m
+a
+type ;INSERT INTO marks(mark, id) VALUES ('a', 3)
+Enter
+dump taken.txt
+type ;INSERT INTO marks(mark, id) VALUES ('B', 3)
+Enter
+dump letter.txt
+type ;INSERT INTO marks(id) VALUES (99)
+Enter
+dump id.txt
+type ;INSERT INTO marks(note) VALUES ('x')
+Enter
+S
+like "$(cat taken.txt)" "marks: that mark is set: UPDATE it" "a mark set already is not overwritten by INSERT"
+like "$(cat letter.txt)" "marks: a mark is a letter, a to z" "a mark is a letter"
+like "$(cat id.txt)" "marks: a mark's id is an event's" "an id that is no event's"
+like "$SCREEN" "marks: a mark needs the id or the ts of an event" "no event named"
+
 # ---- in a terminal ---------------------------------------------------------
 
 "$TBIN/ptwrite" big.pt <<'SPEC'

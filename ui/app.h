@@ -279,6 +279,7 @@ struct app {
 	struct evref *hist;
 	size_t nhist, caphist, hist_at;
 	struct evref marks[26];
+	char *mark_note[26]; /* what SQL wrote beside a mark (NULL: nothing) */
 	enum action pending; /* SET_MARK / GOTO_MARK waiting for a letter */
 	enum action command_act; /* a : command that is an action (:messages): done after the prompt */
 

@@ -358,6 +358,8 @@ void set_mark(struct app *a, int letter)
 		return;
 	}
 	a->marks[letter - 'a'] = a->sel_ref;
+	free(a->mark_note[letter - 'a']);
+	a->mark_note[letter - 'a'] = NULL;
 	message(a, false, "mark '%c' set", letter);
 }
 
@@ -373,6 +375,13 @@ void goto_mark(struct app *a, int letter)
 		return;
 	}
 	jump_to(a, pos);
+	const char *note = a->mark_note[letter - 'a'];
+	if (note) {
+		struct buf b = {0};
+		esc_typed(&b, note, strlen(note));
+		message(a, false, "mark '%c': %s", letter, b.p);
+		buf_free(&b);
+	}
 }
 
 /* ---- moving the selection -------------------------------------------------- */

@@ -85,6 +85,22 @@ void sql_abandon(struct app *a)
 
 static bool busy(void *arg) { return ui_busy(arg); }
 
+/* The marks table (src/sql.h): a->marks, with their notes. */
+static bool mark_get(void *arg, int letter, uint64_t *pos, const char **note)
+{
+	struct app *a = arg;
+	*note = a->mark_note[letter];
+	return a->marks[letter].set && ref_pos(a, &a->marks[letter], pos);
+}
+
+static void mark_set(void *arg, int letter, bool set, uint64_t pos, const char *note)
+{
+	struct app *a = arg;
+	free(a->mark_note[letter]);
+	a->mark_note[letter] = set && note ? xstrdup(note) : NULL;
+	a->marks[letter] = set ? ref_of(a, pos) : (struct evref){0};
+}
+
 /* The result comes on top (once). */
 static void show(struct app *a)
 {
@@ -117,7 +133,7 @@ void sql_run(struct app *a, const char *query)
 		return;
 	}
 	char *err = NULL;
-	v->host = (struct sql_host){.arg = a, .stop = busy};
+	v->host = (struct sql_host){.arg = a, .stop = busy, .mark_get = mark_get, .mark_set = mark_set};
 	if (!v->db && !(v->db = sql_open(a->t, a->fs, &v->host, &err))) {
 		message(a, true, "SQL: %s", err);
 		free(err);

@@ -1188,6 +1188,8 @@ static void app_free(struct app *a)
 	tree_free(a);
 	occur_free(a);
 	sql_free(a);
+	for (size_t i = 0; i < ARRAY_LEN(a->mark_note); i++)
+		free(a->mark_note[i]);
 	diff_free(a->tree.diff_a);
 	buf_free(&a->tree.diff_a_scope);
 	buf_free(&a->tree.diff_page);
