@@ -100,10 +100,24 @@ static int ev_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
 
 /* The constraints the model answers, one letter each in idxStr (their
  * values in argv, in order): ts > >= < <= = as a b c d e, id as f g h i j,
- * lane = as l, type = as t.  SQLite checks every constraint again (none is
- * omitted): these only narrow what is read.  A first letter L or T (M or U
+ * lane = as l, type = as t (compared as bytes: not under another collation).  Where the value is known now and the model's
+ * answer is exact (an integer time or id; a name), SQLite
+ * does not check it again per row; else it does, and these only narrow
+ * what is read.  A first letter L or T (M or U
  * descending) asks for the rows in the order of their lane's or type's
  * name: GROUP BY and ORDER BY lane or type without SQLite's sort. */
+/* Is the model's answer to constraint i (op) exactly the constraint's? */
+static bool exact(sqlite3_index_info *ii, int i, char op)
+{
+	sqlite3_value *v = NULL;
+	if (sqlite3_vtab_rhs_value(ii, i, &v) != SQLITE_OK)
+		return false; /* (known only when the statement runs) */
+	if (op == 'l' || op == 't')
+		return sqlite3_value_type(v) == SQLITE_TEXT;
+	sqlite3_int64 x = sqlite3_value_int64(v);
+	return sqlite3_value_type(v) == SQLITE_INTEGER && x != INT64_MAX && x != INT64_MIN;
+}
+
 static int ev_best_index(sqlite3_vtab *vt, sqlite3_index_info *ii)
 {
 	struct vtab *v = (struct vtab *)vt;
@@ -130,12 +144,14 @@ static int ev_best_index(sqlite3_vtab *vt, sqlite3_index_info *ii)
 		char op = 0;
 		if (k < 5 && (c->iColumn == EC_TS || c->iColumn == EC_ID))
 			op = (char)((c->iColumn == EC_TS ? 'a' : 'f') + k);
-		else if (k == 4 && (c->iColumn == EC_LANE || c->iColumn == EC_TYPE))
+		else if (k == 4 && (c->iColumn == EC_LANE || c->iColumn == EC_TYPE) &&
+			 !strcmp(sqlite3_vtab_collation(ii, i), "BINARY")) /* (names as bytes) */
 			op = c->iColumn == EC_LANE ? 'l' : 't';
 		if (!op)
 			continue;
 		ops[grouped + n++] = op;
 		ii->aConstraintUsage[i].argvIndex = n;
+		ii->aConstraintUsage[i].omit = exact(ii, i, op);
 		rows /= k == 4 ? 100 : 4; /* (a guess: equality narrows most) */
 	}
 	ops[grouped + n] = 0;
@@ -253,6 +269,15 @@ static int by_name(const void *x, const void *y)
 	return r ? r : (a > b) - (a < b);
 }
 
+#define NO_RANK UINT32_MAX
+
+/* The rank of the name of the event at p's lane (or type), if it is wanted. */
+static uint32_t group_rank(struct ev_cursor *c, uint64_t p, bool lanes, const uint32_t *rank)
+{
+	c->pos = p;
+	return ev_wanted(c) ? rank[lanes ? c->e.lane : c->e.type] : NO_RANK;
+}
+
 /* The wanted events of [pos, hi) in the order of their lane's (or type's)
  * name, those of one name together in time order: a counting sort on the
  * rank of the name, in two passes over the range. */
@@ -273,17 +298,27 @@ static void ev_group(struct ev_cursor *c, bool lanes, bool desc)
 	for (uint32_t i = 0; desc && i < nids; i++)
 		rank[i] = nranks - 1 - rank[i];
 	uint64_t *start = xcalloc((size_t)nranks + 1, sizeof *start), from = c->pos, to = c->hi;
-	for (uint64_t p = from; p < to && !((p - from) % STOP_EVERY == 0 && should_stop(c->x)); p++) /* how many of each name */
-		if ((c->pos = p, ev_wanted(c)))
-			start[rank[lanes ? c->e.lane : c->e.type] + 1]++;
+	/* each event's rank from the first pass, for the second (when ranks
+	 * fit in 16 bits: else it reads the events again) */
+	uint16_t *kept = nranks < UINT16_MAX ? xmalloc((size_t)(to - from) * sizeof *kept + 1) : NULL;
+	for (uint64_t p = from; p < to && !((p - from) % STOP_EVERY == 0 && should_stop(c->x)); p++) { /* how many of each name */
+		uint32_t r = group_rank(c, p, lanes, rank);
+		if (r != NO_RANK)
+			start[r + 1]++;
+		if (kept)
+			kept[p - from] = r == NO_RANK ? UINT16_MAX : (uint16_t)r;
+	}
 	for (uint32_t r = 0; r < nranks; r++)
 		start[r + 1] += start[r];
 	c->norder = start[nranks];
 	c->order = xmalloc((size_t)c->norder * sizeof *c->order + 1);
 	c->pass_valid = false;
-	for (uint64_t p = from; p < to && !((p - from) % STOP_EVERY == 0 && should_stop(c->x)); p++) /* where each goes */
-		if ((c->pos = p, ev_wanted(c)))
-			c->order[start[rank[lanes ? c->e.lane : c->e.type]]++] = (uint32_t)p;
+	for (uint64_t p = from; p < to && !((p - from) % STOP_EVERY == 0 && should_stop(c->x)); p++) { /* where each goes */
+		uint32_t r = !kept ? group_rank(c, p, lanes, rank) : kept[p - from] == UINT16_MAX ? NO_RANK : kept[p - from];
+		if (r != NO_RANK)
+			c->order[start[r]++] = (uint32_t)p;
+	}
+	free(kept);
 	c->k = 0;
 	if (c->x->stopped) /* (SQLite ends the statement as interrupted) */
 		c->norder = 0;

@@ -102,7 +102,8 @@ bad=""
 for w in "ts BETWEEN $q1 AND $q2" "ts > $q1 AND ts < $q2" "ts >= $q1" "ts <= $q2" "ts = $q1" "ts > $q2.5" "ts < $q1.5" \
 	"ts <= $q1.5" "ts >= $q2.5" "ts < $lo" "ts > $hi" "ts >= 'x'" "id BETWEEN 100 AND 200" "id > 39000" "id = 7" \
 	"id < -1" "lane = 'worker 1'" "type = 'PollStartEvent'" "lane = 'worker 0' AND type = 'PollEndEvent' AND ts < $q2" \
-	"lane = 'none'" "type = 'PollStartEvent' AND type = 'PollEndEvent'"; do
+	"lane = 'none'" "type = 'PollStartEvent' AND type = 'PollEndEvent'" "type = 'pollstartevent' COLLATE NOCASE" \
+	"lane = 'WORKER 1' COLLATE NOCASE" "id = 7.0" "id < 100.5" "ts = $q1.0" "type = 1"; do
 	got=$("$TTV" --sql "SELECT count(*), sum(id), total(dur) FROM events WHERE $w" --csv big.bin | tail -1)
 	plain=$(echo "$w" | sed -e 's/\bts\b/(ts+0)/g' -e 's/\bid\b/(id+0)/g' -e "s/\blane\b/(lane||'')/g" -e "s/\btype\b/(type||'')/g")
 	want=$("$TTV" --sql "SELECT count(*), sum(id), total(dur) FROM events WHERE $plain" --csv big.bin | tail -1)
@@ -117,7 +118,8 @@ for q in "SELECT type, count(*), sum(dur) FROM events GROUP BY type" \
 	"SELECT type, count(*) FROM events WHERE ts > $q1 AND lane = 'worker 0' GROUP BY type" \
 	"SELECT type, id FROM events ORDER BY type, id LIMIT 50" \
 	"SELECT lane, id FROM events ORDER BY lane DESC, id LIMIT 50" \
-	"SELECT DISTINCT type FROM events ORDER BY type"; do
+	"SELECT DISTINCT type FROM events ORDER BY type" \
+	"SELECT type COLLATE NOCASE, count(*) FROM events GROUP BY type COLLATE NOCASE"; do
 	got=$("$TTV" --sql "$q" --csv big.bin | md5sum)
 	want=$("$TTV" --sql "$(echo "$q" | sed 's/FROM events/FROM (SELECT * FROM events ORDER BY random())/')" --csv big.bin | md5sum)
 	[ "$got" = "$want" ] || bad="$bad [$q]"
