@@ -83,8 +83,9 @@ void row_draw(struct app *a, int y, uint64_t pos, int tmw, int lw, int tw)
 	int x = 0;
 	/* each column's rest and the gap after it in its own colours: the
 	 * next column's, where they are the same, follow without a change
-	 * (fewer bytes to the terminal) */
-	enum role col = sel ? R_SELECTED : R_DIM;
+	 * (fewer bytes to the terminal).  The time in the text's colour and
+	 * the names in one other: two changes a row (README, bytes per key). */
+	enum role col = base;
 	draw_role(col);
 	pad(y, x + draw_text(y, x, tmw, b.p, b.len), x + tmw + 1, col);
 	x += tmw + 1;
