@@ -54,6 +54,7 @@ struct input {
 	uint64_t feed;     /* bytes to hand it next: small at first, so the first screen comes soon */
 	bool quiet;        /* following: read to the end, nothing new since */
 	bool gone;         /* following: its path no longer names it */
+	bool missed;       /* following: its path named nothing at the last look (gone at the next) */
 	bool replaced;     /* following: another input reads the file now at its path */
 	int wd;            /* inotify watch on it, -1 when none */
 	bool done;         /* the decoder stopped, or consumed everything of a final input */

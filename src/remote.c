@@ -62,7 +62,23 @@ struct conn {
 	bool hello;          /* its first answer has not come yet */
 	uint64_t retry_at;   /* lost: when to try again */
 	struct remote_file *busy; /* the file whose R reply is being read */
+	struct listing *listing;  /* or the directory whose L reply is */
 	z_stream z;
+};
+
+/* A directory as the far side last listed it.  Listed again (a rescan
+ * while following), its new entries are read as they come, in turn with
+ * the connection's other replies: only its first listing is waited for. */
+struct listing {
+	char *path; /* HOST:PATH, as given */
+	char *rpath;
+	struct conn *c;
+	struct dir_entry *e; /* the last whole listing */
+	size_t n;
+	bool known;          /* one has come */
+	uint64_t wanted;     /* to be asked for when the connection is free, in this turn (0: not) */
+	struct dir_entry *next; /* the one coming */
+	size_t nnext, capnext;
 };
 
 struct remote_file {
@@ -81,6 +97,8 @@ struct remote_file {
 
 static struct conn **conns;
 static size_t nconns, capconns;
+static struct listing **listings;
+static size_t nlistings, caplistings;
 
 bool remote_is(const char *path)
 {
@@ -220,6 +238,13 @@ static void conn_fail(struct conn *c, const char *what)
 	if (c->busy) /* its reply is cut short: asked again, from where it stopped */
 		c->busy->state = IDLE;
 	c->busy = NULL;
+	if (c->listing) { /* and a listing: asked again */
+		dir_free(c->listing->next, c->listing->nnext);
+		c->listing->next = NULL;
+		c->listing->nnext = c->listing->capnext = 0;
+		c->listing->wanted = 1; /* (first) */
+	}
+	c->listing = NULL;
 	c->retry_at = now_ns() + RETRY_NS;
 }
 
@@ -355,6 +380,17 @@ static void conn_free_all(void)
 	free(conns);
 	conns = NULL;
 	nconns = capconns = 0;
+	for (size_t i = 0; i < nlistings; i++) {
+		struct listing *l = listings[i];
+		dir_free(l->e, l->n);
+		dir_free(l->next, l->nnext);
+		free(l->path);
+		free(l->rpath);
+		free(l);
+	}
+	free(listings);
+	listings = NULL;
+	nlistings = caplistings = 0;
 }
 
 /* Start ssh and ask for the far side's first answer (read by conn_hello). */
@@ -449,9 +485,14 @@ static struct conn *conn_for(const char *key)
 
 static ssize_t reply_read(struct remote_file *f, void *buf, size_t n, bool wait);
 
-/* Another request needs the connection: read the reply in flight to its end. */
+static bool listing_read(struct conn *c, bool wait);
+
+/* Another request needs the connection: read the reply in flight (a
+ * file's or a listing's) to its end. */
 static void conn_drain(struct conn *c)
 {
+	while (c->listing && !listing_read(c, true))
+		;
 	struct remote_file *f = c->busy;
 	while (f && f->state != IDLE && !c->error) {
 		xgrow(&f->pend, &f->cappend, f->npend + CONN_BUF, 1);
@@ -521,6 +562,8 @@ static ssize_t reply_read(struct remote_file *f, void *buf, size_t n, bool wait)
 	return -1;
 }
 
+static bool listing_settle(struct conn *c, bool wait);
+
 ssize_t remote_read(struct remote_file *f, void *buf, size_t n, bool wait, char **err)
 {
 	struct conn *c = f->c;
@@ -536,7 +579,7 @@ ssize_t remote_read(struct remote_file *f, void *buf, size_t n, bool wait, char 
 		f->ended = false;
 		return 0;
 	}
-	if (f->state == IDLE && conn_ready(c, wait)) {
+	if (f->state == IDLE && conn_ready(c, wait) && listing_settle(c, wait)) {
 		if (c->busy)
 			conn_drain(c);
 		f->got = 0;
@@ -638,8 +681,7 @@ static struct conn *ask(const char *what, const char *path, char **err)
 		return NULL;
 	}
 	if (conn_ready(c, true)) {
-		if (c->busy)
-			conn_drain(c);
+		conn_drain(c);
 		conn_send(c, what, 0, 0, rpath);
 	}
 	free(rpath);
@@ -676,20 +718,97 @@ bool remote_stat(const char *path, struct remote_stat *st, char **err)
 	return true;
 }
 
+/* ---- directories ------------------------------------------------------------ */
+
+/* What has come of the L reply in flight: true when none is in flight
+ * now (it all came, or the connection is gone). */
+static bool listing_read(struct conn *c, bool wait)
+{
+	struct listing *l = c->listing;
+	for (char *line; l && (line = conn_line(c, wait));) {
+		if (!strcmp(line, ".")) { /* its end: the new listing */
+			dir_free(l->e, l->n);
+			l->e = l->next, l->n = l->nnext;
+			l->next = NULL;
+			l->nnext = l->capnext = 0;
+			l->known = true;
+			c->listing = NULL;
+			return true;
+		}
+		if (!line[0] || line[1] != ' ')
+			continue;
+		xgrow(&l->next, &l->capnext, l->nnext + 1, sizeof *l->next);
+		l->next[l->nnext++] = (struct dir_entry){xstrdup(line + 2), line[0] == 'd'   ? PATH_DIR
+									: line[0] == 'f' ? PATH_FILE
+											 : PATH_OTHER};
+	}
+	return !c->listing;
+}
+
+/* Before another request: what has come of the listing in flight is
+ * read, and when it is all there, a listing wanted is asked for (each in
+ * turn); true when none is in flight. */
+static bool listing_settle(struct conn *c, bool wait)
+{
+	if (c->listing && !listing_read(c, wait))
+		return false;
+	struct listing *next = NULL; /* the one wanted longest */
+	for (size_t i = 0; i < nlistings; i++)
+		if (listings[i]->c == c && listings[i]->wanted && (!next || listings[i]->wanted < next->wanted))
+			next = listings[i];
+	if (next && !c->busy && conn_send(c, "L", 0, 0, next->rpath)) {
+		next->wanted = 0;
+		c->listing = next;
+		return listing_read(c, wait);
+	}
+	return !c->listing;
+}
+
+/* l is to be listed (again): in turn after those wanted before it. */
+static void listing_want(struct listing *l)
+{
+	static uint64_t turn = 1;
+	if (!l->wanted)
+		l->wanted = ++turn;
+}
+
+static struct listing *listing_for(const char *dir)
+{
+	for (size_t i = 0; i < nlistings; i++)
+		if (!strcmp(listings[i]->path, dir))
+			return listings[i];
+	struct listing *l = xcalloc(1, sizeof *l);
+	char *key;
+	l->path = xstrdup(dir);
+	split(dir, &key, &l->rpath);
+	l->c = conn_for(key);
+	free(key);
+	xgrow(&listings, &caplistings, nlistings + 1, sizeof *listings);
+	listings[nlistings++] = l;
+	return l;
+}
+
 size_t remote_list(const char *dir, struct dir_entry **out)
 {
 	*out = NULL;
-	struct conn *c = ask("L", dir, NULL);
-	size_t n = 0, cap = 0;
-	for (char *line; c && (line = conn_line(c, true)) && strcmp(line, ".");) {
-		if (!line[0] || line[1] != ' ')
-			continue;
-		xgrow(out, &cap, n + 1, sizeof **out);
-		(*out)[n++] = (struct dir_entry){xstrdup(line + 2), line[0] == 'd'   ? PATH_DIR
-								   : line[0] == 'f' ? PATH_FILE
-										    : PATH_OTHER};
+	if (strchr(dir, '\n'))
+		return 0;
+	struct listing *l = listing_for(dir);
+	struct conn *c = l->c;
+	if (conn_ready(c, !l->known)) {
+		if (c->listing == l) /* what came of the last asking */
+			listing_read(c, false);
+		if (c->listing != l) /* asked anew */
+			listing_want(l);
+		if (!l->known) /* the first time: waited for */
+			conn_drain(c);
+		while (listing_settle(c, !l->known) && !l->known && !c->error)
+			;
 	}
-	return n;
+	*out = l->n ? xmalloc(l->n * sizeof **out) : NULL;
+	for (size_t i = 0; i < l->n; i++)
+		(*out)[i] = (struct dir_entry){xstrdup(l->e[i].name), l->e[i].kind};
+	return l->n;
 }
 
 size_t remote_head(const char *path, void *buf, size_t n)

@@ -30,7 +30,10 @@ struct remote_stat {
 /* What is at a remote path.  False (and *err, when err is not NULL) when
  * the host cannot be reached. */
 bool remote_stat(const char *path, struct remote_stat *st, char **err);
-/* A remote directory's entries (as dir_list). */
+/* A remote directory's entries (as dir_list).  Only a directory's first
+ * listing is waited for: listed again, it is the listing the last call
+ * asked for as far as it has come (else the one before), and another is
+ * asked for, so that following never waits for the far side. */
 size_t remote_list(const char *dir, struct dir_entry **out);
 
 /* The first n bytes of a remote file (fewer when it is shorter, 0 when it

@@ -715,13 +715,18 @@ static bool check_input(struct trace *t, struct input *in, bool *defer)
 			*defer = true;
 			return false;
 		}
+		/* a remote directory's listing comes a look after its files'
+		 * state (src/remote.h): a rename shows in the next rescan */
+		if (!in->gone && !in->missed && remote_is(in->path) && in->src->dec && in->src->dec->rescan) {
+			in->missed = true;
+			return false;
+		}
 		if (!in->gone)
 			trace_notice(t, "%s was renamed or deleted: its events stay", in->path);
 		in->gone = true;
 		return false;
 	case INPUT_SAME:
-		if (in->gone)
-			in->gone = false;
+		in->gone = in->missed = false;
 		return false;
 	}
 	return false;

@@ -182,6 +182,11 @@ nodur dh.out >dh.sorted
 nodur dd.out | cmp -s - dh.sorted || { nodur dd.out | diff - dh.sorted | head -6 | sed "s/^/#   /"; false; }
 ok $? "-f on a directory: the same events as followed here, each once"
 
+# a directory listed again (a rescan while following) over a slow link:
+# the listing that came is given at once, the new one when it comes
+mkdir -p far/listed/sub && : >far/listed/first && : >far/listed/sub/a
+tap_run "$TBIN/listing_test" "slow:$TMP/far/listed" "$TMP/far/listed"
+
 # the viewer: ssh's question on the terminal first, then the trace; q
 # leaves nothing running
 S=ttv-remote-$$

@@ -1,14 +1,17 @@
 #!/usr/bin/perl
 # An ssh ProxyCommand that counts: relays standard input and output to
 # HOST:PORT and, at the end, adds the bytes that crossed (both ways) to the
-# number in COUNTFILE.  With LIMIT, it cuts the connection once that many
-# bytes have crossed.  Usage: sshcount.pl HOST PORT COUNTFILE [LIMIT]
+# number in COUNTFILE.  With LIMIT (- for none), it cuts the connection once
+# that many bytes have crossed; with DELAY, what the server sends arrives
+# that many ms late (a slow link).
+# Usage: sshcount.pl HOST PORT COUNTFILE [LIMIT [DELAY]]
 use strict;
 use warnings;
 use IO::Socket::INET;
 use IO::Select;
 
-my ($host, $port, $countfile, $limit) = @ARGV;
+my ($host, $port, $countfile, $limit, $delay) = @ARGV;
+undef $limit if defined $limit && $limit eq '-';
 my $s = IO::Socket::INET->new(PeerAddr => $host, PeerPort => $port, Proto => 'tcp')
     or die "sshcount: cannot connect to $host:$port: $!\n";
 my $sel = IO::Select->new(\*STDIN, $s);
@@ -30,6 +33,7 @@ OUTER: while ($open) {
         $bytes += $n;
         $total += $n;
         last OUTER if defined $limit && $total > $limit;
+        select(undef, undef, undef, $delay / 1000) if $delay && $fh == $s;
         my $to = $fh == $s ? \*STDOUT : $s;
         for (my $off = 0; $off < $n;) {
             my $w = syswrite($to, $buf, $n - $off, $off);

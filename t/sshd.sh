@@ -6,7 +6,8 @@
 #                         $SSH_BYTES (t/sshcount.pl)
 #                         (Host ask: the same, whose host key ssh asks about;
 #                         Host cut: through a relay that cuts it after 300
-#                         KB; Host closed: a port nobody listens on)
+#                         KB; Host slow: each of its answers 0.3 s late;
+#                         Host closed: a port nobody listens on)
 #   wire_bytes CMD...     runs CMD (its output to $TMP/wire.out); prints the
 #                         bytes that crossed
 #   sshd_stop             stops it (a test ends with it: nothing stays)
@@ -51,7 +52,10 @@ Host cut
   ProxyCommand perl $T_DIR/sshcount.pl %h %p $SSH_DIR/cut.bytes 300000
 Host far
   ProxyCommand perl $T_DIR/sshcount.pl %h %p $SSH_BYTES
-Host far ask cut
+# the server over a slow link
+Host slow
+  ProxyCommand perl $T_DIR/sshcount.pl %h %p $SSH_DIR/slow.bytes - 300
+Host far ask cut slow
   HostName 127.0.0.1
   Port $SSH_PORT
   User $(id -un)

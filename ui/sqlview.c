@@ -129,7 +129,7 @@ void sql_run(struct app *a, const char *query)
 		if (v->query && v->res.ncols)
 			show(a);
 		else
-			message(a, true, "no SQL result yet: ;SELECT ... (tables events, spans, lanes, types, sources, damage)");
+			message(a, true, "no SQL result yet: ;SELECT ... FROM events (or spans, lanes, types, sources, damage, marks)");
 		return;
 	}
 	char *err = NULL;
