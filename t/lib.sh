@@ -114,6 +114,12 @@ scenario() {
 	SCREEN=$(cat "$TMP/$name.txt")
 }
 
+# session COLSxLINES COMMAND: a tmux session ($S) running the shell command
+# line, which then says "exit=STATUS" and stays 30 s to be read.
+session() {
+	tm new-session -d -s "$S" -x "${1%x*}" -y "${1#*x}" "$2; echo \"exit=\$?\"; sleep 30"
+}
+
 # Run ttv, capturing stdout, stderr and status in OUT, ERR, RC.
 run() {
 	OUT=$("$TTV" "$@" 2>"$TMP/stderr")

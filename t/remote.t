@@ -190,7 +190,7 @@ tap_run "$TBIN/listing_test" "slow:$TMP/far/listed" "$TMP/far/listed"
 # the viewer: ssh's question on the terminal first, then the trace; q
 # leaves nothing running
 S=ttv-remote-$$
-tm new-session -d -s "$S" -x 80 -y 24 "TERM=xterm-256color '$TTV' 'ask:$TMP/far/dial9'; echo \"exit=\$?\"; sleep 30"
+session 80x24 "TERM=xterm-256color '$TTV' 'ask:$TMP/far/dial9'"
 wait_for "continue connecting" 100
 ok $? "ssh asks about the host key on the terminal"
 unlike "$(screen)" "events in" "... before the viewer draws"
@@ -213,7 +213,7 @@ tm kill-server
 spec 1 3 | "$TBIN/ptwrite" far/view.pt
 spec 4 4 | "$TBIN/ptwrite" four.pt
 S=ttv-remote-f-$$
-tm new-session -d -s "$S" -x 100 -y 24 "TERM=xterm-256color '$TTV' -f 'far:$TMP/far/view.pt'; echo \"exit=\$?\"; sleep 30"
+session 100x24 "TERM=xterm-256color '$TTV' -f 'far:$TMP/far/view.pt'"
 wait_for "#3/3" 100
 ok $? "the viewer follows a remote file"
 tm send-keys -t "$S" Tab

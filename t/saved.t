@@ -265,7 +265,7 @@ if command -v tmux >/dev/null 2>&1; then
 	S=ttv-test-$$
 	# view ARGS: the list at the last event, 80x24
 	view() {
-		tm new-session -d -s "$S" -x 80 -y 24 "TERM=xterm-256color '$TTV' $*; echo \"exit=\$?\"; sleep 30"
+		session 80x24 "TERM=xterm-256color '$TTV' $*"
 		wait_for "#1/20000"
 		tm send-keys -t "$S" Tab G
 		wait_for "#20000/20000"
@@ -301,7 +301,7 @@ if command -v tmux >/dev/null 2>&1; then
 	# following (-f): the saved index, then what the file grows by
 	rm -rf "$IDX"
 	"$TTV" --info "$P" >/dev/null
-	tm new-session -d -s "$S" -x 80 -y 24 "TERM=xterm-256color '$TTV' -f '$P'; echo \"exit=\$?\"; sleep 30"
+	session 80x24 "TERM=xterm-256color '$TTV' -f '$P'"
 	wait_for "/20000"
 	ok $? "-f: the viewer opens from the saved index"
 	"$TBIN/ptwrite" --generate 5000 --seed 4 "$TMP/more.pt" || exit 1

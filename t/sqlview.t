@@ -209,7 +209,7 @@ V4 ts=2000 pid=1 type=5 latency=10 comm=a target=y
 SPEC
 S=ttv-test-$$
 SLOW="WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c, events"
-tm new-session -d -s "$S" -x 100 -y 30 "TERM=xterm-256color '$TTV' big.pt; echo exit=\$?; sleep 30"
+session 100x30 "TERM=xterm-256color '$TTV' big.pt"
 wait_for "#1/2" || fail "the viewer starts"
 tm send-keys -t "$S" '\;' "$SLOW" Enter
 wait_for "SQL running" 50
@@ -257,7 +257,7 @@ SPEC
 	i=$((i + 1)); sleep 0.01
 done) &
 writer=$!
-tm new-session -d -s "$S" -x 100 -y 30 "TERM=xterm-256color '$TTV' -f live.pt; sleep 30"
+session 100x30 "TERM=xterm-256color '$TTV' -f live.pt"
 sleep 1
 tm send-keys -t "$S" '\;' "SELECT (SELECT count(*) FROM events) AS before, (WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 4000000) SELECT count(*) FROM c) AS slow, (SELECT count(*) FROM events) AS after" Enter
 wait_for "row 1/1" 200 || fail "the query ends"

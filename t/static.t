@@ -41,7 +41,7 @@ done
 if command -v tmux >/dev/null 2>&1; then
 	for term in tmux-256color vt100; do
 		S=ttv-static-$$-$term
-		tm new-session -d -s "$S" -x 80 -y 24 "TERM=$term chroot '$R' /ttv t.pt; echo \"exit=\$?\"; sleep 30"
+		session 80x24 "TERM=$term chroot '$R' /ttv t.pt"
 		wait_for "lanes"
 		ok $? "TERM=$term, no terminfo: the viewer draws"
 		tm send-keys -t "$S" Tab j j

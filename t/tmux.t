@@ -13,7 +13,7 @@ SPEC
 S=ttv-test-$$
 export TMUX_TMPDIR=$TMP
 
-tm new-session -d -s "$S" -x 80 -y 24 "TERM=xterm-256color '$TTV' '$TMP/t.pt'; echo \"exit=\$?\"; sleep 30"
+session 80x24 "TERM=xterm-256color '$TTV' '$TMP/t.pt'"
 wait_for "2 lanes"; ok $? "the viewer starts in a terminal (lanes view)"
 like "$(screen | tail -1)" '2 events in 2 lanes; \? shows the keys, q quits' "the first screen says what is there and where the keys are"
 tm send-keys -t "$S" Tab
@@ -63,7 +63,7 @@ tm kill-server 2>/dev/null
 "$TBIN/ptwrite" --generate 50000 --seed 5 "$TMP/big.pt"
 COSTLY='(\w+\s?)+\d{30}' # each event costs pcre2's match limit
 S=ttv-test-$$-costly
-tm new-session -d -s "$S" -x 100 -y 24 "TERM=xterm-256color '$TTV' '$TMP/big.pt'; echo \"exit=\$?\"; sleep 30"
+session 100x24 "TERM=xterm-256color '$TTV' '$TMP/big.pt'"
 wait_for "#1/50000"
 closes '&' "$COSTLY" Enter -- "filtering" C-c "a costly filter"
 like "$(screen | tail -1)" "filter cancelled" "C-c takes the new filter back"
@@ -78,7 +78,7 @@ unlike "$(screen)" "TIME +LANE" "the terminal is restored (the viewer's screen i
 tm kill-server 2>/dev/null
 S=$S-term # a fresh server: the old one may still be going away
 
-tm new-session -d -s "$S" -x 80 -y 24 "TERM=xterm-256color '$TTV' '$TMP/t.pt' & echo \$! >'$TMP/pid'; wait \$!; echo \"exit=\$?\"; sleep 30"
+session 80x24 "TERM=xterm-256color '$TTV' '$TMP/t.pt' & echo \$! >'$TMP/pid'; wait \$!"
 wait_for "2 lanes"
 kill -TERM "$(cat "$TMP/pid")"
 wait_for "exit=0"; r=$?; ok $r "SIGTERM leaves cleanly"
@@ -142,7 +142,7 @@ esac
 "$TBIN/d9write" --generate 3000000 --seed 3 "$TMP/load.bin"
 total=$("$TTV" --stats "$TMP/load.bin" | awk 'NR == 1 {print $1}')
 S=ttv-test-$$-load
-tm new-session -d -s "$S" -x 80 -y 24 "TERM=xterm-256color '$TTV' --no-cache '$TMP/load.bin'; echo \"exit=\$?\"; sleep 30"
+session 80x24 "TERM=xterm-256color '$TTV' --no-cache '$TMP/load.bin'"
 wait_for "#1/"; ok $? "a 3M-event trace: the first screen comes while it loads"
 tm send-keys -t "$S" Tab j j
 tm resize-window -t "$S" -x 160 -y 40
@@ -164,7 +164,7 @@ rm -f "$TMP/load.bin"
 mkdir "$TMP/alone"
 cp "$TTV" "$TMP/alone/ttv"
 S=ttv-test-$$-alone
-tm new-session -d -s "$S" -x 80 -y 24 "TERM=xterm-256color '$TMP/alone/ttv' '$TMP/t.pt'; echo \"exit=\$?\"; sleep 30"
+session 80x24 "TERM=xterm-256color '$TMP/alone/ttv' '$TMP/t.pt'"
 wait_for "2 lanes"
 unlike "$(screen | tail -1)" 'not found' "a binary copied alone finds its keymap and theme (built in)"
 tm send-keys -t "$S" '?'
@@ -225,7 +225,7 @@ done
 # a keymap that cannot be found: the less keys instead, and it is said
 # until it has been seen (Esc), not just until the first key
 S=ttv-test-$$-nokeys
-tm new-session -d -s "$S" -x 80 -y 24 "TERM=xterm-256color '$TTV' --keymap nosuch '$TMP/t.pt'; echo \"exit=\$?\"; sleep 30"
+session 80x24 "TERM=xterm-256color '$TTV' --keymap nosuch '$TMP/t.pt'"
 wait_for "keymap 'nosuch' not found"; ok $? "a keymap not found is said"
 tm send-keys -t "$S" j
 sleep 0.3
@@ -240,7 +240,7 @@ tm kill-server 2>/dev/null
 # a file no decoder takes: said, exit 1, no screen
 printf 'hello, world\n' >"$TMP/text.txt"
 S=ttv-test-$$-text
-tm new-session -d -s "$S" -x 80 -y 24 "TERM=xterm-256color '$TTV' '$TMP/text.txt'; echo \"exit=\$?\"; sleep 30"
+session 80x24 "TERM=xterm-256color '$TTV' '$TMP/text.txt'"
 wait_for "exit="
 like "$(tm capture-pane -p -J -t "$S")" 'text\.txt: unknown format \(no decoder recognises its content\)' "unknown format: said in the terminal"
 like "$(screen)" 'exit=1' "and exit 1"

@@ -237,7 +237,7 @@ like "$SHOT" "CALL TREE by total" "... and goes back to the tree"
 # in a terminal: T, move, fold, Esc back to the lanes, T again as it was left
 if command -v tmux >/dev/null 2>&1; then
 	S=ttv-tree-$$
-	tm new-session -d -s "$S" -x 80 -y 24 "TERM=xterm-256color '$TTV' '$H'; echo \"exit=\$?\"; sleep 30"
+	session 80x24 "TERM=xterm-256color '$TTV' '$H'"
 	wait_for "6 lanes"
 	tm send-keys -t "$S" T
 	wait_for "CALL TREE by total"
@@ -272,7 +272,7 @@ if command -v tmux >/dev/null 2>&1; then
 
 	# two files: v compares them (a server of its own: the last one may still be going)
 	S=ttv-tree-$$-files
-	tm new-session -d -s "$S" -x 120 -y 30 "TERM=xterm-256color '$TTV' '$TMP/g.ht' '$TMP/g2.ht'; echo \"exit=\$?\"; sleep 30"
+	session 120x30 "TERM=xterm-256color '$TTV' '$TMP/g.ht' '$TMP/g2.ht'"
 	wait_for "g.ht + g2.ht"
 	tm send-keys -t "$S" T v
 	wait_for "B: $TMP/g2.ht"
@@ -293,7 +293,7 @@ if command -v tmux >/dev/null 2>&1; then
 	n1=$(spans "$TMP/live.pt")
 	cat "$TMP/live.pt" "$TMP/more.pt" >"$TMP/both.pt"
 	n2=$(spans "$TMP/both.pt")
-	tm new-session -d -s "$S" -x 100 -y 24 "TERM=xterm-256color '$TTV' -f '$TMP/live.pt'; echo \"exit=\$?\"; sleep 30"
+	session 100x24 "TERM=xterm-256color '$TTV' -f '$TMP/live.pt'"
 	wait_for "FOLLOW"
 	tm send-keys -t "$S" T
 	wait_for "call tree of $n1 spans"
