@@ -284,10 +284,10 @@ static void dump_attrs(const char *path)
 		for (int x = 0; x < COLS; x++) {
 			cchar_t cc;
 			wchar_t wc[CCHARW_MAX + 1];
-			attr_t at;
-			short pair;
+			attr_t at = 0;
+			short pair = 0;
 			if (mvwin_wch(stdscr, y, x, &cc) == ERR || getcchar(&cc, wc, &at, &pair, NULL) == ERR)
-				at = 0;
+				at = 0, pair = 0;
 			bool bar = (int)(at | (attr_t)COLOR_PAIR(pair)) == theme_attr(R_BAR);
 			buf_addc(&line, bar ? 'b' : at & A_UNDERLINE ? 'm' : at & A_REVERSE ? 's' : '.');
 		}
