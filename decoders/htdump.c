@@ -535,7 +535,7 @@ static void compile(struct ht *h, struct layout *L, uint32_t id, uint64_t P, uin
 	}
 	if (L->callstack && L->sp[SP_DUR] >= 0)
 		L->role = ROLE_COMPLETE;
-	if (L->sysinfo)
+	if (L->sysinfo || L->mapping) /* (string definitions: metadata, not time) */
 		L->flags = EVF_META;
 	for (int i = 0; i < SP_N; i++) {
 		if (L->sp[i] < 0)

@@ -167,8 +167,23 @@ void batch_dump(struct trace *t, struct filterset *fs, bool json, enum time_mode
  * order, so whatever arrives later lies past it. */
 static uint64_t follow_key(const struct event *e) { return e->seq ? (uint64_t)e->seq << 32 : e->input; }
 
-void batch_follow(struct trace *t, struct filterset *fs, bool json, enum time_mode tm, FILE *out)
+bool batch_filters_fit(const struct filterset *fs, struct trace *t)
 {
+	char *err = NULL;
+	long bad = filterset_check(fs, t, &err);
+	if (bad < 0)
+		return true;
+	struct buf b = {0};
+	esc_term(&b, fs->f[bad].spec, strlen(fs->f[bad].spec));
+	fprintf(stderr, "%s: -e '%s': %s\n", progname, buf_str(&b), err);
+	buf_free(&b);
+	free(err);
+	return false;
+}
+
+bool batch_follow(struct trace *t, struct filterset *fs, bool json, enum time_mode tm, FILE *out)
+{
+	volatile bool fit = true, checked = false;
 	struct hmap printed = {0}, next = {0};
 	struct buf b = {0};
 	struct event e;
@@ -200,6 +215,11 @@ void batch_follow(struct trace *t, struct filterset *fs, bool json, enum time_mo
 			based = true;
 		}
 		uint64_t n = model_count(t->m);
+		if (!checked && n) { /* (the fields are known once there are events) */
+			checked = true;
+			if (!(fit = batch_filters_fit(fs, t)))
+				break;
+		}
 		hmap_clear(&next);
 		for (uint64_t pos = model_take_changed(t->m); pos < n; pos++) {
 			model_get(t->m, pos, &e);
@@ -245,6 +265,7 @@ void batch_follow(struct trace *t, struct filterset *fs, bool json, enum time_mo
 	buf_free(&b);
 	hmap_free(&printed);
 	hmap_free(&next);
+	return fit;
 }
 
 /* ---- info ----------------------------------------------------------------- */
@@ -431,6 +452,37 @@ static void clock_summary(struct trace *t, struct buf *b)
 	}
 }
 
+/* A source's metadata (symbol tables, class and string definitions): listed,
+ * not on the time axis.  Its events by type, most first. */
+#define INFO_META 8
+static void meta_text(struct trace *t, const struct source *s, struct buf *b)
+{
+	uint64_t total = 0;
+	size_t n = 0;
+	uint32_t *types = xcalloc(model_ntypes(t->m) + 1, sizeof *types);
+	for (uint32_t ty = 0; ty < model_ntypes(t->m); ty++)
+		if (model_type_get(t->m, ty)->source == s->id && model_type_meta(t->m, ty) && model_type_count(t->m, ty)) {
+			types[n++] = ty;
+			total += model_type_count(t->m, ty);
+		}
+	for (size_t i = 1; i < n; i++) /* (a few types: most events first) */
+		for (size_t j = i; j && model_type_count(t->m, types[j]) > model_type_count(t->m, types[j - 1]); j--) {
+			uint32_t x = types[j];
+			types[j] = types[j - 1];
+			types[j - 1] = x;
+		}
+	if (n)
+		buf_printf(b, "  metadata: %llu events, not on the time axis:", (unsigned long long)total);
+	for (size_t i = 0; i < MIN(n, INFO_META); i++) {
+		buf_adds(b, i ? ", " : " ");
+		term_sid(b, t->m, model_type_get(t->m, types[i])->name);
+		buf_printf(b, " %llu", (unsigned long long)model_type_count(t->m, types[i]));
+	}
+	if (n)
+		buf_adds(b, n > INFO_META ? ", ...\n" : "\n");
+	free(types);
+}
+
 void info_text(struct trace *t, struct buf *b)
 {
 	for (size_t i = 0; i < t->nsrc; i++) {
@@ -499,6 +551,7 @@ void info_text(struct trace *t, struct buf *b)
 			term_sid(b, t->m, ln->name);
 			buf_printf(b, ": %llu events\n", (unsigned long long)ln->count);
 		}
+		meta_text(t, s, b);
 	}
 	clock_summary(t, b);
 	index_summary(t, b);

@@ -11,8 +11,12 @@
 /* Every event passing the filters, one per line, in time order. */
 void batch_dump(struct trace *t, struct filterset *fs, bool json, enum time_mode tm, FILE *out);
 /* --dump --follow: the same, then every event that arrives as the files grow,
- * until the inputs end (pipes) or the process is stopped. */
-void batch_follow(struct trace *t, struct filterset *fs, bool json, enum time_mode tm, FILE *out);
+ * until the inputs end (pipes) or the process is stopped.  False when a
+ * filter names a field the events read have not (batch_filters_fit). */
+bool batch_follow(struct trace *t, struct filterset *fs, bool json, enum time_mode tm, FILE *out);
+/* Does every FIELD:RE name a field the trace has?  Else it is said on
+ * stderr (a usage error: exit 2). */
+bool batch_filters_fit(const struct filterset *fs, struct trace *t);
 /* Per source: format, size, lanes, counts, time span, damage, decoder findings. */
 void batch_info(struct trace *t, bool json, FILE *out);
 

@@ -5,21 +5,23 @@
 #include <stdlib.h>
 
 #include "src/batch.h"
+#include "src/nest.h"
 
 /* A span open on its lane's stack. */
 struct open {
-	int64_t start, end;
+	struct nest_open n; /* (first: struct nest's record) */
 	uint32_t node, sym;
-	uint64_t child; /* its children's time so far */
 	struct ct_ref ref;
-	uint64_t pos;   /* its event's position (calltree.spanned) */
+	uint64_t pos; /* its event's position (calltree.spanned) */
 };
 
 struct ct_stack {
-	struct open *s;
-	size_t n, cap;
+	struct nest nest;
+	struct calltree *ct;
 	uint32_t root; /* what its outermost spans are under: the root, or (per lane) the lane's node */
 };
+
+static struct open *open_at(const struct nest *n, size_t i) { return (struct open *)nest_at(n, i); }
 
 static uint32_t sym_of(struct calltree *ct, uint32_t type, uint32_t name)
 {
@@ -77,51 +79,46 @@ static void count_in(struct calltree *ct, uint32_t v, uint64_t d, uint64_t self,
 		ct->counted(ct->counted_ctx, v, d, self, ref);
 }
 
-/* The top span of the stack ends: counted, and its time charged to its
- * parent. */
-static void finish(struct calltree *ct, struct ct_stack *st)
+/* A span of a lane ends: counted (src/nest.c charges its time to its
+ * parent). */
+static void finish(void *ctx, struct nest_open *span, size_t depth, struct nest_open *parent)
 {
-	struct open o = st->s[--st->n];
-	uint64_t d = ts_span(o.start, o.end), self = d > o.child ? d - o.child : 0;
-	count_in(ct, o.node, d, self, &o.ref);
+	struct ct_stack *st = ctx;
+	struct calltree *ct = st->ct;
+	const struct open *o = (const struct open *)span;
+	uint64_t d = ts_span(o->n.start, o->n.end), self = nest_self(&o->n);
+	count_in(ct, o->node, d, self, &o->ref);
 	if (ct->spanned) {
-		struct ct_sym y = ct->sym[o.sym];
-		ct->spanned(ct->spanned_ctx, &(struct ct_span){o.pos, st->n ? st->s[st->n - 1].pos : CT_NO_SPAN,
-							       (uint32_t)st->n, o.ref.lane, y.type, y.name, o.start, d,
-							       self});
+		struct ct_sym y = ct->sym[o->sym];
+		uint64_t up = parent ? ((const struct open *)parent)->pos : CT_NO_SPAN;
+		ct->spanned(ct->spanned_ctx, &(struct ct_span){o->pos, up, (uint32_t)depth, o->ref.lane, y.type, y.name,
+							       o->n.start, d, self});
 	}
-	if (st->n)
-		st->s[st->n - 1].child += d;
-	else
+	if (!parent)
 		outermost(ct, st->root, d);
 }
 
-static uint32_t node_below(const struct ct_stack *st, size_t j) { return j ? st->s[j - 1].node : st->root; }
-
-/* Span [start, end) called sym, in lane order. */
-static void add_span(struct calltree *ct, struct ct_stack *st, int64_t start, int64_t end, uint32_t sym,
-		     const struct ct_ref *ref, uint64_t pos)
+static uint32_t node_below(const struct ct_stack *st, size_t j)
 {
-	while (st->n && st->s[st->n - 1].end <= start)
-		finish(ct, st);
-	size_t j = st->n;
-	if (j && end > st->s[j - 1].end) {
-		/* open spans that start with it and end within it came first: they
-		 * are its children (writers that emit a scope when it ends) */
-		while (j && st->s[j - 1].start == start && st->s[j - 1].end < end)
-			j--;
-		if (j && end > st->s[j - 1].end) { /* it outlasts what holds it: what it outlasts closes */
-			while (st->n && end > st->s[st->n - 1].end)
-				finish(ct, st);
-			j = st->n;
-		}
+	return j ? open_at(&st->nest, j - 1)->node : st->root;
+}
+
+/* Span [start, end) called sym, in lane order (src/nest.h: where it goes). */
+static void add_span(struct calltree *ct, struct ct_stack *st, const struct event *e, int64_t start, int64_t end,
+		     uint32_t sym)
+{
+	struct open o = {.n = {start, end, 0}, .sym = sym, .ref = {e->ts, e->input, e->lane, e->off}, .pos = e->pos};
+	uint64_t id, parent_id;
+	if (trace_span_ids(ct->t, e, &id, &parent_id)) {
+		size_t depth;
+		struct nest_open *up;
+		struct open *in = (struct open *)nest_add_named(&st->nest, &o, id, parent_id, &depth, &up);
+		in->node = child_of(ct, up ? ((struct open *)up)->node : st->root, sym);
+		return;
 	}
-	xgrow(&st->s, &st->cap, st->n + 1, sizeof *st->s);
-	memmove(st->s + j + 1, st->s + j, (st->n - j) * sizeof *st->s);
-	st->n++;
-	st->s[j] = (struct open){start, end, child_of(ct, node_below(st, j), sym), sym, 0, *ref, pos};
-	for (size_t k = j + 1; k < st->n; k++) /* (its new children: their paths go through it) */
-		st->s[k].node = child_of(ct, st->s[k - 1].node, st->s[k].sym);
+	size_t j = nest_add(&st->nest, &o);
+	for (size_t k = j; k < st->nest.n; k++) /* (it, and its new children: their paths go through it) */
+		open_at(&st->nest, k)->node = child_of(ct, node_below(st, k), open_at(&st->nest, k)->sym);
 }
 
 /* The filters keep a span's event, or for a pair its end. */
@@ -232,7 +229,7 @@ static void build_span(void *ctx, const struct event *e, int64_t start, int64_t 
 	if (model_type_get(ct->t->m, e->type)->grouped)
 		group_span(ct, st->root, e, start, ts_span(start, end), &ref);
 	else
-		add_span(ct, st, start, end, sym_of(ct, e->type, e->name), &ref, e->pos);
+		add_span(ct, st, e, start, end, sym_of(ct, e->type, e->name));
 }
 
 void calltree_begin(struct calltree *ct, const struct ct_scope *scope)
@@ -241,20 +238,23 @@ void calltree_begin(struct calltree *ct, const struct ct_scope *scope)
 	new_node(ct, CT_NONE, CT_NONE);
 	ct->nlanes = model_nlanes(scope->t->m);
 	ct->lanes = xcalloc(ct->nlanes + 1, sizeof *ct->lanes);
+	for (uint32_t l = 0; l <= ct->nlanes; l++)
+		nest_init(&ct->lanes[l].nest, sizeof(struct open), finish, &ct->lanes[l]);
 }
 
 bool calltree_step(struct calltree *ct, uint64_t deadline, bool more_may_come)
 {
 	if (ct->done)
 		return false;
+	for (uint32_t l = 0; l <= ct->nlanes; l++) /* (the lanes' way back to the tree, wherever it is now) */
+		ct->lanes[l].ct = ct;
 	if (!spans_walk(&ct->scope, &ct->at, deadline, build_span, ct))
 		return true;
 	if (more_may_come) /* (spans still open count once they end) */
 		return false;
 	for (uint32_t l = 0; l < ct->nlanes; l++) {
-		while (ct->lanes[l].n)
-			finish(ct, &ct->lanes[l]);
-		free(ct->lanes[l].s);
+		nest_close_all(&ct->lanes[l].nest);
+		nest_free(&ct->lanes[l].nest);
 	}
 	free(ct->lanes);
 	ct->lanes = NULL;
@@ -302,7 +302,7 @@ void calltree_invert(const struct calltree *ct, struct calltree *inv)
 void calltree_free(struct calltree *ct)
 {
 	for (uint32_t l = 0; ct->lanes && l < ct->nlanes; l++)
-		free(ct->lanes[l].s);
+		nest_free(&ct->lanes[l].nest);
 	free(ct->lanes);
 	free(ct->node);
 	free(ct->sym);

@@ -292,12 +292,18 @@ int main(int argc, char **argv)
 	} else if (c.mode == MODE_VIEW) {
 		status = ui_run(&t, &fs, &c);
 	} else if (c.follow) {
-		batch_follow(&t, &fs, c.json, c.time, stdout);
+		bool fit = batch_follow(&t, &fs, c.json, c.time, stdout);
 		trace_report(&t);
-		status = !trace_any_readable(&t) ? 1 : trace_damaged(&t) ? 3 : 0;
+		status = !fit ? 2 : !trace_any_readable(&t) ? 1 : trace_damaged(&t) ? 3 : 0;
 	} else {
 		int sql_status = 0;
 		trace_load_all(&t);
+		if (!batch_filters_fit(&fs, &t)) {
+			trace_free(&t);
+			filterset_free(&fs);
+			cli_free(&c);
+			return 2;
+		}
 		switch (c.mode) {
 		case MODE_INFO: batch_info(&t, c.json, stdout); break;
 		case MODE_STATS: batch_stats(&t, &fs, c.json, stdout); break;

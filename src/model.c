@@ -16,6 +16,7 @@ _Static_assert(TTV_OFF_LIMIT == 1ull << OFF_BITS && TTV_INPUT_LIMIT == 1u << IN_
 #define DUR_NONE 0xffffffffu
 #define DUR_LONG 0xf0000000u
 #define MAX_LANES (1u << 24)
+#define NO_EXAMPLE UINT32_MAX /* struct event.input of a type none of whose events was added */
 
 static inline enum ev_role cev_role(const struct cev *c) { return (enum ev_role)(c->lanef & EVF_ROLE); }
 
@@ -80,6 +81,11 @@ struct batch_kind {
 	bool spans; /* complete spans (with a duration) */
 };
 
+struct type_seen {
+	struct event ex; /* .input NO_EXAMPLE: none yet */
+	uint64_t count;
+};
+
 struct model {
 	struct strtab *st;
 
@@ -96,6 +102,10 @@ struct model {
 	size_t ntypes, captypes;
 	uint32_t *type_slot; /* hash of the type's identity -> type id + 1 */
 	size_t ntype_slot;
+	/* by type: the first event of it added (model_examples), and how many
+	 * of its events the compact array holds (model_type_count) */
+	struct type_seen *seen;
+	size_t capseen;
 
 	struct evstore store; /* committed, in time order */
 	struct cev *pend;     /* added, not yet committed */
@@ -175,6 +185,7 @@ void model_free(struct model *m)
 	free(m->lane_slot);
 	free(m->types);
 	free(m->type_slot);
+	free(m->seen);
 	evs_free(&m->store);
 	bigmem_free(&m->pend_mem);
 	bigmem_free(&m->next_mem);
@@ -278,6 +289,7 @@ void model_lane_count(struct model *m, uint32_t lane, uint64_t n, int64_t first,
 	m->lanes[lane].count += n;
 	if (n)
 		lane_span(&m->lanes[lane], first, last);
+	m->lp[lane].other_max = UINT64_MAX; /* its spans are the sequence's: no bound on them is known */
 }
 
 void model_lane_uncount(struct model *m, uint32_t lane, uint64_t n)
@@ -329,7 +341,9 @@ uint32_t model_type(struct model *m, const struct type *t)
 		return 0;
 	finish_commit(m); /* (the committer reads the table) */
 	xgrow(&m->types, &m->captypes, m->ntypes + 1, sizeof *m->types);
+	xgrow(&m->seen, &m->capseen, m->ntypes + 1, sizeof *m->seen);
 	m->types[m->ntypes] = *t;
+	m->seen[m->ntypes] = (struct type_seen){.ex = {.type = (uint32_t)m->ntypes, .input = NO_EXAMPLE}};
 	m->type_slot[i] = (uint32_t)++m->ntypes;
 	if (m->ntypes * 2 > m->ntype_slot)
 		type_rehash(m);
@@ -442,6 +456,13 @@ void model_add(struct model *m, const struct event *e)
 	c->lanef = lane << 8 | (e->flags & 0xff);
 	if ((e->flags & EVF_ROLE) >= ROLE_BEGIN)
 		m->tail.pairs = true;
+	struct type_seen *seen = &m->seen[type];
+	if (UNLIKELY(seen->ex.input == NO_EXAMPLE)) {
+		seen->ex = *e;
+		seen->ex.type = type;
+		seen->ex.seq = 0;
+	}
+	seen->count++;
 	struct lane *l = m->nlanes ? &m->lanes[lane] : NULL;
 	if (l)
 		l->count++;
@@ -1071,6 +1092,7 @@ static bool keep_input(void *ctx, const struct cev *c)
 	struct lane *l = &d->m->lanes[cev_lane(c)];
 	if (l->count)
 		l->count--;
+	d->m->seen[cev_type(c)].count--;
 	return false;
 }
 
@@ -1082,6 +1104,9 @@ uint64_t model_drop_input(struct model *m, uint32_t input)
 	uint64_t dropped = n - nev(m);
 	if (!dropped)
 		return 0;
+	for (size_t i = 0; i < m->ntypes; i++)
+		if (m->seen[i].ex.input == input)
+			m->seen[i].ex.input = NO_EXAMPLE; /* the next one added takes its place */
 	/* pair again from scratch, and forget long spans that may be gone */
 	for (size_t i = 0; i < m->nlanes; i++)
 		m->lp[i].nlongest = 0;
@@ -1121,6 +1146,31 @@ uint64_t model_generation(const struct model *m) { return m->generation; }
 uint64_t model_serial(const struct model *m) { return m->serial; }
 
 #define SEQ(m, s, op, ...) ((m)->seqs[s].ops->op((m)->seqs[s].ctx, ##__VA_ARGS__))
+
+uint64_t model_type_count(const struct model *m, uint32_t type)
+{
+	return type < m->ntypes ? m->seen[type].count : 0;
+}
+
+bool model_type_meta(const struct model *m, uint32_t type)
+{
+	return type < m->ntypes && m->seen[type].ex.input != NO_EXAMPLE && m->seen[type].ex.flags & EVF_META;
+}
+
+void model_examples(struct model *m, void (*fn)(void *ctx, const struct event *e), void *ctx)
+{
+	model_sync(m);
+	for (size_t i = 0; i < m->ntypes; i++)
+		if (m->seen[i].ex.input != NO_EXAMPLE)
+			fn(ctx, &m->seen[i].ex);
+	for (uint32_t s = 1; s < m->nseqs; s++)
+		if (SEQ(m, s, count)) {
+			struct event e = {0};
+			SEQ(m, s, get, 0, &e);
+			e.seq = s;
+			fn(ctx, &e);
+		}
+}
 
 uint64_t model_count(const struct model *m)
 {
@@ -1225,11 +1275,18 @@ static size_t cursor_head(const struct model *m, const struct cursor *c)
 	return best;
 }
 
+/* (A sequence that breaks its time order, read back from a damaged saved
+ * index, can leave a position with no record at it: NO_HEAD.  Its answers
+ * are wrong, never a read outside the sequences.) */
+#define NO_HEAD SIZE_MAX
+
 static void cursor_forth(struct model *m, struct cursor *c)
 {
 	size_t s = cursor_head(m, c);
-	c->idx[s]++;
 	c->pos++;
+	if (s == NO_HEAD)
+		return;
+	c->idx[s]++;
 	cursor_head_of(m, c, s);
 }
 
@@ -1244,9 +1301,11 @@ static void cursor_back(struct model *m, struct cursor *c)
 		if (best == SIZE_MAX || t >= bt)
 			best = s, bt = t;
 	}
+	c->pos--;
+	if (best == NO_HEAD)
+		return;
 	c->idx[best]--;
 	c->head[best] = bt;
-	c->pos--;
 }
 
 #define STEP_LIMIT 4096
@@ -1285,6 +1344,10 @@ void model_get(struct model *m, uint64_t pos, struct event *e)
 	}
 	struct cursor *c = cursor_at(m, pos);
 	size_t s = cursor_head(m, c);
+	if (s == NO_HEAD) {
+		*e = (struct event){.ts = m->last, .dur = TTV_NODUR, .flags = EVF_DAMAGED, .input = UINT32_MAX, .pos = pos};
+		return;
+	}
 	SEQ(m, s, get, c->idx[s], e);
 	e->seq = (uint32_t)s;
 	e->pos = pos;
@@ -1317,7 +1380,7 @@ int64_t model_ts(struct model *m, uint64_t pos)
 		return evs_ts(&m->store, pos);
 	struct cursor *c = cursor_at(m, pos);
 	size_t s = cursor_head(m, c);
-	return SEQ(m, s, ts, c->idx[s]);
+	return s == NO_HEAD ? m->last : SEQ(m, s, ts, c->idx[s]);
 }
 
 bool model_find(struct model *m, int64_t ts, uint32_t input, uint64_t off, uint64_t *pos)
@@ -1466,6 +1529,13 @@ static void save_types(const struct model *m, struct buf *out, const void *const
 		put_u64(out, (uint64_t)t->source << 32 | t->value_field);
 		put_u64(out, (uint64_t)owner_index(t->owner, owners, nowners) << 32 | (uint64_t)t->grouped << 9 |
 				   (uint64_t)t->keyed << 8 | t->role);
+		const struct event *e = &m->seen[i].ex;
+		put_u64(out, m->seen[i].count);
+		put_u64(out, (uint64_t)e->input << 32 | e->lane);
+		put_u64(out, e->off);
+		put_i64(out, e->ts);
+		put_u64(out, e->dur);
+		put_u64(out, (uint64_t)e->name << 32 | e->flags);
 	}
 }
 
@@ -1530,6 +1600,21 @@ static bool restore_lanes(struct model *m, struct blob *r, uint64_t nsources)
 	return !r->bad;
 }
 
+/* (lanes first: an example's lane is checked against them; its input once
+ * the inputs are known: model_restore) */
+static bool restore_example(struct model *m, struct blob *r, uint32_t type)
+{
+	uint64_t count = get_u64(r), a = get_u64(r), off = get_u64(r);
+	int64_t ts = get_i64(r);
+	uint64_t dur = get_u64(r), b = get_u64(r);
+	struct event e = {.input = (uint32_t)(a >> 32), .lane = (uint32_t)a, .off = off, .ts = ts, .dur = dur,
+			  .type = type, .name = (uint32_t)(b >> 32), .flags = (uint32_t)b};
+	if (e.input != NO_EXAMPLE && (e.lane >= m->nlanes || e.name >= strtab_count(m->st)))
+		return false;
+	m->seen[type] = (struct type_seen){e, count};
+	return true;
+}
+
 static bool restore_types(struct model *m, struct blob *r, const void *const *owners, size_t nowners)
 {
 	uint64_t n = get_below(r, 1u << TYPE_BITS);
@@ -1542,7 +1627,7 @@ static bool restore_types(struct model *m, struct blob *r, const void *const *ow
 				 .keyed = d >> 8 & 1, .grouped = d >> 9 & 1, .role = (uint8_t)d, .owner = owner < nowners ? owners[owner] : NULL};
 		if (r->bad || t.name >= nstr || t.category >= nstr || t.name_field >= nstr || t.value_field >= nstr ||
 		    t.pair >= n || t.role > ROLE_END || (owner >= nowners && owner != UINT32_MAX) ||
-		    model_type(m, &t) != id)
+		    model_type(m, &t) != id || !restore_example(m, r, id))
 			return false;
 	}
 	return !r->bad;
@@ -1596,6 +1681,9 @@ bool model_restore(struct model *m, struct blob *r, struct bigmem *pool, size_t 
 	struct evs_limits lim = {ninputs, m->ntypes, m->nlanes, nstr};
 	if (r->bad || !evs_restore(&m->store, r, pool, npool, &lim))
 		return false;
+	for (size_t i = 0; i < m->ntypes; i++)
+		if (m->seen[i].ex.input != NO_EXAMPLE && m->seen[i].ex.input >= ninputs)
+			return false;
 	uint64_t n = nev(m);
 	for (size_t i = 0; i < m->nlanes; i++)
 		for (uint32_t j = 0; j < m->lp[i].depth; j++)

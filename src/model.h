@@ -194,7 +194,8 @@ uint64_t model_seq_pos(struct model *m, uint32_t seq, uint64_t j);
 /* Position of the other end of a span (begin <-> end). */
 bool model_partner(struct model *m, uint64_t pos, uint64_t *other);
 /* The longest spans of a lane (at most LONG_SPANS, longest first) and, in
- * *rest, a bound on the duration of every other span of the lane. */
+ * *rest, a bound on the duration of every other span of the lane
+ * (UINT64_MAX for a lane of sequences: their spans are not looked at). */
 size_t model_lane_longest(const struct model *m, uint32_t lane, const struct long_span **out, uint64_t *rest);
 /* Begins of a lane that no end has closed yet (positions). */
 size_t model_lane_open(const struct model *m, uint32_t lane, const uint64_t **pos);
@@ -209,6 +210,15 @@ uint64_t model_generation(const struct model *m);
 /* Unique among the models of the process (never reused): what a cache
  * keyed by string ids keeps beside them. */
 uint64_t model_serial(const struct model *m);
+/* Events whose fields name every field the trace's events have (a
+ * decoder gives the events of one type the same fields): the first event
+ * added of each type, and the first record of each sequence.  fn is called
+ * for each (pos is not set). */
+void model_examples(struct model *m, void (*fn)(void *ctx, const struct event *e), void *ctx);
+/* How many events of a type were added (not counting sequences' records). */
+uint64_t model_type_count(const struct model *m, uint32_t type);
+/* Are a type's events metadata (its first is EVF_META)? */
+bool model_type_meta(const struct model *m, uint32_t type);
 /* The lowest position whose event changed (added, moved, dropped) since
  * the last call; model_count() when none did.  For following in batch. */
 uint64_t model_take_changed(struct model *m);

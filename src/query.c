@@ -40,7 +40,8 @@ static bool has_upper(const char *re)
 	return false;
 }
 
-struct pattern *pattern_new(const char *re, char **err)
+/* pattern_new, and where in re the error is (*at). */
+static struct pattern *compile(const char *re, char **err, size_t *at_out)
 {
 	uint32_t opts = PCRE2_UTF | PCRE2_UCP | PCRE2_MATCH_INVALID_UTF;
 	if (!has_upper(re))
@@ -54,6 +55,7 @@ struct pattern *pattern_new(const char *re, char **err)
 		struct buf b = {0};
 		buf_printf(&b, "at offset %zu: %s", (size_t)at, (const char *)msg);
 		*err = b.p;
+		*at_out = at;
 		return NULL;
 	}
 	struct pattern *p = xcalloc(1, sizeof *p);
@@ -63,6 +65,12 @@ struct pattern *pattern_new(const char *re, char **err)
 	pcre2_set_match_limit(p->mctx, MATCH_LIMIT);
 	pcre2_set_depth_limit(p->mctx, DEPTH_LIMIT);
 	return p;
+}
+
+struct pattern *pattern_new(const char *re, char **err)
+{
+	size_t at;
+	return compile(re, err, &at);
 }
 
 void pattern_free(struct pattern *p)
@@ -165,8 +173,11 @@ int64_t tspec_resolve(const struct tspec *t, const struct model *m)
 
 /* ---- filters -------------------------------------------------------------- */
 
-bool filter_parse(struct filter *f, const char *spec, char **err)
+bool filter_parse(struct filter *f, const char *spec, char **err, size_t *err_at)
 {
+	size_t at_scratch;
+	if (!err_at)
+		err_at = &at_scratch;
 	memset(f, 0, sizeof *f);
 	f->spec = xstrdup(spec);
 	f->enabled = true;
@@ -175,11 +186,12 @@ bool filter_parse(struct filter *f, const char *spec, char **err)
 		f->exclude = true;
 		re++;
 	}
-	/* `word:` selects a scope; anything else is a full-text pattern. */
+	/* `word:` selects a scope; anything else is a full-text pattern.  `::`
+	 * is a path in a name (tokio::runtime, std::vector), never a scope. */
 	const char *colon = re;
 	while (isalnum((unsigned char)*colon) || *colon == '_' || *colon == '.')
 		colon++;
-	if (*colon == ':' && colon > re) {
+	if (*colon == ':' && colon[1] != ':' && colon > re) {
 		size_t n = (size_t)(colon - re);
 		if (n == 4 && !strncmp(re, "lane", 4))
 			f->scope = SC_LANE;
@@ -199,6 +211,7 @@ bool filter_parse(struct filter *f, const char *spec, char **err)
 		const char *dots = strstr(re, "..");
 		if (!dots || !tspec_parse(re, (size_t)(dots - re), &f->lo) ||
 		    !tspec_parse(dots + 2, strlen(dots + 2), &f->hi)) {
+			*err_at = (size_t)(re - spec);
 			*err = xstrdup("want range:A..B with times such as 1.2s, +500ms, 3us, 93417364902017 (ns) "
 				       "or @93417.36 (s)");
 			filter_free(f);
@@ -206,12 +219,93 @@ bool filter_parse(struct filter *f, const char *spec, char **err)
 		}
 		return true;
 	}
-	f->re = pattern_new(re, err);
+	f->re = compile(re, err, err_at);
 	if (!f->re) {
+		*err_at += (size_t)(re - spec);
 		filter_free(f);
 		return false;
 	}
 	return true;
+}
+
+/* ---- which fields a trace has ------------------------------------------- */
+
+/* The top-level field names of the model's examples, each once, each
+ * followed by a NUL, in the order first seen. */
+struct field_names {
+	struct fsink s;
+	struct buf names;
+	unsigned depth;
+};
+
+static bool names_have(const struct buf *names, const char *name)
+{
+	for (const char *p = names->p, *end = names->p + names->len; p && p < end; p += strlen(p) + 1)
+		if (!strcmp(p, name))
+			return true;
+	return false;
+}
+
+static void names_put(struct fsink *s, const struct field *f)
+{
+	struct field_names *n = (struct field_names *)s;
+	if (f->kind == FK_END) {
+		n->depth -= n->depth > 0;
+		return;
+	}
+	if (!n->depth && f->name && !names_have(&n->names, f->name))
+		buf_add(&n->names, f->name, strlen(f->name) + 1);
+	if (f->kind == FK_OBJ || f->kind == FK_ARR)
+		n->depth++;
+}
+
+static void name_example(void *ctx, const struct event *e)
+{
+	struct trace *t = ((void **)ctx)[0];
+	struct field_names *n = ((void **)ctx)[1];
+	n->depth = 0;
+	trace_event_fields(t, e, &n->s);
+}
+
+/* "a, b, c …": at most a line's worth of the names. */
+static void names_list(const struct buf *names, struct buf *out)
+{
+	size_t shown = 0, from = out->len;
+	for (const char *p = names->p, *end = names->p + names->len; p && p < end; p += strlen(p) + 1) {
+		if (out->len - from > 40 || ++shown > 8) {
+			buf_adds(out, ", …");
+			return;
+		}
+		buf_adds(out, shown > 1 ? ", " : "");
+		esc_term(out, p, strlen(p));
+	}
+}
+
+bool filter_check(const struct filter *f, struct trace *t, char **err)
+{
+	if (f->scope != SC_FIELD)
+		return true;
+	struct field_names n = {.s.put = names_put};
+	model_examples(t->m, name_example, (void *[]){t, &n});
+	bool ok = !n.names.len || names_have(&n.names, f->field);
+	if (!ok) {
+		struct buf b = {0};
+		buf_adds(&b, "no field '");
+		esc_term(&b, f->field, strlen(f->field));
+		buf_adds(&b, "' (text:RE matches the text); fields: ");
+		names_list(&n.names, &b);
+		*err = b.p;
+	}
+	buf_free(&n.names);
+	return ok;
+}
+
+long filterset_check(const struct filterset *fs, struct trace *t, char **err)
+{
+	for (size_t i = 0; i < fs->n; i++)
+		if (!filter_check(&fs->f[i], t, err))
+			return (long)i;
+	return -1;
 }
 
 void filter_free(struct filter *f)
@@ -226,11 +320,16 @@ void filter_free(struct filter *f)
 bool filterset_add(struct filterset *fs, const char *spec, char **err)
 {
 	struct filter f;
-	if (!filter_parse(&f, spec, err))
+	if (!filter_parse(&f, spec, err, NULL))
 		return false;
-	xgrow(&fs->f, &fs->cap, fs->n + 1, sizeof *fs->f);
-	fs->f[fs->n++] = f;
+	filterset_push(fs, &f);
 	return true;
+}
+
+void filterset_push(struct filterset *fs, struct filter *f)
+{
+	xgrow(&fs->f, &fs->cap, fs->n + 1, sizeof *fs->f);
+	fs->f[fs->n++] = *f;
 }
 
 void filterset_remove(struct filterset *fs, size_t i)

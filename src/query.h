@@ -4,7 +4,9 @@
  *   RE          keep events whose text (lane, type, summary) matches RE
  *   !RE         drop them instead
  *   lane:RE     match the lane name        type:RE   match the type name
- *   FIELD:RE    match one decoded field by name (e.g. target:, comm:)
+ *   FIELD:RE    match one decoded field by name (e.g. target:, comm:); a
+ *               field the trace does not have is an error (filterset_check),
+ *               and `::` is never a scope (tokio::runtime is full text)
  *   text:RE     full text, for a pattern that itself starts with `word:`
  *   range:A..B  events whose time is in [A, B]: TIME is relative to the first
  *               event with a unit or sign (1.2s, +500ms, 3us, 40ns), absolute
@@ -78,11 +80,20 @@ int pattern_find(struct pattern *p, const char *s, size_t n, size_t from, size_t
 /* The same pattern without JIT (tests compare both). */
 int pattern_match_nojit(struct pattern *p, const char *s, size_t n);
 
-/* Parse and compile a filter spec.  False (and *err) on a bad pattern. */
-bool filter_parse(struct filter *f, const char *spec, char **err);
+/* Parse and compile a filter spec.  False (and *err) on a bad pattern, and
+ * where in spec the error is in *err_at (when given). */
+bool filter_parse(struct filter *f, const char *spec, char **err, size_t *err_at);
+/* Does a FIELD:RE name a field the trace's events have?  False and *err
+ * (naming the fields there are) when not; a trace with no events yet
+ * (following) has every field. */
+bool filter_check(const struct filter *f, struct trace *t, char **err);
 void filter_free(struct filter *f);
 
 bool filterset_add(struct filterset *fs, const char *spec, char **err);
+/* Add a parsed filter (the set owns it now). */
+void filterset_push(struct filterset *fs, struct filter *f);
+/* The first filter filter_check() refuses (-1: none), with its *err. */
+long filterset_check(const struct filterset *fs, struct trace *t, char **err);
 void filterset_remove(struct filterset *fs, size_t i);
 void filterset_free(struct filterset *fs);
 bool filterset_active(const struct filterset *fs);

@@ -13,7 +13,7 @@
 
 #define ID_SPAN (64u << 10)
 #define MAGIC "ttv-idx\n"
-#define VERSION 3 /* 2: the meta hashed with hash_big; 3: parts (strings, gzip inputs) */
+#define VERSION 4 /* 2: the meta hashed with hash_big; 3: parts (strings, gzip inputs); 4: an example event per type */
 #define BYTE_ORDER_MARK 0x0102030405060708ull
 #define DEFAULT_LIMIT (2ull << 30)
 

@@ -100,8 +100,8 @@ is "$(printf '%s\n' "$JL" | grep -o '"ts":[0-9]*' | cut -d: -f2 | sort -c -n && 
 is "$(printf '%s\n' "$JL" | grep '"role":"begin"' | grep -vc '"dur"')" 0 "every original call of the finalized session pairs"
 
 run --dump "$FIN"
-like "$(printf '%s\n' "$OUT" | head -1)" "^\+0.000000000	thread 0 \(tid 259\)	CALL	main \(depth 1\) \[154.43us\]$" "text: first line"
-like "$OUT" "RETURN	db_query_step \(depth 7\) -> detail 0 \[copy\]" "text: a linked copy says so"
+like "$(printf '%s\n' "$OUT" | head -1)" "^\+0.000000000	thread 0 \(tid 259\)	CALL	main \(call_depth 1\) \[154.43us\]$" "text: first line"
+like "$OUT" "RETURN	db_query_step \(call_depth 7\) -> detail 0 \[copy\]" "text: a linked copy says so"
 
 run --stats "$FIN"
 is "$RC" 0 "stats: exit 0"
@@ -157,7 +157,7 @@ like "$ERR" "thread_1/index.atf: offset 114080: 3 forward links dangle" "crash: 
 like "$ERR" "thread_2/index.atf: offset 0: 0 bytes" "crash: the 0-byte file is reported"
 run --dump "$CRASH"
 is "$(printf '%s\n' "$OUT" | wc -l | tr -d ' ')" $((3198 + 3582 + 62)) "crash: every whole record listed (62 detail records as DETAIL)"
-like "$OUT" "CALL	module 0x[0-9a-f]{8} #[0-9]+ \(depth [0-9]+\)" "crash: names are module hash and symbol index"
+like "$OUT" "CALL	module 0x[0-9a-f]{8} #[0-9]+ \(call_depth [0-9]+\)" "crash: names are module hash and symbol index"
 like "$OUT" "DETAIL	(CALL|RETURN) module .*: detail 984 -> index 3224, past the end of index.atf \(3198 records\) \[damaged\]" \
 	"crash: a detail record past the index is listed and flagged"
 like "$OUT" "-> detail 1387 \(dangling\) \[copy\] \[damaged\]" "crash: a dangling forward link is shown as such"
@@ -321,8 +321,8 @@ like "$(printf '%s\n' "$D" | grep '"ts":2150,')" '"type":"DETAIL".*"index_seq":4
 run --dump "$TMP/st"
 like "$OUT" '\\x1b\[31mevil\\x07' "a hostile symbol name is escaped"
 unlike "$OUT" "$(printf '\033')" "no raw escape reaches the output"
-like "$OUT" "thread 0 \(tid 4001\)	CALL	main \(depth 1\) \[500ns\]" "pairs by depth across the copies: main lasts 500ns"
-like "$OUT" "thread 2	CALL	work \(depth 1\) \[unclosed\]" "a call cut off by the crash is unclosed"
+like "$OUT" "thread 0 \(tid 4001\)	CALL	main \(call_depth 1\) \[500ns\]" "pairs by depth across the copies: main lasts 500ns"
+like "$OUT" "thread 2	CALL	work \(call_depth 1\) \[unclosed\]" "a call cut off by the crash is unclosed"
 
 # ---- no manifest, bundle, several pids, broken manifests ----------------------
 "$TBIN/atfwrite" "$TMP/bundle" <<'SPEC'

@@ -8,7 +8,7 @@ tap_run "$TBIN/demangle_test"
 
 A=$SAMPLES/atf/small_finalized
 run --dump "$A"
-like "$OUT" 'CALL	cart::Checkout::commit\(\) \(depth 2\)' "--dump: a C++ function readable"
+like "$OUT" 'CALL	cart::Checkout::commit\(\) \(call_depth 2\)' "--dump: a C++ function readable"
 like "$OUT" 'DemoShop\.CartViewModel\.load\(\)' "--dump: a Swift one too"
 unlike "$OUT" '_ZN4cart' "--dump: no mangled name left"
 run --stats "$A"
@@ -32,6 +32,6 @@ TTV_SCRIPT=$TMP/d.script TTV_SIZE=140x30 "$TTV" "$A" >/dev/null 2>&1
 like "$(cat "$TMP/d1.txt")" 'cart::Checkout::commit\(\)' "lanes: readable names"
 like "$(cat "$TMP/d2.txt")" '_ZN4cart8Checkout6commitEv' "lanes: R, as written"
 like "$(tail -1 "$TMP/d2.txt")" 'function names as written' "R says so"
-like "$(cat "$TMP/d3.txt")" 'CALL +_ZN4cart8Checkout6commitEv \(depth 2\)' "list: as written while R holds"
-like "$(cat "$TMP/d4.txt")" 'CALL +cart::Checkout::commit\(\) \(depth 2\)' "list: R again, readable"
+like "$(cat "$TMP/d3.txt")" 'CALL +_ZN4cart8Checkout6commitEv \(call_depth 2\)' "list: as written while R holds"
+like "$(cat "$TMP/d4.txt")" 'CALL +cart::Checkout::commit\(\) \(call_depth 2\)' "list: R again, readable"
 done_testing

@@ -47,9 +47,9 @@ like "$OUT" "	metadata	HT_SystemInfoEvent	HawkTracer 0\.11\.0" "small: system in
 run --dump --json "$S"
 J=$OUT
 is "$(printf '%s\n' "$J" | grep -c '"type":"HT_Callstack.*"role":"complete"')" 51 "small: 51 scopes are complete spans"
-is "$(printf '%s\n' "$J" | grep '"meta":true' | grep -vc '"type":"HT_\(EndiannessInfo\|EventKlassInfo\|EventKlassFieldInfo\|SystemInfo\)Event"')" 0 \
-	"small: only endianness, klass, field and system info are metadata"
-is "$(printf '%s\n' "$J" | grep -c '"meta":true')" 77 "small: 77 metadata events"
+is "$(printf '%s\n' "$J" | grep '"meta":true' | grep -vc '"type":"HT_\(EndiannessInfo\|EventKlassInfo\|EventKlassFieldInfo\|SystemInfo\|StringMapping\)Event"')" 0 \
+	"small: only endianness, klass, field, system info and string definitions are metadata"
+is "$(printf '%s\n' "$J" | grep -c '"meta":true')" 83 "small: 83 metadata events (6 of them string definitions)"
 is "$(of_type "$J" HT_CallstackIntEvent | grep -c '"label":"[0-9]')" 0 "small: no int label left as a number"
 like "$(of_type "$J" HT_CallstackIntEvent | grep -m1 '"label_id":918428692')" '"label":"iteration","label_id":918428692' "small: djb2 label 918428692 = iteration"
 like "$(of_type "$J" HT_CallstackIntEvent | grep -m1 '"label_id":94799202595456')" '"label":"io_wait","label_id":94799202595456' "small: address label 94799202595456 = io_wait"

@@ -13,7 +13,7 @@ layer() {
 	src/util.* | src/strtab.* | src/hmap.* | src/json.* | src/esc.* | src/fields.* | src/worker.* | src/demangle.* | \
 		src/errnames.* | src/cli.h | src/config.c | src/bigmem.* | src/blob.h) echo "1 lib" ;;
 	src/input.* | src/remote.* | src/saved.*) echo "2 io" ;;
-	src/model.* | src/evstore.*) echo "3 model" ;;
+	src/model.* | src/evstore.* | src/nest.*) echo "3 model" ;;
 	decoders/*) echo "4 decoders" ;;
 	src/trace.* | src/trace_saved.c) echo "5 load" ;;
 	src/query.* | src/batch.* | src/export.* | src/stats.* | src/calltree.* | src/report.* | src/sql.*) echo "6 out" ;;

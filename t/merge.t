@@ -83,7 +83,7 @@ done
 printf 'C\ndump %s\n' "$TMP/v.txt" >"$TMP/folded.script" # (C: a row per lane)
 TTV_SCRIPT=$TMP/folded.script TTV_SIZE=100x40 "$TTV" --align "$PT" "$HT" >/dev/null 2>&1
 V=$(cat "$TMP/v.txt")
-like "$V" "^26 lanes" "viewer: the lanes of both sources"
+like "$V" "^25 lanes" "viewer: the lanes of both sources (a lane of metadata alone is not drawn)"
 like "$V" "pid 990 \(envoy\)" "viewer: a podtrace lane"
 like "$V" "thread 2" "viewer: an htdump lane"
 printf 'dump %s\n' "$TMP/v.txt" >"$TMP/v.script"

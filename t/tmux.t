@@ -186,7 +186,7 @@ for size in 80x24 200x50; do
 	like "$(printf '%s\n' "$sc" | sed -n "${row}p")" 'worker_run' "$size: thread 2's outermost span named in its bar"
 	like "$(printf '%s\n' "$sc" | sed -n "$((row + 1))p")" '^│ .*iteration' "$size: its iterations on the row below"
 	like "$(printf '%s\n' "$sc" | sed -n "$((row + 2))p")" '^│ .*compute.*io_wa' "$size: compute and io_wait (its name cut to the bar) below them"
-	tm send-keys -t "$S" k k k k k k j j # metadata, process, thread 2
+	tm send-keys -t "$S" k k k k k k j # process, thread 2 (the metadata lane: not on the time axis)
 	sleep 0.3
 	like "$(screen | tail -1)" '^iteration .*\(self .*, depth 1\)' "$size: the status line names the selected span"
 	tm send-keys -t "$S" Down Down Right
@@ -195,7 +195,7 @@ for size in 80x24 200x50; do
 	tm send-keys -t "$S" Up Up
 	sleep 0.3
 	# a drag across the lanes (as the terminal reports it: press, release)
-	tm send-keys -t "$S" -l "$(printf '\033[<0;30;4M\033[<0;60;4m')"
+	tm send-keys -t "$S" -l "$(printf '\033[<0;30;3M\033[<0;60;3m')" # (on thread 2's row)
 	sleep 0.3
 	like "$(screen | tail -1)" '\| range [0-9.]+[mu]s' "$size: a mouse drag marks a time range"
 	tm send-keys -t "$S" Escape

@@ -48,7 +48,7 @@ is "$(printf '%s\n' "$SHOT" | grep -c '  thread [0-9]$')" 9 "... one row for eac
 like "$(printf '%s\n' "$SHOT" | sed -n 2p)" "^ +1\.06ms +1\.01us +\+0\.002443587 +thread 4$" "... the longest first (as --report's max), its self time, start and lane"
 SIZE=120x24 shot longest 'T\nj\nEnter\nEnter\n' "$H"
 like "$SHOT" "the longest of 9 calls of iteration: 1.06ms" "Enter on a call: it in the lanes view, said"
-like "$SHOT" "^6 lanes" "... in the lanes view"
+like "$SHOT" "^5 lanes" "... in the lanes view"
 like "$SHOT" "thread 4 HT_Call.*iteration 1.06ms" "... selected"
 like "$SHOT" "match 12 of 12" "... and a search for its name: n and N go through the others"
 SIZE=120x24 shot third 'T\nj\nEnter\nj\nj\nEnter\n' "$H"
@@ -227,7 +227,7 @@ like "$SHOT" "the longest of 1 calls of main: 3.63ms" "... Enter: in the lanes v
 shot stopped "partial\nT\ndump $TMP/building.txt\nEscape\n" "$H"
 like "$(cat "$TMP/building.txt")" "nesting spans\\.\\.\\. 0% of the events" "while it is built, it says how far it is"
 like "$SHOT" "call tree stopped" "Esc stops it"
-like "$SHOT" "^6 lanes" "... and goes back to the lanes"
+like "$SHOT" "^5 lanes" "... and goes back to the lanes"
 shot ostopped "T\nj\npartial\nEnter\ndump $TMP/finding.txt\nEscape\n" "$H"
 like "$(cat "$TMP/finding.txt")" "finding the calls\\.\\.\\. 0% of the events" "a node's calls are found in steps, said"
 like "$(cat "$TMP/finding.txt")" "9 calls of iteration in worker_run" "... whose they are said meanwhile"
@@ -238,7 +238,7 @@ like "$SHOT" "CALL TREE by total" "... and goes back to the tree"
 if command -v tmux >/dev/null 2>&1; then
 	S=ttv-tree-$$
 	session 80x24 "TERM=xterm-256color '$TTV' '$H'"
-	wait_for "6 lanes"
+	wait_for "5 lanes"
 	tm send-keys -t "$S" T
 	wait_for "CALL TREE by total"
 	ok $? "tmux: T opens the call tree"
@@ -246,7 +246,7 @@ if command -v tmux >/dev/null 2>&1; then
 	wait_for "▸ iteration"
 	ok $? "tmux: Left folds"
 	tm send-keys -t "$S" Escape
-	wait_for "6 lanes"
+	wait_for "5 lanes"
 	ok $? "tmux: Esc goes back to the lanes"
 	tm send-keys -t "$S" T
 	wait_for "▸ iteration"

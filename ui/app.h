@@ -310,6 +310,7 @@ struct app {
 	struct buf messages; /* every message said, one a line with its time (the messages view) */
 
 	bool loading;
+	bool fields_checked; /* the -e filters against the fields read (filters_check_fields) */
 	bool load_waits;    /* its last step read nothing: a stream (a pipe, the far side) is slow */
 	bool follow;
 	bool paused;        /* following, but the user scrolled away */
@@ -337,6 +338,10 @@ uint64_t vis_next(struct app *a, uint64_t pos); /* first visible > pos, or NO_PO
 uint64_t vis_prev(struct app *a, uint64_t pos); /* last visible < pos, or NO_POS */
 uint64_t vis_first(struct app *a);
 uint64_t vis_last(struct app *a);
+/* The same, past metadata (symbol tables, class and string definitions):
+ * the first and last events on the time axis (g, G, the first screen). */
+uint64_t vis_first_timed(struct app *a);
+uint64_t vis_last_timed(struct app *a);
 uint64_t vis_count(struct app *a);
 uint64_t vis_rank(struct app *a, uint64_t pos);  /* visible events before pos */
 uint64_t vis_nearest(struct app *a, uint64_t pos); /* pos if visible, else the next, else the previous */
@@ -447,6 +452,9 @@ bool ui_busy(struct app *a);
 
 /* search and prompt (prompt.c) */
 void prompt_open(struct app *a, enum prompt_kind kind, const char *initial);
+/* A filter given with -e whose field the trace has not: taken out and
+ * shown at the & prompt with the error (once the trace is read). */
+void filters_check_fields(struct app *a);
 bool prompt_key(struct app *a, const void *key); /* a TermKeyKey */
 void prompt_draw(struct app *a);
 void search_next(struct app *a, bool forward); /* starts it: search_step runs it */
@@ -483,6 +491,9 @@ int text_width(const char *s, size_t n);
 /* Bytes of s that fit in `cells` cells, at least one character (for
  * wrapping, which must move on). */
 size_t text_fit(const char *s, size_t n, int cells);
+/* The same, broken after a space where one is (a line of text wrapped at
+ * word boundaries; the spaces that start the next line are the caller's). */
+size_t text_wrap(const char *s, size_t n, int cells);
 /* Bytes of s that make its first `cells` cells (for scrolling sideways). */
 size_t text_skip(const char *s, size_t n, int cells);
 void fmt_time(struct app *a, struct buf *b, const struct event *e); /* as the t key chose */

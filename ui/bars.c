@@ -36,6 +36,7 @@ uint32_t bar_name(const struct app *a, const struct bar *b)
 }
 
 #define SAMPLE_RUN 256 /* events read in a row when the window is sampled */
+#define SEQ_LOOKBACK 65536 /* events looked at before the window on lanes of sequences */
 
 /* The column of time t (-1 before the window, W after it). */
 static int bars_col(const struct bars *bs, int64_t t)
@@ -151,6 +152,21 @@ static void early_add(struct bar **v, size_t *n, size_t *cap, struct bar b)
 	(*v)[(*n)++] = b;
 }
 
+bool span_end(struct model *m, const struct event *e, uint64_t p, int64_t *end)
+{
+	enum ev_role r = ev_role(e);
+	uint64_t other;
+	if ((r == ROLE_COMPLETE || r == ROLE_BEGIN) && e->dur != TTV_NODUR)
+		*end = ts_add(e->ts, e->dur);
+	else if (r == ROLE_BEGIN && e->seq && model_partner(m, p, &other)) /* (durations by partner) */
+		*end = model_ts(m, other);
+	else if (r == ROLE_BEGIN && (e->seq || is_open(m, e, p)))
+		*end = INT64_MAX;
+	else
+		return false;
+	return true;
+}
+
 /* Spans that began before the window and still cover its start: every
  * lane's longest spans and open begins, and a look-back far enough that any
  * other span covering t0 must start inside it (other spans are no longer
@@ -187,18 +203,19 @@ static void early(struct bars *bs, struct app *a, uint64_t p0, uint64_t lookback
 				early_add(&v, &n, &cap, bar_of(a, &e, open[i], INT64_MAX, BAR_OPEN));
 		}
 	}
-	uint64_t from = model_seek(m, bs->t0 - (int64_t)MIN(back, (uint64_t)INT64_MAX / 2));
+	/* (a lane of sequences bounds none of its spans: a shorter look-back) */
+	if (back == UINT64_MAX)
+		lookback = MIN(lookback, SEQ_LOOKBACK);
+	uint64_t from = model_seek(m, ts_sub(bs->t0, (int64_t)MIN(back, (uint64_t)INT64_MAX / 2)));
 	if (p0 - from > lookback) {
 		from = p0 - lookback;
 		bs->approximate = true;
 	}
 	for (uint64_t p = from; p < p0; p++) {
 		model_get(m, p, &e);
-		enum ev_role r = ev_role(&e);
-		if ((r != ROLE_COMPLETE && r != ROLE_BEGIN) || e.dur == TTV_NODUR || ts_add(e.ts, e.dur) <= bs->t0)
-			continue;
-		if (lane_of(bs, e.lane) && vis_is(a, p))
-			early_add(&v, &n, &cap, bar_of(a, &e, p, ts_add(e.ts, e.dur), BAR_SPAN));
+		int64_t end;
+		if (lane_of(bs, e.lane) && span_end(m, &e, p, &end) && end > bs->t0 && vis_is(a, p))
+			early_add(&v, &n, &cap, bar_of(a, &e, p, end, end == INT64_MAX ? BAR_OPEN : BAR_SPAN));
 	}
 	if (n)
 		qsort(v, n, sizeof *v, by_start);
@@ -213,15 +230,10 @@ static void place(struct bars *bs, struct app *a, const struct event *e, uint64_
 	struct lane_bars *lb = lane_of(bs, e->lane);
 	if (!lb || (e->flags & EVF_META))
 		return;
-	enum ev_role r = ev_role(e);
-	uint64_t other;
-	if ((r == ROLE_COMPLETE || r == ROLE_BEGIN) && e->dur != TTV_NODUR)
-		add_span(bs, a, lb, bar_of(a, e, pos, ts_add(e->ts, e->dur), BAR_SPAN));
-	else if (r == ROLE_BEGIN && e->seq && model_partner(a->m, pos, &other))
-		add_span(bs, a, lb, bar_of(a, e, pos, model_ts(a->m, other), BAR_SPAN)); /* (durations by partner) */
-	else if (r == ROLE_BEGIN && (e->seq || is_open(a->m, e, pos)))
-		add_span(bs, a, lb, bar_of(a, e, pos, INT64_MAX, BAR_OPEN));
-	else if (r != ROLE_END || e->dur == TTV_NODUR) /* (a paired end is drawn by its begin) */
+	int64_t end;
+	if (span_end(a->m, e, pos, &end))
+		add_span(bs, a, lb, bar_of(a, e, pos, end, end == INT64_MAX ? BAR_OPEN : BAR_SPAN));
+	else if (ev_role(e) != ROLE_END || e->dur == TTV_NODUR) /* (a paired end is drawn by its begin) */
 		add_mark(bs, a, lb, e, pos);
 }
 

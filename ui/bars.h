@@ -70,6 +70,9 @@ uint32_t bar_name(const struct app *a, const struct bar *b);
 void bars_make(struct bars *bs, struct app *a, const uint32_t *lanes, size_t n, int64_t t0, int64_t t1, int W,
 	       uint64_t budget, uint64_t lookback);
 void bars_free(struct bars *bs);
+/* Where the span that e (at pos) begins ends (INT64_MAX: open, no end
+ * yet); false when it begins none (an instant, an end, an unpaired begin). */
+bool span_end(struct model *m, const struct event *e, uint64_t pos, int64_t *end);
 
 /* counters.c: a counter track's row (lb->sample): each column's value as a
  * bar of eighths between the least and greatest value in the window, held
@@ -80,8 +83,8 @@ void counter_draw(struct app *a, int y, int x0, int W, const struct lane_bars *l
  * not a span), and the spans around it, as the lanes view lays them out.
  * NO_POS when there is none. */
 bool span_of(struct app *a, uint64_t pos, struct bar *out);
-/* Its depth and self time (ns inside it and not inside a span one row
- * deeper); approx: too many events inside it to read them all. */
+/* Its depth and self time (src/nest.h: as the call tree has them); approx:
+ * too many events inside it to read them all. */
 void span_measure(struct app *a, const struct bar *sp, int *depth, uint64_t *self, bool *approx);
 uint64_t span_parent(struct app *a, const struct bar *sp);
 uint64_t span_child(struct app *a, const struct bar *sp);

@@ -25,6 +25,17 @@ size_t text_fit(const char *s, size_t n, int cells)
 	return i || !n ? i : char_len(s, n); /* a character that cannot fit still moves on */
 }
 
+size_t text_wrap(const char *s, size_t n, int cells)
+{
+	size_t fit = text_fit(s, n, cells);
+	if (fit >= n || s[fit] == ' ')
+		return fit;
+	size_t i = fit;
+	while (i > 0 && s[i - 1] != ' ')
+		i--;
+	return i ? i : fit; /* a word longer than the line is cut */
+}
+
 size_t text_skip(const char *s, size_t n, int cells)
 {
 	int w;

@@ -28,11 +28,19 @@ static bool event_line(const struct app *a) { return a->lines >= 6; }
 static int rows(const struct app *a) { return a->lines - 2 - event_line(a); }
 
 /* Lanes shown, in display order; returns how many. */
+/* (a lane that holds only metadata has no place on the time axis: the list
+ * shows its events) */
+static bool untimed_lane(struct app *a, uint32_t lane)
+{
+	const struct lane *l = model_lane_get(a->m, lane);
+	return l && l->count && !l->has_span;
+}
+
 static size_t shown(struct app *a, uint32_t *out)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < a->norder; i++)
-		if (lane_shown(a, a->order[i]))
+		if (lane_shown(a, a->order[i]) && !untimed_lane(a, a->order[i]))
 			out[n++] = a->order[i];
 	return n;
 }
@@ -822,7 +830,7 @@ bool lanes_action(struct app *a, enum action act)
 	}
 	case ACT_FIRST:
 	case ACT_LAST:
-		jump_to(a, act == ACT_FIRST ? vis_first(a) : vis_last(a));
+		jump_to(a, act == ACT_FIRST ? vis_first_timed(a) : vis_last_timed(a));
 		follow_sel(a);
 		return true;
 	case ACT_PREV_ON_LANE:

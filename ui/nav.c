@@ -223,6 +223,25 @@ uint64_t vis_prev(struct app *a, uint64_t pos)
 uint64_t vis_first(struct app *a) { return vis_next(a, NO_POS); }
 uint64_t vis_last(struct app *a) { return vis_prev(a, NO_POS); }
 
+/* Symbol tables, class descriptions and other metadata come first (or
+ * last) in many traces, and have no place on the time axis. */
+#define METADATA_SCAN 100000 /* looked at before giving up: the first event then */
+
+static uint64_t timed_from(struct app *a, uint64_t p, uint64_t (*step)(struct app *, uint64_t))
+{
+	uint64_t start = p;
+	for (int n = 0; p != NO_POS && n < METADATA_SCAN; n++, p = step(a, p)) {
+		struct event e;
+		model_get(a->m, p, &e);
+		if (!(e.flags & EVF_META))
+			return p;
+	}
+	return start;
+}
+
+uint64_t vis_first_timed(struct app *a) { return timed_from(a, vis_first(a), vis_next); }
+uint64_t vis_last_timed(struct app *a) { return timed_from(a, vis_last(a), vis_prev); }
+
 uint64_t vis_count(struct app *a)
 {
 	if (a->vis.all)
@@ -419,8 +438,8 @@ bool move_action(struct app *a, enum action act)
 	case ACT_PAGE_UP: move_by(a, -page); return true;
 	case ACT_HALF_DOWN: move_by(a, page / 2); return true;
 	case ACT_HALF_UP: move_by(a, -page / 2); return true;
-	case ACT_FIRST: jump_to(a, vis_first(a)); return true;
-	case ACT_LAST: jump_to(a, vis_last(a)); return true;
+	case ACT_FIRST: jump_to(a, vis_first_timed(a)); return true;
+	case ACT_LAST: jump_to(a, vis_last_timed(a)); return true;
 	default: return false;
 	}
 }

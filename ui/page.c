@@ -185,7 +185,7 @@ static void help_page(struct app *a)
 	legend_text(a, b);
 	buf_adds(b, "\nMouse: click selects (lanes and list), the wheel scrolls.\n"
 		    "Prompts (/ & :): Enter accepts, Esc cancels, Up/Down walk the history, C-u clears.\n"
-		    "Filters: RE, !RE, lane:RE, type:RE, FIELD:RE (e.g. target:^/etc), text:RE.\n"
+		    "Filters: RE, !RE, lane:RE, type:RE, FIELD:RE (e.g. target:^/etc), text:RE; a::b is text.\n"
 		    "Commands: :goto TIME (+1.5s, 1500ms, or ns), :range A B, :q.\n"
 		    "Bindings: keymaps/*.keys and $XDG_CONFIG_HOME/ttv/keys (bind CONTEXT KEY ACTION).\n");
 }

@@ -211,12 +211,26 @@ void search_next(struct app *a, bool forward)
 	seek_start(a, a->sel, forward, false);
 }
 
-/* The search as typed (a spec), or false and a->prompt.error. */
-static bool search_set(struct app *a, const char *spec)
+/* A filter or search as typed, checked against the trace (a field it
+ * has): false with *err and where in spec it is (*at). */
+static bool filter_make(struct app *a, struct filter *f, const char *spec, char **err, size_t *at)
+{
+	if (!filter_parse(f, spec, err, at))
+		return false;
+	if (filter_check(f, a->t, err))
+		return true;
+	*at = *spec == '!'; /* (at the field's name) */
+	filter_free(f);
+	return false;
+}
+
+/* The search as typed (a spec), or false with a->prompt.error and where it
+ * is in *at. */
+static bool search_set(struct app *a, const char *spec, size_t *at)
 {
 	struct filter f;
 	char *err = NULL;
-	if (!filter_parse(&f, spec, &err)) {
+	if (!filter_make(a, &f, spec, &err, at)) {
 		free(a->prompt.error);
 		a->prompt.error = err;
 		return false;
@@ -229,7 +243,8 @@ static bool search_set(struct app *a, const char *spec)
 
 bool search_for(struct app *a, const char *spec)
 {
-	if (!search_set(a, spec))
+	size_t at;
+	if (!search_set(a, spec, &at))
 		return false;
 	free(a->search_text);
 	a->search_text = xstrdup(spec);
@@ -313,15 +328,27 @@ bool filter_cancel(struct app *a)
 	return true;
 }
 
+/* The prompt again, with what was typed, the error and the cursor at it:
+ * what was typed is not lost to a mistake in it. */
+static void reopen(struct app *a, enum prompt_kind kind, const char *text, long editing, char *err, size_t at)
+{
+	prompt_open(a, kind, text);
+	a->prompt.editing = editing;
+	a->prompt.cursor = MIN(at, a->prompt.text.len);
+	a->prompt.error = err;
+}
+
 static void add_filter(struct app *a, const char *text, long editing)
 {
+	struct filter f;
 	char *err = NULL;
-	if (!filterset_add(a->fs, text, &err)) {
-		message(a, true, "bad filter: %s", err);
-		free(err);
+	size_t at = 0;
+	if (!filter_make(a, &f, text, &err, &at)) {
+		reopen(a, PROMPT_FILTER, text, editing, err, at);
 		return;
 	}
 	struct filterset *fs = a->fs;
+	filterset_push(fs, &f);
 	if (editing >= 0 && (size_t)editing < fs->n - 1) {
 		/* the new filter takes the edited one's place */
 		struct filter f = fs->f[fs->n - 1];
@@ -335,6 +362,19 @@ static void add_filter(struct app *a, const char *text, long editing)
 	}
 	vis_reset(a);
 	message(a, false, "filter %s", text);
+}
+
+void filters_check_fields(struct app *a)
+{
+	char *err = NULL;
+	long bad = filterset_check(a->fs, a->t, &err);
+	if (bad < 0)
+		return;
+	char *text = xstrdup(a->fs->f[bad].spec);
+	filterset_remove(a->fs, (size_t)bad);
+	vis_reset(a);
+	reopen(a, PROMPT_FILTER, text, -1, err, *text == '!');
+	free(text);
 }
 
 /* ---- accepting ------------------------------------------------------------ */
@@ -355,8 +395,11 @@ static void accept(struct app *a)
 			search_next(a, forward);
 			break;
 		}
-		if (!search_set(a, text)) {
-			message(a, true, "bad search: %s", a->prompt.error);
+		size_t at = 0;
+		if (!search_set(a, text, &at)) {
+			char *err = a->prompt.error;
+			a->prompt.error = NULL;
+			reopen(a, kind, text, -1, err, at);
 			break;
 		}
 		free(a->search_text);
@@ -387,14 +430,15 @@ static void preview(struct app *a)
 	if (p->kind == PROMPT_COMMAND || p->kind == PROMPT_SQL || !p->text.len)
 		return;
 	char *err = NULL;
+	size_t at;
 	if (p->kind == PROMPT_FILTER) {
 		struct filter f;
-		if (filter_parse(&f, buf_str(&p->text), &err))
+		if (filter_make(a, &f, buf_str(&p->text), &err, &at))
 			filter_free(&f);
 		p->error = err;
 		return;
 	}
-	if (search_set(a, buf_str(&p->text)))
+	if (search_set(a, buf_str(&p->text), &at))
 		seek_start(a, p->origin, p->kind == PROMPT_SEARCH, true);
 }
 
@@ -413,7 +457,7 @@ static void cancel(struct app *a)
 	a->hits.done = 0;
 	if (a->search_text) {
 		char *err = NULL;
-		if (!filter_parse(&a->search, a->search_text, &err))
+		if (!filter_parse(&a->search, a->search_text, &err, NULL))
 			free(err);
 	}
 }
@@ -519,6 +563,34 @@ bool prompt_key(struct app *a, const void *keyp)
 	return true;
 }
 
+/* The prompt's error after what was typed, or wrapped at words on the
+ * rows above the prompt when it does not fit there (a few at most). */
+static void error_draw(struct app *a, int y, int x)
+{
+	struct buf b = {0};
+	esc_typed(&b, a->prompt.error, strlen(a->prompt.error));
+	draw_role(R_ERROR);
+	if (x + 2 + text_width(b.p, b.len) <= a->cols) {
+		draw_text(y, x + 2, a->cols - x - 2, b.p, b.len);
+		buf_free(&b);
+		return;
+	}
+	size_t at[4], len[4], nl = 0;
+	for (size_t i = 0; i < b.len && nl < 4 && (int)nl < y;) {
+		while (b.p[i] == ' ')
+			i++;
+		at[nl] = i;
+		len[nl] = text_wrap(b.p + i, b.len - i, a->cols);
+		i += len[nl++];
+	}
+	for (size_t k = 0; k < nl; k++) {
+		int row = y - (int)nl + (int)k;
+		draw_fill(row, 0, a->cols, " ");
+		draw_text(row, 0, a->cols, b.p + at[k], len[k]);
+	}
+	buf_free(&b);
+}
+
 void prompt_draw(struct app *a)
 {
 	struct prompt *p = &a->prompt;
@@ -529,13 +601,8 @@ void prompt_draw(struct app *a)
 	buf_adds(&b, prefix[p->kind]);
 	esc_typed(&b, buf_str(&p->text), p->text.len);
 	int w = draw_text(y, 0, a->cols - 1, b.p, b.len);
-	if (p->error) {
-		draw_role(R_ERROR);
-		buf_reset(&b);
-		buf_adds(&b, "  ");
-		esc_typed(&b, p->error, strlen(p->error));
-		draw_text(y, w, a->cols - w, b.p, b.len);
-	}
+	if (p->error)
+		error_draw(a, y, w);
 	/* the cursor: where the next character goes */
 	struct buf head = {0};
 	buf_adds(&head, prefix[p->kind]);

@@ -1,7 +1,12 @@
 /* The selection as a span in the lanes view: its depth, parent, first
  * child, the spans before and after it at the same depth, and its self
  * time.  Each answer lays out the spans of its lane around the selection
- * (bars.c, every span kept), so it agrees with what the lanes view draws. */
+ * (bars.c, every span kept) and nests them by the rule every view and
+ * writer uses (src/nest.h), so the status line and the keys say what the
+ * call tree, --report and the spans table say. */
+#include <stdlib.h>
+
+#include "src/nest.h"
 #include "ui/bars.h"
 
 #define NAV_BUDGET 1000000 /* events read per look; beyond, sampled */
@@ -9,73 +14,111 @@
 #define NAV_LOOKBACK 65536  /* events looked at before it for spans around it (a keystroke's worth) */
 #define NAV_TRIES 16       /* each try looks 4 times further, from a 64th of the window */
 
-/* The selected event as a span: its lane, start, end (INT64_MAX: open),
- * name and type; false when it is not one. */
 bool span_of(struct app *a, uint64_t pos, struct bar *out)
 {
 	if (pos == NO_POS || pos >= model_count(a->m))
 		return false;
 	struct event e;
-	uint64_t other;
 	model_get(a->m, pos, &e);
-	enum ev_role r = ev_role(&e);
 	int64_t end;
-	if ((r == ROLE_COMPLETE || r == ROLE_BEGIN) && e.dur != TTV_NODUR && e.dur)
-		end = ts_add(e.ts, e.dur);
-	else if (r == ROLE_BEGIN && e.dur == TTV_NODUR && model_partner(a->m, pos, &other))
-		end = model_ts(a->m, other);
-	else if (r == ROLE_BEGIN && e.dur == TTV_NODUR)
-		end = INT64_MAX;
-	else
+	if (!span_end(a->m, &e, pos, &end) || end == e.ts) /* (an instant in all but name) */
 		return false;
 	*out = (struct bar){.ts = e.ts, .end = end, .pos = pos, .lane = e.lane, .name = e.name, .type = e.type,
 			    .kind = end == INT64_MAX ? BAR_OPEN : BAR_SPAN};
 	return true;
 }
 
-/* The spans of one lane in [t0, t1), every one a bar with its row. */
-static struct lane_bars *lay_out(struct app *a, struct bars *bs, uint32_t lane, int64_t t0, int64_t t1, uint64_t budget)
+/* How one bar of a lane nests among the others laid out with it. */
+struct nested {
+	int depth;
+	long parent; /* index of its parent's bar, -1: none */
+	uint64_t self;
+};
+
+/* A bar as it nests. */
+struct nest_bar {
+	struct nest_open n;
+	size_t i; /* its index in the lane's bars */
+};
+
+static void nested_close(void *ctx, struct nest_open *span, size_t depth, struct nest_open *parent)
 {
-	bars_make(bs, a, &lane, 1, t0, MAX(t1, ts_add(t0, 1)), 0, budget, NAV_LOOKBACK);
-	return &bs->lane[0];
+	struct nested *out = ctx;
+	const struct nest_bar *b = (const struct nest_bar *)span;
+	out[b->i] = (struct nested){(int)depth, parent ? (long)((const struct nest_bar *)parent)->i : -1,
+				    nest_self(span)};
 }
 
-static const struct bar *find(const struct lane_bars *lb, uint64_t pos)
+/* The lane's bars nested (src/nest.h): spans of grouped types beside
+ * everything, open ones (no end yet) holding nothing, as the call tree
+ * leaves them out. */
+static struct nested *nest_lane(struct app *a, const struct lane_bars *lb)
 {
-	for (size_t i = 0; i < lb->n; i++)
-		if (lb->v[i].pos == pos)
-			return &lb->v[i];
-	return NULL;
+	struct nested *out = xcalloc(lb->n + 1, sizeof *out);
+	struct nest st;
+	nest_init(&st, sizeof(struct nest_bar), nested_close, out);
+	for (size_t i = 0; i < lb->n; i++) {
+		const struct bar *b = &lb->v[i];
+		struct nest_bar nb = {{b->ts, b->end, 0}, i};
+		size_t depth;
+		struct nest_open *up;
+		if (model_type_get(a->m, b->type)->grouped)
+			out[i] = (struct nested){0, -1, ts_span(b->ts, b->end)};
+		else if (b->end == INT64_MAX) { /* open: where it would go, holding nothing */
+			depth = nest_depth_at(&st, b->ts, &up);
+			out[i] = (struct nested){(int)depth, up ? (long)((struct nest_bar *)up)->i : -1, 0};
+		}
+		else if (b->id)
+			nest_add_named(&st, &nb, b->id, b->parent_id, &depth, &up);
+		else
+			nest_add(&st, &nb);
+	}
+	nest_close_all(&st);
+	nest_free(&st);
+	return out;
+}
+
+/* The spans of one lane in [t0, t1), every one a bar, nested. */
+struct around {
+	struct bars bs;
+	struct lane_bars *lb;
+	struct nested *nest;
+	long at; /* the span asked about (-1: not among them) */
+};
+
+static void around(struct app *a, struct around *ar, const struct bar *sp, int64_t t0, int64_t t1, uint64_t budget)
+{
+	bars_make(&ar->bs, a, &sp->lane, 1, t0, MAX(t1, ts_add(t0, 1)), 0, budget, NAV_LOOKBACK);
+	ar->lb = &ar->bs.lane[0];
+	ar->nest = nest_lane(a, ar->lb);
+	ar->at = -1;
+	for (size_t i = 0; i < ar->lb->n && ar->at < 0; i++)
+		if (ar->lb->v[i].pos == sp->pos)
+			ar->at = (long)i;
+}
+
+static void around_free(struct around *ar)
+{
+	free(ar->nest);
+	bars_free(&ar->bs);
 }
 
 static int depth_of(struct app *a, const struct bar *sp)
 {
-	struct bars bs;
-	const struct bar *b = find(lay_out(a, &bs, sp->lane, sp->ts, ts_add(sp->ts, 1), NAV_BUDGET), sp->pos);
-	int depth = b ? b->row : 0;
-	bars_free(&bs);
+	struct around ar;
+	around(a, &ar, sp, sp->ts, ts_add(sp->ts, 1), NAV_BUDGET);
+	int depth = ar.at >= 0 ? ar.nest[ar.at].depth : 0;
+	around_free(&ar);
 	return depth;
-}
-
-/* c is a child of b: the span it names as its parent, or (a span that
- * names none) one row deeper, starting inside it. */
-static bool is_child(const struct bar *c, const struct bar *b)
-{
-	if (c->id)
-		return c->parent_id && c->parent_id == b->id;
-	return c->row == b->row + 1 && c->ts >= b->ts;
 }
 
 uint64_t span_parent(struct app *a, const struct bar *sp)
 {
-	struct bars bs;
-	struct lane_bars *lb = lay_out(a, &bs, sp->lane, sp->ts, ts_add(sp->ts, 1), NAV_BUDGET);
-	const struct bar *b = find(lb, sp->pos);
-	uint64_t found = b && b->linked ? b->parent : NO_POS;
-	for (size_t i = 0; b && !b->id && b->row && i < lb->n; i++)
-		if (lb->v[i].row == b->row - 1 && lb->v[i].ts <= sp->ts && lb->v[i].end >= sp->end)
-			found = lb->v[i].pos; /* (the latest to start: the innermost) */
-	bars_free(&bs);
+	struct around ar;
+	around(a, &ar, sp, sp->ts, ts_add(sp->ts, 1), NAV_BUDGET);
+	long p = ar.at >= 0 ? ar.nest[ar.at].parent : -1;
+	uint64_t found = p >= 0 ? ar.lb->v[p].pos : NO_POS;
+	around_free(&ar);
 	return found;
 }
 
@@ -91,15 +134,15 @@ uint64_t span_child(struct app *a, const struct bar *sp)
 	uint64_t w = MAX(ts_span(sp->ts, end) / 4096, 1000);
 	for (int t = 0; t < NAV_TRIES; t++, w = MIN(w * 4, (uint64_t)INT64_MAX / 4)) {
 		int64_t to = t == NAV_TRIES - 1 ? end : MIN(ts_add(sp->ts, w), end);
-		struct bars bs;
-		struct lane_bars *lb = lay_out(a, &bs, sp->lane, sp->ts, to, NAV_BUDGET);
-		const struct bar *b = find(lb, sp->pos);
+		struct around ar;
+		around(a, &ar, sp, sp->ts, to, NAV_BUDGET);
 		uint64_t found = NO_POS;
-		for (size_t i = 0; b && i < lb->n && found == NO_POS; i++)
-			if (is_child(&lb->v[i], b))
-				found = lb->v[i].pos; /* (in start order: the first) */
-		bars_free(&bs);
-		if (found != NO_POS || !b || to >= end)
+		for (size_t i = 0; ar.at >= 0 && i < ar.lb->n && found == NO_POS; i++)
+			if (ar.nest[i].parent == ar.at)
+				found = ar.lb->v[i].pos; /* (in start order: the first) */
+		bool gone = ar.at < 0;
+		around_free(&ar);
+		if (found != NO_POS || gone || to >= end)
 			return found;
 	}
 	return NO_POS;
@@ -117,17 +160,17 @@ uint64_t span_step(struct app *a, const struct bar *sp, int dir, int64_t width)
 	for (int t = 0; t < NAV_TRIES; t++, w = (int64_t)MIN((__int128)w * 4, INT64_MAX / 4)) {
 		int64_t from = dir > 0 ? (sp->end == INT64_MAX ? sp->ts : sp->end) : ts_sub(sp->ts, w);
 		int64_t to = dir > 0 ? ts_add(from, (uint64_t)w) : sp->ts;
-		struct bars bs;
-		struct lane_bars *lb = lay_out(a, &bs, sp->lane, from, to, NAV_BUDGET);
+		struct around ar;
+		around(a, &ar, sp, from, to, NAV_BUDGET);
 		uint64_t found = NO_POS;
-		for (size_t i = 0; i < lb->n; i++) {
-			const struct bar *b = &lb->v[i];
-			if (b->row != depth || b->pos == sp->pos)
+		for (size_t i = 0; i < ar.lb->n; i++) {
+			const struct bar *b = &ar.lb->v[i];
+			if (ar.nest[i].depth != depth || b->pos == sp->pos)
 				continue;
 			if (dir > 0 ? b->ts >= from && found == NO_POS : b->ts < sp->ts)
 				found = b->pos; /* forward: the first; back: the last to start */
 		}
-		bars_free(&bs);
+		around_free(&ar);
 		if (found != NO_POS || (dir > 0 ? to >= last : from <= first))
 			return found;
 	}
@@ -136,21 +179,10 @@ uint64_t span_step(struct app *a, const struct bar *sp, int dir, int64_t width)
 
 void span_measure(struct app *a, const struct bar *sp, int *depth, uint64_t *self, bool *approx)
 {
-	struct bars bs;
-	struct lane_bars *lb = lay_out(a, &bs, sp->lane, sp->ts, sp->end == INT64_MAX ? ts_add(sp->ts, 1) : sp->end,
-				       MEASURE_BUDGET);
-	*approx = bs.sampled;
-	const struct bar *b = find(lb, sp->pos);
-	uint64_t total = (uint64_t)sp->end - (uint64_t)sp->ts, inner = 0; /* (unsigned: no overflow) */
-	for (size_t i = 0; b && sp->end != INT64_MAX && i < lb->n; i++) {
-		const struct bar *c = &lb->v[i];
-		if (!is_child(c, b))
-			continue;
-		int64_t e = MIN(c->end, sp->end);
-		if (e > c->ts)
-			inner += (uint64_t)e - (uint64_t)c->ts;
-	}
-	*depth = b ? b->row : 0;
-	*self = sp->end == INT64_MAX ? 0 : inner < total ? total - inner : 0;
-	bars_free(&bs);
+	struct around ar;
+	around(a, &ar, sp, sp->ts, sp->end == INT64_MAX ? ts_add(sp->ts, 1) : sp->end, MEASURE_BUDGET);
+	*approx = ar.bs.sampled;
+	*depth = ar.at >= 0 ? ar.nest[ar.at].depth : 0;
+	*self = ar.at >= 0 && sp->end != INT64_MAX ? ar.nest[ar.at].self : 0;
+	around_free(&ar);
 }

@@ -703,22 +703,6 @@ static void tell_damage(struct app *a)
 		n > 1 ? "s" : "");
 }
 
-/* The first visible event on the timeline: symbol tables, class
- * descriptions and other metadata come first in many traces. */
-#define METADATA_SCAN 100000 /* looked at before giving up: the first event then */
-
-static uint64_t first_timed(struct app *a)
-{
-	uint64_t p = vis_first(a);
-	for (int n = 0; p != NO_POS && n < METADATA_SCAN; n++, p = vis_next(a, p)) {
-		struct event e;
-		model_get(a->m, p, &e);
-		if (!trace_untimed(a->t, &e))
-			return p;
-	}
-	return vis_first(a);
-}
-
 /* The first screen says what is there and where the keys are, as lnav does;
  * once everything is read it says how much. */
 #define HINT_KEYS "? shows the keys, q quits"
@@ -755,9 +739,9 @@ static void after_load(struct app *a, uint64_t before, bool was_at_end, struct e
 		a->lanes.window_set = true;
 	}
 	if (a->sel == NO_POS && !a->sel_ref.set) /* the first events: following starts at the end */
-		select_pos(a, a->follow ? vis_last(a) : first_timed(a));
+		select_pos(a, a->follow ? vis_last(a) : vis_first_timed(a));
 	else if (!a->touched && !a->follow) /* untouched: on the first timeline event as more is read */
-		select_pos(a, first_timed(a));
+		select_pos(a, vis_first_timed(a));
 	else /* (back on its event if a truncated file brought it back) */
 		refresh_selection(a);
 	if (a->sel != NO_POS && a->follow && n > before) {
@@ -806,6 +790,10 @@ static void load_step(struct app *a, uint64_t budget_ns, bool wait)
 	    a->t->notices != a->notices)
 		after_load(a, before, was_at_end, was_last);
 	tell_damage(a);
+	if (!a->loading && !a->fields_checked && model_count(a->m)) {
+		a->fields_checked = true;
+		filters_check_fields(a);
+	}
 	if (!a->loading && !a->t->follow) /* all there: its index saved for the next run meanwhile, not on q */
 		trace_save_begin(a->t);
 }

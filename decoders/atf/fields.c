@@ -232,7 +232,7 @@ void atf_summary(void *st, const struct event *e, struct buf *b)
 		if (!atf_kind_name(kind))
 			buf_printf(b, "event_kind %u ", kind);
 		esc_term(b, s, n);
-		buf_printf(b, " (depth %u)", ld32le(q + 24));
+		buf_printf(b, " (call_depth %u)", ld32le(q + 24));
 		if (link != NO_LINK) {
 			buf_printf(b, " -> detail %u", link);
 			if (atf_unchecked(th))
@@ -255,7 +255,7 @@ void atf_summary(void *st, const struct event *e, struct buf *b)
 		const char *s = model_strget(d->th->ss->m, e->name, &n);
 		esc_term(b, s, n);
 		if (len == DREC_REAL)
-			buf_printf(b, " (depth %u)", ld32le(q + 48));
+			buf_printf(b, " (call_depth %u)", ld32le(q + 48));
 		buf_printf(b, ": detail %llu -> index %u, ", (unsigned long long)k, iseq);
 		const struct idx *x = &d->th->ix;
 		if (atf_unchecked(d->th))
