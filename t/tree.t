@@ -157,7 +157,7 @@ want=$("$TTV" --diff -e 'lane:^thread [2-5]$' "$TMP/g.ht" "$TMP/g2.ht")
 is "$(table)" "$want" "... of what is shown: a filter"
 like "$(printf '%s\n' "$SHOT" | sed -n 2p)" "filters: lane:" "... said"
 shot files1 'T\nv\n' "$H"
-like "$SHOT" "v compares the first file given with the others: open two" "v with one file: said what it needs"
+like "$SHOT" "v compares files: open two \\(ttv A B\\)" "v with one file: said what it needs"
 shot files3 "T\npartial\nv\ndump $TMP/comparing.txt\nEscape\n" "$TMP/g.ht" "$TMP/g2.ht"
 like "$(cat "$TMP/comparing.txt")" "comparing the first file with the others: A, 0% of the events" "built in steps, said"
 like "$SHOT" "CALL TREE by total" "... Esc goes back to the tree"

@@ -89,12 +89,15 @@ scenario help "$V" <<'S'
 ?
 S
 like "$SCREEN" 'ttv keys in the lanes view' "help: title names the view"
-like "$SCREEN" 'j, C-n, e +move-down' "help: keys actually bound"
+like "$SCREEN" '^  , +prev-on-lane +previous event on the selected lane' "help: the view's own keys first"
+like "$SCREEN" '^in the lanes view$' "help: under the view's name"
 
 SIZE=100x78 scenario help-all "$V" <<'S'
 ?
 S
-like "$SCREEN" '\(no key\) +toggle ' "help: an action without a key says so"
+unlike "$SCREEN" '\(no key\)' "help: no row for an action without a key"
+like "$SCREEN" '^everywhere$' "help: then the keys that work everywhere"
+like "$SCREEN" 'j, C-n, e +move-down' "help: keys actually bound"
 like "$SCREEN" '^  - +zoom-out' "help: the - key is zoom-out's only"
 
 # damage is told on the first screen, and stays marked on the status line
@@ -106,8 +109,8 @@ SIZE=60x12 scenario info-wrap cut.pt <<'S'
 =
 G
 S
-like "$SCREEN" 'damage: +cut\.pt: offset 696: truncated: frame claims 344 b$' "pages: a long line wraps (as in less)"
-like "$SCREEN" '^ytes, only 200 present \(decoding stopped here\)$' "pages: its rest on the next row, nothing cut off"
+like "$SCREEN" 'damage: +cut\.pt: offset 696: truncated: frame claims 344$' "pages: a long line wraps at a word"
+like "$SCREEN" '^bytes, only 200 present \(decoding stopped here\)$' "pages: its rest on the next row, nothing cut off, no word split"
 like "$SCREEN" 'lane: +pid 100 \(server\): 2 events' "pages: G shows the last line, wrapped lines counted"
 SIZE=120x10 scenario damaged-after-key cut.pt <<'S'
 Tab

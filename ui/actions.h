@@ -12,8 +12,8 @@
 	X(PAGE_UP, "page-up", "one screen up")                                                \
 	X(HALF_DOWN, "half-page-down", "half a screen down")                                  \
 	X(HALF_UP, "half-page-up", "half a screen up")                                        \
-	X(FIRST, "first", "first event")                                                      \
-	X(LAST, "last", "last event")                                                         \
+	X(FIRST, "first", "first timed event (past symbol tables and other metadata)")          \
+	X(LAST, "last", "last timed event")                                                   \
 	X(SWITCH_VIEW, "switch-view", "switch between the lanes and the list")                \
 	X(DETAIL, "detail", "open the detail of the selected event; in a detail, follow its link") \
 	X(BACK, "back", "close the view and return to the one before")                        \
@@ -58,8 +58,8 @@
 	X(ITEM_UP, "item-up", "move the selected lane (lanes) or filter (filters) up")        \
 	X(ITEM_DOWN, "item-down", "move the selected lane (lanes) or filter (filters) down")  \
 	X(PICK_LANE, "pick-lane", "pick the lane for the list (none picked: all lanes)")      \
-	X(SPAN_PREV, "span-prev", "the span before the selected one at its depth (lanes)")         \
-	X(SPAN_NEXT, "span-next", "the span after the selected one at its depth (lanes)")          \
+	X(SPAN_PREV, "span-prev", "the span before the selected one at its depth; from an instant, the lane's event before it (lanes)") \
+	X(SPAN_NEXT, "span-next", "the span after the selected one at its depth; from an instant, the lane's event after it (lanes)") \
 	X(SPAN_UP, "span-up", "the span around the selected one, or the lane above (lanes)")       \
 	X(SPAN_DOWN, "span-down", "the first span inside the selected one, or the lane below (lanes)") \
 	X(RANGE_START, "range-start", "a time range starts where the selected event starts (lanes)") \

@@ -44,25 +44,27 @@ struct visible {
 
 /* Every view, once: X(enum name, its context word in keymap files, open
  * (make its page when it comes on top; NULL: nothing to make), draw,
- * action (false: not here, the shared actions then), click or NULL).  It
+ * action (false: not here, the shared actions then), click or NULL,
+ * meaning: what a shared action does in it, for ?, when its own words say
+ * it better than the action's help (NULL: none)).  It
  * yields the view enum, the keymap contexts and the dispatch table (ui.c).
  * Lanes and list are the base views; the others are pages (page.c). */
-#define VIEWS(X)                                                                  \
-	X(LANES, "lanes", NULL, lanes_draw, lanes_action, lanes_click)                \
-	X(LIST, "list", NULL, list_draw, list_action, list_click)                     \
-	X(DETAIL, "detail", detail_open, detail_draw, detail_action, NULL)            \
-	X(INFO, "info", info_open, page_draw, page_action, NULL)                      \
-	X(HELP, "help", help_open, page_draw, page_action, NULL)                      \
-	X(FILTERS, "filters", filters_open, filters_draw, filters_action, NULL)       \
-	X(RECORD, "record", record_open, page_draw, record_action, NULL)              \
-	X(MESSAGES, "messages", messages_open, page_draw, page_action, NULL)          \
-	X(LEGEND, "legend", legend_open, page_draw, page_action, NULL)                \
-	X(TREE, "tree", tree_open, tree_draw, tree_action, NULL)                      \
-	X(FLAME, "flame", flame_open, flame_draw, flame_action, flame_click)           \
-	X(BUTTERFLY, "butterfly", butterfly_open, butterfly_draw, butterfly_action, NULL) \
-	X(DIFF, "diff", diff_open, diff_draw, page_action, NULL)                      \
-	X(OCCUR, "calls", NULL, occur_draw, occur_action, NULL)                       \
-	X(SQL, "sql", NULL, sql_draw, sql_action, sql_click)
+#define VIEWS(X)                                                                                 \
+	X(LANES, "lanes", NULL, lanes_draw, lanes_action, lanes_click, lanes_meaning)                \
+	X(LIST, "list", NULL, list_draw, list_action, list_click, list_meaning)                      \
+	X(DETAIL, "detail", detail_open, detail_draw, detail_action, NULL, NULL)                     \
+	X(INFO, "info", info_open, page_draw, page_action, NULL, NULL)                               \
+	X(HELP, "help", help_open, page_draw, page_action, NULL, NULL)                               \
+	X(FILTERS, "filters", filters_open, filters_draw, filters_action, NULL, NULL)                \
+	X(RECORD, "record", record_open, page_draw, record_action, NULL, NULL)                       \
+	X(MESSAGES, "messages", messages_open, page_draw, page_action, NULL, NULL)                   \
+	X(LEGEND, "legend", legend_open, page_draw, page_action, NULL, NULL)                         \
+	X(TREE, "tree", tree_open, tree_draw, tree_action, NULL, tree_meaning)                       \
+	X(FLAME, "flame", flame_open, flame_draw, flame_action, flame_click, flame_meaning)           \
+	X(BUTTERFLY, "butterfly", butterfly_open, butterfly_draw, butterfly_action, NULL, NULL)      \
+	X(DIFF, "diff", diff_open, diff_draw, page_action, NULL, NULL)                               \
+	X(OCCUR, "calls", NULL, occur_draw, occur_action, NULL, NULL)                                \
+	X(SQL, "sql", NULL, sql_draw, sql_action, sql_click, sql_meaning)
 enum view_id {
 #define X(id, ...) V_##id,
 	VIEWS(X)
@@ -371,6 +373,7 @@ void lanes_fit(struct app *a); /* window around the whole trace */
  * selection is not a span or it does not fit. */
 bool lanes_status(struct app *a, struct buf *out, int room);
 void lanes_click(struct app *a, int line, int col);
+const char *lanes_meaning(enum action act);
 /* A mouse drag across the lanes from column col0 to col1: a time range. */
 void lanes_drag(struct app *a, int line, int col0, int col1);
 void list_draw(struct app *a);
@@ -381,6 +384,7 @@ void row_draw(struct app *a, int y, uint64_t pos, int tmw, int lw, int tw);
 void row_draw_one(struct app *a, int y, uint64_t pos);
 bool list_action(struct app *a, enum action act);
 void list_click(struct app *a, int line, int col);
+const char *list_meaning(enum action act);
 /* page.c: the page views (VIEWS) */
 void detail_open(struct app *a);
 void info_open(struct app *a);
@@ -402,6 +406,7 @@ void status_draw(struct app *a);
 /* tree.c: the call tree view */
 void tree_open(struct app *a);
 void tree_draw(struct app *a);
+const char *tree_meaning(enum action act);
 bool tree_action(struct app *a, enum action act);
 bool tree_step(struct app *a, uint64_t budget_ns); /* true while it is being built */
 bool tree_pending(const struct app *a);
@@ -422,6 +427,7 @@ void flame_open(struct app *a);
 void flame_draw(struct app *a);
 bool flame_action(struct app *a, enum action act);
 void flame_click(struct app *a, int line, int col);
+const char *flame_meaning(enum action act);
 void flame_status(struct app *a, struct buf *out);
 /* butterfly.c: one function's callers and callees */
 void butterfly_open(struct app *a);
@@ -442,6 +448,7 @@ void sql_run(struct app *a, const char *query); /* empty: the last result again 
 void sql_draw(struct app *a);
 bool sql_action(struct app *a, enum action act);
 void sql_click(struct app *a, int line, int col);
+const char *sql_meaning(enum action act);
 void sql_status(struct app *a, struct buf *out);
 void sql_free(struct app *a);
 void sql_abandon(struct app *a); /* a query left by a longjmp (SIGBUS): its database goes */
@@ -452,6 +459,8 @@ bool ui_busy(struct app *a);
 
 /* search and prompt (prompt.c) */
 void prompt_open(struct app *a, enum prompt_kind kind, const char *initial);
+/* What a shared action does in view v, in its words (NULL: its help says it). */
+const char *view_meaning(enum view_id v, enum action act);
 /* A filter given with -e whose field the trace has not: taken out and
  * shown at the & prompt with the error (once the trace is read). */
 void filters_check_fields(struct app *a);

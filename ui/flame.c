@@ -188,3 +188,16 @@ void flame_click(struct app *a, int line, int col)
 	if (L.found != CT_NONE)
 		a->flame.sel = L.found;
 }
+
+const char *flame_meaning(enum action act)
+{
+	switch (act) {
+	case ACT_MOVE_DOWN: return "the selected bar's first callee";
+	case ACT_MOVE_UP: return "the selected bar's caller";
+	case ACT_PAN_LEFT: return "the bar to the left";
+	case ACT_PAN_RIGHT: return "the bar to the right";
+	case ACT_ZOOM_IN: return "make the selected bar the whole width";
+	case ACT_ZOOM_OUT: return "widen to its caller again";
+	default: return NULL;
+	}
+}

@@ -161,10 +161,12 @@ static bool view_binds(const struct keymap *km, enum view_id v, const TermKeyKey
 	return false;
 }
 
-void keymap_keys_for(const struct keymap *km, enum view_id v, enum action act, struct buf *out)
+/* Passes [from, to): 0 the view's own bindings, 1 the generic ones it
+ * leaves as they are. */
+static void keys_for(const struct keymap *km, enum view_id v, enum action act, int from, int to, struct buf *out)
 {
 	size_t start = out->len;
-	for (int pass = 0; pass < 2; pass++)
+	for (int pass = from; pass < to; pass++)
 		for (size_t i = 0; i < km->n; i++) {
 			const struct binding *b = &km->b[i];
 			if (b->act != act || b->ctx != (pass ? CTX_GENERIC : (int)v))
@@ -175,4 +177,14 @@ void keymap_keys_for(const struct keymap *km, enum view_id v, enum action act, s
 				buf_adds(out, ", ");
 			keymap_key_name(km, &b->key, out);
 		}
+}
+
+void keymap_keys_for(const struct keymap *km, enum view_id v, enum action act, struct buf *out)
+{
+	keys_for(km, v, act, 0, 2, out);
+}
+
+void keymap_keys_own(const struct keymap *km, enum view_id v, enum action act, bool generic, struct buf *out)
+{
+	keys_for(km, v, act, generic, generic + 1, out);
 }

@@ -27,6 +27,9 @@ bool keymap_read(struct keymap *km, FILE *f, const char *path, struct buf *error
 enum action keymap_lookup(const struct keymap *km, enum view_id v, const TermKeyKey *key);
 /* The keys bound to act in view v (or generic), as "j, Down". */
 void keymap_keys_for(const struct keymap *km, enum view_id v, enum action act, struct buf *out);
+/* Only the view's own keys for act, or (generic) only the generic ones the
+ * view leaves as they are. */
+void keymap_keys_own(const struct keymap *km, enum view_id v, enum action act, bool generic, struct buf *out);
 /* Name of a key for messages and help ("C-f", "Space"). */
 void keymap_key_name(const struct keymap *km, const TermKeyKey *key, struct buf *out);
 const char *action_word(enum action act);

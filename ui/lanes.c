@@ -648,20 +648,26 @@ void lanes_draw(struct app *a)
 
 /* The visible event on `lane` nearest to time t: the first one found each
  * way from t (each search bounded), whichever is closer in time. */
+/* An event of the lane the lanes view shows (metadata is not on its axis). */
+static bool on_axis(struct app *a, const struct event *e, uint32_t lane, uint64_t p)
+{
+	return e->lane == lane && !(e->flags & EVF_META) && vis_is(a, p);
+}
+
 static uint64_t nearest_on_lane(struct app *a, uint32_t lane, int64_t t)
 {
 	uint64_t mid = model_seek(a->m, t), n = model_count(a->m), fwd = NO_POS, back = NO_POS;
 	struct event e;
 	for (uint64_t p = mid, k = 0; p < n && k < NEAR_SCAN; p++, k++) {
 		model_get(a->m, p, &e);
-		if (e.lane == lane && vis_is(a, p)) {
+		if (on_axis(a, &e, lane, p)) {
 			fwd = p;
 			break;
 		}
 	}
 	for (uint64_t p = mid, k = 0; p > 0 && k < NEAR_SCAN; k++) {
 		model_get(a->m, --p, &e);
-		if (e.lane == lane && vis_is(a, p)) {
+		if (on_axis(a, &e, lane, p)) {
 			back = p;
 			break;
 		}
@@ -684,7 +690,7 @@ static uint64_t step_on_lane(struct app *a, int dir)
 		if (p == NO_POS)
 			return NO_POS;
 		model_get(a->m, p, &e);
-		if (e.lane == lane)
+		if (e.lane == lane && !(e.flags & EVF_META))
 			return p;
 	}
 	message(a, true, "no other event on this lane within %d events", LANE_SCAN);
@@ -717,11 +723,16 @@ static void to_lane(struct app *a, size_t idx)
 static void span_action(struct app *a, enum action act)
 {
 	struct bar sp;
-	if (!span_of(a, a->sel, &sp)) {
-		if (act == ACT_SPAN_UP || act == ACT_SPAN_DOWN)
+	if (!span_of(a, a->sel, &sp)) { /* an instant: on to the nearest event that way */
+		if (act == ACT_SPAN_UP || act == ACT_SPAN_DOWN) {
 			to_lane(a, act == ACT_SPAN_DOWN ? a->lanes.cur + 1 : a->lanes.cur ? a->lanes.cur - 1 : 0);
+			return;
+		}
+		uint64_t p = step_on_lane(a, act == ACT_SPAN_NEXT ? 1 : -1);
+		if (p != NO_POS)
+			select_pos(a, p);
 		else
-			message(a, false, "not a span: , and . step through the lane's events");
+			message(a, false, "no event %s this one on its lane", act == ACT_SPAN_NEXT ? "after" : "before");
 		return;
 	}
 	uint64_t p = act == ACT_SPAN_UP	  ? span_parent(a, &sp)
@@ -922,4 +933,15 @@ void lanes_click(struct app *a, int line, int col)
 		}
 	}
 	free(lanes);
+}
+
+const char *lanes_meaning(enum action act)
+{
+	switch (act) {
+	case ACT_MOVE_DOWN: return "the lane below (the event nearest in time)";
+	case ACT_MOVE_UP: return "the lane above (the event nearest in time)";
+	case ACT_PAN_LEFT: return "move the time window left";
+	case ACT_PAN_RIGHT: return "move the time window right";
+	default: return NULL;
+	}
 }

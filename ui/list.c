@@ -152,3 +152,14 @@ void list_click(struct app *a, int line, int col)
 			return; /* a damage marker: nothing to select */
 	}
 }
+
+const char *list_meaning(enum action act)
+{
+	switch (act) {
+	case ACT_MOVE_DOWN: return "next event";
+	case ACT_MOVE_UP: return "previous event";
+	case ACT_PAN_LEFT: return "shift the summaries left";
+	case ACT_PAN_RIGHT: return "shift the summaries right";
+	default: return NULL;
+	}
+}

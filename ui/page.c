@@ -147,40 +147,52 @@ static void legend_page(struct app *a)
 	legend_text(a, &a->page.text);
 }
 
+/* One action's row: its keys, its word, its help wrapped under itself. */
+static void help_row(struct buf *b, const char *keys, int kw, enum action act, const char *h, int room)
+{
+	int indent = 2 + kw + 2 + 15;
+	buf_printf(b, "  %-*s  %-14s ", kw, keys, action_word(act));
+	while (*h) {
+		int n = (int)strlen(h);
+		if (n > room)
+			for (n = room; n > 0 && h[n] != ' '; n--)
+				;
+		if (n <= 0)
+			n = MIN((int)strlen(h), room);
+		buf_printf(b, "%.*s\n", n, h);
+		h += n;
+		while (*h == ' ')
+			h++;
+		if (*h)
+			buf_printf(b, "%*s", indent, "");
+	}
+}
+
+/* The keys of the view help was opened from, with what they do there, then
+ * the keys that work everywhere; an action with no key is left out. */
 static void help_page(struct app *a)
 {
 	struct buf *b = &a->page.text;
 	enum view_id v = a->depth > 1 ? a->stack[a->depth - 2] : a->base;
-	buf_printf(b, "ttv keys in the %s view (and everywhere); q or Esc closes this page\n\n", view_word(v));
-	/* keys, action word, help; the help wraps under itself when narrow */
-	int kw = 8; /* "(no key)" */
+	buf_printf(b, "ttv keys in the %s view, then everywhere; q or Esc closes this page\n", view_word(v));
+	int kw = 8;
 	for (int act = 1; act < ACT_COUNT; act++) {
 		struct buf keys = {0};
 		keymap_keys_for(a->km, v, (enum action)act, &keys);
 		kw = MAX(kw, MIN((int)keys.len, 24));
 		buf_free(&keys);
 	}
-	int indent = 2 + kw + 2 + 15, room = MAX(20, a->cols - indent);
-	for (int act = 1; act < ACT_COUNT; act++) {
-		struct buf keys = {0};
-		keymap_keys_for(a->km, v, (enum action)act, &keys);
-		buf_printf(b, "  %-*s  %-14s ", kw, keys.len ? keys.p : "(no key)", action_word((enum action)act));
-		const char *h = action_help((enum action)act);
-		while (*h) {
-			int n = (int)strlen(h);
-			if (n > room)
-				for (n = room; n > 0 && h[n] != ' '; n--)
-					;
-			if (n <= 0)
-				n = MIN((int)strlen(h), room);
-			buf_printf(b, "%.*s\n", n, h);
-			h += n;
-			while (*h == ' ')
-				h++;
-			if (*h)
-				buf_printf(b, "%*s", indent, "");
+	int room = MAX(20, a->cols - (2 + kw + 2 + 15));
+	for (int generic = 0; generic < 2; generic++) {
+		buf_printf(b, generic ? "\neverywhere\n" : "\nin the %s view\n", view_word(v));
+		for (int act = 1; act < ACT_COUNT; act++) {
+			struct buf keys = {0};
+			keymap_keys_own(a->km, v, (enum action)act, generic, &keys);
+			const char *meaning = view_meaning(v, (enum action)act);
+			if (keys.len)
+				help_row(b, keys.p, kw, (enum action)act, meaning ? meaning : action_help((enum action)act), room);
+			buf_free(&keys);
 		}
-		buf_free(&keys);
 	}
 	legend_text(a, b);
 	buf_adds(b, "\nMouse: click selects (lanes and list), the wheel scrolls.\n"
@@ -255,12 +267,25 @@ void messages_open(struct app *a)
 	a->page.scroll = (size_t)max_scroll(a); /* the latest at the bottom, as vim shows them */
 }
 
+/* One screen row of a page's line s[0..n): the bytes it shows, broken at
+ * a word where there is one (never `offse`/`t 564904`); *next: where the
+ * row after it starts (the spaces at the break left out). */
+static size_t row_take(const struct app *a, const char *s, size_t n, size_t *next)
+{
+	size_t take = text_wrap(s, n, a->cols), k = take;
+	while (k < n && s[k] == ' ')
+		k++;
+	*next = k;
+	return take;
+}
+
 static long rows_of(struct app *a, const char *s, size_t n)
 {
 	long r = 0;
+	size_t next;
 	do {
-		size_t take = text_fit(s, n, a->cols);
-		s += take, n -= take;
+		row_take(a, s, n, &next);
+		s += next, n -= next;
 		r++;
 	} while (n);
 	return r;
@@ -281,17 +306,17 @@ static void text_draw(struct app *a, bool cursor, bool matches)
 		enum role r = y == 0 && a->page.scroll == 0 ? R_TITLE : R_NORMAL;
 		if (cursor && *p == '>')
 			r = R_SELECTED;
-		/* a line wider than the screen goes on below it, as in less */
-		size_t at = 0;
+		/* a line wider than the screen goes on below it, at a word */
+		size_t at = 0, next;
 		do {
-			size_t take = text_fit(p + at, n - at, a->cols);
+			size_t take = row_take(a, p + at, n - at, &next);
 			if (matches)
 				draw_matched(a, y, 0, a->cols, p + at, take, r);
 			else {
 				draw_role(r);
 				draw_text(y, 0, a->cols, p + at, take);
 			}
-			at += take;
+			at += next;
 			y++;
 		} while (at < n && y < rows);
 		p += n + (nl != NULL);

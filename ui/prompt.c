@@ -706,9 +706,13 @@ void status_draw(struct app *a)
 	}
 	int lwant = text_width(left.p, left.len);
 	int lw = lroom >= MIN(lwant, 12) ? draw_clipped(a, y, 0, lroom, left.p, left.len) : 0;
-	if (m.len) {
+	if (m.len) { /* cut short, it says where it is whole */
+		int mx = lw ? lw + 2 : 0, mroom = room - mx;
 		draw_role(a->msg_error ? R_ERROR : R_STATUS_MSG);
-		draw_clipped(a, y, lw ? lw + 2 : 0, room - (lw ? lw + 2 : 0), m.p, m.len);
+		if (mw > mroom && mroom > 12)
+			draw_str(y, mx + draw_clipped(a, y, mx, mroom - 4, m.p, m.len), 4, " (M)");
+		else
+			draw_clipped(a, y, mx, mroom, m.p, m.len);
 	}
 	buf_free(&m);
 	draw_role(R_STATUS);

@@ -329,3 +329,15 @@ void sql_status(struct app *a, struct buf *out)
 	if (v->query)
 		esc_typed(out, v->query, strlen(v->query));
 }
+
+const char *sql_meaning(enum action act)
+{
+	switch (act) {
+	case ACT_MOVE_DOWN: return "next row";
+	case ACT_MOVE_UP: return "previous row";
+	case ACT_PAN_LEFT: return "the columns left";
+	case ACT_PAN_RIGHT: return "the columns right";
+	case ACT_DETAIL: return "go to the row's event";
+	default: return NULL;
+	}
+}

@@ -589,7 +589,7 @@ static void files_said(struct app *a)
 bool tree_diff_files(struct app *a)
 {
 	if (!a->t->nsrc_first || a->t->nsrc_first >= a->t->nsrc) {
-		message(a, true, "v compares the first file given with the others: open two (ttv A B)");
+		message(a, true, "v compares files: open two (ttv A B)");
 		return false;
 	}
 	files_free(a);
@@ -625,4 +625,15 @@ static bool files_step(struct app *a, uint64_t budget_ns)
 	if (!more)
 		files_free(a);
 	return more;
+}
+
+const char *tree_meaning(enum action act)
+{
+	switch (act) {
+	case ACT_MOVE_DOWN: return "next node";
+	case ACT_MOVE_UP: return "previous node";
+	case ACT_PAN_LEFT: return "fold the selected node";
+	case ACT_PAN_RIGHT: return "unfold the selected node";
+	default: return NULL;
+	}
 }

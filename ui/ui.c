@@ -310,11 +310,17 @@ static const struct view_ops {
 	void (*draw)(struct app *a);
 	bool (*action)(struct app *a, enum action act);
 	void (*click)(struct app *a, int line, int col);
+	const char *(*meaning)(enum action act);
 } views[V_COUNT] = {
-#define X(id, word, open, draw, action, click) [V_##id] = {open, draw, action, click},
+#define X(id, word, open, draw, action, click, meaning) [V_##id] = {open, draw, action, click, meaning},
 	VIEWS(X)
 #undef X
 };
+
+const char *view_meaning(enum view_id v, enum action act)
+{
+	return v < V_COUNT && views[v].meaning ? views[v].meaning(act) : NULL;
+}
 
 static void draw(struct app *a)
 {
