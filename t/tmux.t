@@ -186,7 +186,7 @@ for size in 80x24 200x50; do
 	like "$(printf '%s\n' "$sc" | sed -n "${row}p")" 'worker_run' "$size: thread 2's outermost span named in its bar"
 	like "$(printf '%s\n' "$sc" | sed -n "$((row + 1))p")" '^│ .*iteration' "$size: its iterations on the row below"
 	like "$(printf '%s\n' "$sc" | sed -n "$((row + 2))p")" '^│ .*compute.*io_wa' "$size: compute and io_wait (its name cut to the bar) below them"
-	tm send-keys -t "$S" k k k k k k j # process, thread 2 (the metadata lane: not on the time axis)
+	tm send-keys -t "$S" k k k k k k j Up Up # process, thread 2 (a leaf there), out to its iteration
 	sleep 0.3
 	like "$(screen | tail -1)" '^iteration .*\(self .*, depth 1\)' "$size: the status line names the selected span"
 	tm send-keys -t "$S" Down Down Right

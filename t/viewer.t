@@ -206,7 +206,7 @@ is "$(sed -n 3,5p "$TMP/messages2.txt")" "$(sed -n 3,5p "$TMP/messages.txt")" ":
 # its neighbours at the same depth; the status line names it with its
 # duration, self time and depth (HTDUMP: worker_run > iteration > compute > leaf)
 cp "$SAMPLES/htdump/small.htdump" "$TMP/nest.htdump"
-printf 'k\nk\nk\nk\nk\nk\nj\ndump %s/n1.txt\nDown\nDown\ndump %s/n2.txt\nRight\ndump %s/n3.txt\nLeft\nUp\nUp\ndump %s/n4.txt\n' \
+printf 'k\nk\nk\nk\nk\nk\nj\nUp\nUp\ndump %s/n1.txt\nDown\nDown\ndump %s/n2.txt\nRight\ndump %s/n3.txt\nLeft\nUp\nUp\ndump %s/n4.txt\n' \
 	"$TMP" "$TMP" "$TMP" "$TMP" >"$TMP/nest.script"
 (cd "$TMP" && TTV_SCRIPT=$TMP/nest.script TTV_SIZE=120x30 "$TTV" nest.htdump >/dev/null 2>&1)
 like "$(tail -1 "$TMP/n1.txt")" '^iteration  966\.24us \(self 2\.16us, depth 1\)' "spans: the status line names the selected span"
@@ -216,7 +216,7 @@ like "$(tail -1 "$TMP/n4.txt")" '^iteration  966\.24us \(self 2\.16us, depth 1\)
 
 # a time range: { and } at the selected spans' start and end (or a drag
 # across the lanes); | makes it a filter, Esc clears it
-printf 'k\nk\nk\nk\nk\nk\nj\n{\nDown\n}\ndump %s/r1.txt\n|\ndump %s/r2.txt\nEscape\ndump %s/r3.txt\ndrag 5 40 80\ndump %s/r4.txt\n' \
+printf 'k\nk\nk\nk\nk\nk\nj\nUp\nUp\n{\nDown\n}\ndump %s/r1.txt\n|\ndump %s/r2.txt\nEscape\ndump %s/r3.txt\ndrag 5 40 80\ndump %s/r4.txt\n' \
 	"$TMP" "$TMP" "$TMP" "$TMP" >"$TMP/range.script"
 (cd "$TMP" && TTV_SCRIPT=$TMP/range.script TTV_SIZE=120x30 "$TTV" nest.htdump >/dev/null 2>&1)
 like "$(tail -1 "$TMP/r1.txt")" 'time range 582\.48us .* \| range 582\.48us$' \
