@@ -931,12 +931,7 @@ static void sc_summary(void *st, const struct event *e, struct buf *b)
 		return;
 	}
 	const struct stream *s = l.s;
-	if (l.r.has_ts) {
-		bool neg = l.r.ts < s->ref; /* exact for any times a file holds */
-		uint64_t a = neg ? ts_span(l.r.ts, s->ref) : ts_span(s->ref, l.r.ts);
-		buf_printf(b, "%c%llu.%06llus ", neg ? '-' : '+', (unsigned long long)(a / 1000000000),
-			   (unsigned long long)(a % 1000000000 / 1000));
-	}
+	/* (no time of its own: the row's time column says it, one clock for all) */
 	if (l.r.has_tid)
 		buf_printf(b, "[tid %d] ", l.r.tid);
 	char tmp[32];

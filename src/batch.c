@@ -390,6 +390,19 @@ static bool far_apart(struct trace *t, const struct source **x, const struct sou
 	return false;
 }
 
+/* A source's name, short: its last component (a directory's too). */
+static void short_name(struct buf *b, const char *path)
+{
+	size_t n = strlen(path);
+	while (n > 1 && path[n - 1] == '/')
+		n--;
+	size_t start = n;
+	while (start && path[start - 1] != '/')
+		start--;
+	esc_term(b, path + start, n - start);
+}
+
+/* The advice first, the names short: what to do shows at 80 columns. */
 bool clock_warning(struct trace *t, struct buf *b)
 {
 	const struct source *x, *y;
@@ -397,12 +410,11 @@ bool clock_warning(struct trace *t, struct buf *b)
 	bool far = c == CLOCKS_UNKNOWN && far_apart(t, &x, &y);
 	if (!far && c != CLOCKS_DIFFERENT)
 		return false;
-	buf_adds(b, far ? "far apart: " : "different clocks: ");
-	esc_term(b, x->path, strlen(x->path));
+	buf_adds(b, far ? "--align lines these up (far apart, clocks not known to be related): "
+			: "--align lines these up (different clocks, no shared time axis): ");
+	short_name(b, x->path);
 	buf_adds(b, " and ");
-	esc_term(b, y->path, strlen(y->path));
-	buf_adds(b, far ? " have clocks not known to be related (--align lines them up by their first events)"
-			: " do not share a time axis (see the info page; --align lines them up)");
+	short_name(b, y->path);
 	return true;
 }
 

@@ -54,7 +54,7 @@ struct event {
 	uint32_t flags;  /* enum ev_flag */
 	uint32_t input;  /* input id: whose bytes these are */
 	uint32_t seq;    /* 0 = the compact array, else the sequence that holds it */
-	uint64_t off;    /* byte offset of the record in its input (or record number in a sequence) */
+	uint64_t off;    /* byte offset of the record in its input (a sequence's records too) */
 	uint64_t pos;    /* global position in time order (set by model_get) */
 };
 

@@ -173,6 +173,8 @@ void batch_report(struct trace *t, struct filterset *fs, const char *sort, bool 
 		(json ? row_json : row_text)(&ct, &ta.row[s], &b);
 		out_flush(&b, out, OUT_CHUNK);
 	}
+	if (!json && ct.nsym) /* (--stats counts every call: its totals differ where calls recurse) */
+		buf_adds(&b, "total: a call inside a call of the same name counts once; self: total less its callees'\n");
 	out_flush(&b, out, 1);
 	buf_free(&b);
 	free(ta.row);

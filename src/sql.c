@@ -672,11 +672,16 @@ static void lanes_column(struct sql_ctx *x, int64_t row, int col, sqlite3_contex
 	}
 }
 
-static int64_t types_rows(struct sql_ctx *x) { return model_ntypes(x->t->m); }
+/* Type 0 is what an event gets when the type table is full: a row only
+ * when some event has it. */
+static uint32_t types_from(struct sql_ctx *x) { return model_type_count(x->t->m, 0) ? 0 : 1; }
+
+static int64_t types_rows(struct sql_ctx *x) { return model_ntypes(x->t->m) - types_from(x); }
 
 static void types_column(struct sql_ctx *x, int64_t row, int col, sqlite3_context *ctx)
 {
 	struct trace *t = x->t;
+	row += types_from(x);
 	const struct type *ty = model_type_get(t->m, (uint32_t)row);
 	switch (col) {
 	case 0: sqlite3_result_int64(ctx, row); break;

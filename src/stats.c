@@ -667,7 +667,7 @@ static void stats_text(const struct tally *st, const struct stats_cells *c, stru
 		buf_addc(b, '\n');
 	}
 	if (st->nspans) {
-		buf_adds(b, "\nspans by calls\n"
+		buf_adds(b, "\nspans by calls (total: every call, one inside a call of the same name too; --report counts it once)\n"
 			     "         calls       total        self         min         max  type  name\n");
 		for (size_t i = 0; i < c->nspans_shown; i++) {
 			const struct spanstat *sp = &st->spans[i];

@@ -185,6 +185,33 @@ void dec_prefix_lanes(struct source *src, const char *prefix)
 	buf_free(&b);
 }
 
+/* A session's manifest given alone stands for its directory (when a
+ * directory format claims that). */
+static char *manifest_dir(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	if (strcmp(slash ? slash + 1 : path, "manifest.json") || path_kind(path) != PATH_FILE)
+		return NULL;
+	char *dir = path_dir(path);
+	if (probe_dir(dir))
+		return dir;
+	free(dir);
+	return NULL;
+}
+
+static void open_dir(struct source *src, const struct decoder *forced, const char *path)
+{
+	const struct decoder *d = forced ? forced : probe_dir(path);
+	if (!d || !d->open_dir) {
+		source_fail(src, forced ? "format %s does not read directories" : "directory holds no trace ttv recognises%s",
+			    forced ? forced->name : "");
+		return;
+	}
+	src->dec = d;
+	if (!d->open_dir(src, path) && !src->error)
+		source_fail(src, "no %s trace in this directory", d->name);
+}
+
 struct source *trace_open(struct trace *t, const char *path)
 {
 	struct source *src = new_source(t, path);
@@ -195,17 +222,10 @@ struct source *trace_open(struct trace *t, const char *path)
 		source_fail(src, "unknown format '%s'", t->format);
 		return src;
 	}
-	if (strcmp(path, "-") != 0 && path_kind(path) == PATH_DIR) {
-		const struct decoder *d = forced ? forced : probe_dir(path);
-		if (!d || !d->open_dir) {
-			source_fail(src, forced ? "format %s does not read directories"
-						: "directory holds no trace ttv recognises%s",
-				    forced ? forced->name : "");
-			return src;
-		}
-		src->dec = d;
-		if (!d->open_dir(src, path) && !src->error)
-			source_fail(src, "no %s trace in this directory", d->name);
+	char *dir = manifest_dir(path);
+	if (dir || (strcmp(path, "-") != 0 && path_kind(path) == PATH_DIR)) {
+		open_dir(src, forced, dir ? dir : path);
+		free(dir);
 		return src;
 	}
 	char *err = NULL;

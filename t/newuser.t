@@ -64,6 +64,61 @@ SIZE=80x60 scenario newuser-help-lanes "$H" <<'S'
 S
 like "$SCREEN" 'h, Left|^  h +pan-left +move the time window left' "? in the lanes: h moves the time window"
 
+# item 7: labels.  An ATF index event's detail names its byte offset as one
+SESS=$SAMPLES/atf/crash_sigkill/session_20260101_121000
+SIZE=100x30 scenario newuser-atf-detail "$SESS" <<'S'
+Tab
+j
+Enter
+S
+like "$(printf '%s' "$SCREEN" | tr '\n' ' ')" 'bytes: .*thread_0/index\.atf, +offset 96 ' "atf detail: the record's byte offset, called offset"
+unlike "$SCREEN" ', record [0-9]' "atf detail: not called a record number"
+# syscall: one time per row (the row's), not a second one relative to the capture
+run --dump "$SAMPLES/syscall/ls_l.dat"
+unlike "$OUT" '	\+0\.[0-9]{6}s ' "syscall: the summary has no time of its own"
+# the axis in the unit of its labels' size
+"$TBIN/ptwrite" --generate 3000 "$TMP/long.pt" >/dev/null
+SIZE=120x10 scenario newuser-axis "$TMP/long.pt" <<'S'
++
++
++
++
++
++
+S
+unlike "$(printf '%s\n' "$SCREEN" | head -1)" '[0-9]{4,}us' "axis: no label like +143000us when zoomed in far from the start"
+# --stats and --report say their rule for a name's total
+run --report "$H"
+like "$(printf '%s\n' "$OUT" | tail -1)" '^total: a call inside a call of the same name counts once' "--report says its rule"
+run --stats "$H"
+like "$OUT" 'spans by calls \(total: every call, one inside a call of the same name too; --report counts it once\)' "--stats says its rule"
+# a manifest given alone opens its session; a session of .atf.gz files as one of .atf
+cp -r "$SAMPLES/atf/small_finalized" "$TMP/sf"
+want=$("$TTV" --dump "$TMP/sf")
+is "$("$TTV" --dump "$TMP/sf/manifest.json")" "$want" "atf: manifest.json alone opens its session"
+is "$("$TTV" --dump "$TMP/sf/trace/session_20260101_120000/pid_4242/manifest.json")" "$want" "atf: a pid's manifest.json alone too"
+find "$TMP/sf" -name '*.atf' -exec gzip {} \;
+is "$("$TTV" --dump "$TMP/sf")" "$want" "atf: a session whose files are .atf.gz reads as the .atf one"
+like "$("$TTV" --info "$TMP/sf")" 'files: +9, [0-9]+ bytes \([0-9]+ compressed\)' "... its 9 files, compressed"
+
+# item 8: small things
+# every writer answers --help with its usage, exit 0, and writes nothing
+for w in atfwrite d9write htwrite ptwrite scwrite; do
+	(cd "$TMP" && "$TBIN/$w" --help >"$TMP/help.out" 2>&1)
+	rc=$?
+	ok "$([ $rc = 0 ] && grep -q "^usage: $w " "$TMP/help.out" && [ ! -e "$TMP/--help" ]; echo $?)" "$w --help: usage, exit 0, no file"
+	(cd "$TMP" && "$TBIN/$w" --bogus </dev/null >/dev/null 2>&1)
+	ok "$([ $? = 2 ] && [ ! -e "$TMP/--bogus" ]; echo $?)" "$w --bogus: a usage error, no file"
+done
+# the SQL types table: no "(unknown type)" row no event has
+run --sql "select count(*) from types where name = '(unknown type)'" --csv "$H"
+is "$(printf '%s\n' "$OUT" | tail -1)" 0 "sql types: no (unknown type) row"
+run --sql "select count(*) from types t where not exists (select 1 from events e where e.type = t.name)" --csv "$H"
+is "$(printf '%s\n' "$OUT" | tail -1)" 0 "sql types: every type listed has events"
+# two sources on unrelated clocks: the advice first, the names short
+SIZE=80x24 scenario newuser-far "$SAMPLES/podtrace/small.ptrace" "$H" </dev/null
+like "$(printf '%s\n' "$SCREEN" | tail -1)" '^(main .*  )?--align lines these up' "two clocks: --align first at 80 columns"
+
 # in a terminal, at 80x24 and wide
 for size in 80x24 200x50; do
 	S=ttv-test-$$-$size

@@ -256,13 +256,21 @@ static inline int writer_main(int argc, char **argv, const struct writer *w)
 	char usage[256];
 	uint64_t n, seed;
 	const char *out;
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) { /* (never a file of that name) */
+			printf("usage: %s %s\n       %s %s\n"
+			       "Writes a trace for ttv's tests: from a spec on standard input (t/%s.c says its\n"
+			       "lines), or generated (N units, seeded); OUT - is standard output.\n",
+			       w->name, w->spec_usage, w->name, w->gen_usage, w->name);
+			return 0;
+		}
 	snprintf(usage, sizeof usage, "usage: %s %s", w->name, w->gen_usage);
 	if (gen_args(argc, argv, usage, w->gen_opts, &n, &seed, &out))
 		return w->generate(out, n, seed);
 	int a = 1;
 	while (a < argc - 1 && writer_flag(w->spec_flags, argv[a]))
 		a++;
-	if (a != argc - 1) {
+	if (a != argc - 1 || (argv[a][0] == '-' && argv[a][1])) { /* (an option it does not know: no file) */
 		fprintf(stderr, "usage: %s %s\n       %s %s\n", w->name, w->spec_usage, w->name, w->gen_usage);
 		return 2;
 	}

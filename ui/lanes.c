@@ -295,13 +295,18 @@ static void axis(struct app *a, int x0, int W)
 		origin = wall0 == INT64_MIN ? INT64_MAX : -wall0; /* ticks at round wall-clock times */
 	int64_t span = a->lanes.t1 - a->lanes.t0;
 	int64_t step = nice_step(span / MAX(1, W / 14));
-	const char *unit = step >= 1000000000 ? "s" : step >= 1000000 ? "ms" : step >= 1000 ? "us" : "ns";
-	double div = step >= 1000000000 ? 1e9 : step >= 1000000 ? 1e6 : step >= 1000 ? 1e3 : 1;
+	__int128 rel0 = (__int128)a->lanes.t0 - origin; /* wide: origin may be any time */
+	/* the unit of the labels' size (+143.5ms, not +143500us), with the
+	 * decimals the step needs */
+	__int128 rel1 = (__int128)a->lanes.t1 - origin;
+	__int128 size = MAX(rel0 < 0 ? -rel0 : rel0, rel1 < 0 ? -rel1 : rel1);
+	size = MAX(size, step);
+	const char *unit = size >= 1000000000 ? "s" : size >= 1000000 ? "ms" : size >= 1000 ? "us" : "ns";
+	double div = size >= 1000000000 ? 1e9 : size >= 1000000 ? 1e6 : size >= 1000 ? 1e3 : 1;
 	int decimals = 0;
 	for (int64_t s = step; (double)s < div && decimals < 9; s *= 10)
 		decimals++;
 	int cur = a->sel != NO_POS ? time_col(a, W, model_ts(a->m, a->sel)) : -1;
-	__int128 rel0 = (__int128)a->lanes.t0 - origin; /* wide: origin may be any time */
 	__int128 t = rel0 - ((rel0 % step) + step) % step;
 	int last_end = -1;
 	for (; t + origin < a->lanes.t1; t += step) {

@@ -83,7 +83,7 @@ static void detail_page(struct app *a)
 	const char *path = e.input < a->t->nin ? a->t->in[e.input]->path : "?";
 	buf_adds(b, "bytes: ");
 	esc_term(b, path, strlen(path));
-	buf_printf(b, e.seq ? ", record %llu\n" : ", offset %llu\n", (unsigned long long)e.off);
+	buf_printf(b, ", offset %llu\n", (unsigned long long)e.off);
 	uint32_t lin;
 	uint64_t loff;
 	if (trace_event_link(a->t, &e, &lin, &loff)) {

@@ -236,6 +236,11 @@ int atf_by_num(const void *a, const void *b);
 size_t atf_list_numbered(const char *dir, const char *prefix, struct dent **out);
 void atf_free_dents(struct dent *d, size_t n);
 bool atf_thread_dir_has_files(const char *dir);
+/* A thread's file NAME in dir, or NAME.gz when only that is there (a session
+ * compressed file by file): its path (the caller frees it). */
+char *atf_thread_file(const char *dir, const char *name);
+/* Is base NAME or NAME.gz? */
+bool atf_same_name(const char *base, const char *name);
 bool atf_is_pid_dir(const char *dir);
 bool atf_is_session_dir(const char *dir);
 void atf_find_pid_dirs(const char *dir, int depth, struct dent **out, size_t *n, size_t *cap);

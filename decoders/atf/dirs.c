@@ -67,10 +67,31 @@ void atf_free_dents(struct dent *d, size_t n)
 	free(d);
 }
 
+char *atf_thread_file(const char *dir, const char *name)
+{
+	char *p = atf_path_join(dir, name);
+	if (atf_is_file(p))
+		return p;
+	struct buf gz = {0};
+	buf_printf(&gz, "%s.gz", p);
+	if (atf_is_file(gz.p)) {
+		free(p);
+		return gz.p;
+	}
+	buf_free(&gz);
+	return p;
+}
+
+bool atf_same_name(const char *base, const char *name)
+{
+	size_t n = strlen(name);
+	return !strncmp(base, name, n) && (!base[n] || !strcmp(base + n, ".gz"));
+}
+
 /* A thread directory: thread_N holding index.atf or detail.atf. */
 bool atf_thread_dir_has_files(const char *dir)
 {
-	char *a = atf_path_join(dir, "index.atf"), *b = atf_path_join(dir, "detail.atf");
+	char *a = atf_thread_file(dir, "index.atf"), *b = atf_thread_file(dir, "detail.atf");
 	bool r = atf_is_file(a) || atf_is_file(b);
 	free(a);
 	free(b);

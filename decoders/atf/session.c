@@ -79,7 +79,7 @@ static void thread_ready(struct thread *th)
 static void thread_files(struct thread *th)
 {
 	struct session *ss = th->ss;
-	char *ip = atf_path_join(th->dir, "index.atf"), *dp = atf_path_join(th->dir, "detail.atf");
+	char *ip = atf_thread_file(th->dir, "index.atf"), *dp = atf_thread_file(th->dir, "detail.atf");
 	if (!th->ix.in && !th->settled && atf_is_file(ip) && (th->ix.in = atf_add_input(ss, ip, &th->ix))) {
 		th->ix.final = false;
 		thread_ready(th);
@@ -399,14 +399,14 @@ static void *atf_open(struct input *in)
 	if (named)
 		atf_load_pid_manifest(ss, pidx, pdir);
 	struct thread *th = thread_new(ss, pidx, slot);
-	th->alone = !dir || strcmp(base, detail ? "detail.atf" : "index.atf");
+	th->alone = !dir || !atf_same_name(base, detail ? "detail.atf" : "index.atf");
 	if (!th->alone)
 		th->dir = xstrdup(dir); /* following: its sibling may come later */
 	void *st = detail ? (void *)&th->dt : (void *)&th->ix;
 	*(detail ? &th->dt.in : &th->ix.in) = in;
 	/* its sibling, when it has its usual name beside it */
 	const char *sibling = detail ? "index.atf" : "detail.atf";
-	char *sp = dir && !strcmp(base, detail ? "detail.atf" : "index.atf") ? atf_path_join(dir, sibling) : NULL;
+	char *sp = !th->alone ? atf_thread_file(dir, sibling) : NULL;
 	if (sp && atf_is_file(sp)) {
 		if (detail)
 			th->ix.in = atf_add_input(ss, sp, &th->ix);
