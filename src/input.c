@@ -31,14 +31,28 @@ static char *msg(const char *fmt, ...)
 	return b.p;
 }
 
-/* An unlinked temporary file: gone when ttv exits, whatever happens. */
-static int spool_create(void)
+/* Where the spool goes: $TMPDIR, else /tmp. */
+static const char *spool_dir(void)
 {
 	const char *dir = getenv("TMPDIR");
-	return nameless_file(dir && *dir ? dir : "/tmp", "ttv-spool");
+	return dir && *dir ? dir : "/tmp";
 }
 
-/* Make room for `need` bytes in the spool mapping. */
+/* An unlinked temporary file: gone when ttv exits, whatever happens. */
+static int spool_create(void) { return nameless_file(spool_dir(), "ttv-spool"); }
+
+/* Room for bytes [from, to) of the spool: the blocks themselves, not a
+ * sparse size (a write into the mapping that finds the disk full would
+ * raise SIGBUS, and be taken for a trace cut short).  errno says why not. */
+static bool spool_room(int fd, uint64_t from, uint64_t to)
+{
+	int e = posix_fallocate(fd, (off_t)from, (off_t)(to - from));
+	errno = e;
+	return !e;
+}
+
+/* Make room for `need` bytes in the spool mapping (doubling; when the disk
+ * has not that much, just what is needed). */
 static bool spool_reserve(struct input *in, uint64_t need)
 {
 	if (need <= in->maplen)
@@ -46,8 +60,11 @@ static bool spool_reserve(struct input *in, uint64_t need)
 	size_t cap = in->maplen ? in->maplen : SPOOL_MIN;
 	while (cap < need)
 		cap = cap < (1u << 30) ? cap * 2 : cap + (1u << 30);
-	if (ftruncate(in->spool, (off_t)cap) != 0)
-		return false;
+	if (!spool_room(in->spool, in->maplen, cap)) {
+		cap = (need + 4095) & ~(uint64_t)4095;
+		if (errno != ENOSPC || !spool_room(in->spool, in->maplen, cap))
+			return false;
+	}
 	void *p = in->map ? mremap((void *)in->map, in->maplen, cap, MREMAP_MAYMOVE)
 			  : mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_SHARED, in->spool, 0);
 	if (p == MAP_FAILED)
@@ -55,6 +72,12 @@ static bool spool_reserve(struct input *in, uint64_t need)
 	in->map = p;
 	in->maplen = cap;
 	return true;
+}
+
+/* Why a spool could not be made (*err). */
+static char *spool_error(void)
+{
+	return msg("TMPDIR full: no room for a temporary copy in %s (%s)", spool_dir(), strerror(errno));
 }
 
 static bool map_file(struct input *in, uint64_t size)
@@ -136,7 +159,7 @@ struct input *input_open(const char *path, char **err)
 			goto fail;
 		in->spool = spool_create();
 		if (in->spool < 0 || !spool_reserve(in, SPOOL_MIN)) {
-			*err = msg("cannot create a temporary file in $TMPDIR: %s", strerror(errno));
+			*err = spool_error();
 			goto fail;
 		}
 		return in;
@@ -150,7 +173,7 @@ struct input *input_open(const char *path, char **err)
 		remote_identity(in->rf, &in->ino, &size);
 		in->spool = spool_create();
 		if (in->spool < 0 || !spool_reserve(in, SPOOL_MIN)) {
-			*err = msg("cannot create a temporary file in $TMPDIR: %s", strerror(errno));
+			*err = spool_error();
 			goto fail;
 		}
 		return in;
@@ -196,7 +219,7 @@ struct input *input_open(const char *path, char **err)
 	}
 	in->spool = spool_create();
 	if (in->spool < 0 || !spool_reserve(in, SPOOL_MIN)) {
-		*err = msg("cannot create a temporary file in $TMPDIR: %s", strerror(errno));
+		*err = spool_error();
 		goto fail;
 	}
 	return in;
@@ -349,7 +372,9 @@ bool input_refresh(struct input *in, size_t budget, bool wait)
 			memcpy(chunk, in->head, 2);
 		}
 		if (!spool_raw(in, chunk, (size_t)r)) {
-			in->zerror = msg("cannot grow the temporary file: %s", strerror(errno));
+			in->zerror = msg("TMPDIR full: read %llu bytes of it only, %s has no room for more (%s); "
+					 "a TMPDIR with more room reads it whole",
+					 (unsigned long long)in->size, spool_dir(), strerror(errno));
 			break;
 		}
 	}
@@ -515,7 +540,7 @@ void input_restart(struct input *in)
 		else
 			lseek(in->fd, 0, SEEK_SET);
 		if (in->spool < 0 || !spool_reserve(in, SPOOL_MIN))
-			in->zerror = msg("cannot create a temporary file in $TMPDIR: %s", strerror(errno));
+			in->zerror = spool_error();
 	}
 }
 
