@@ -65,8 +65,9 @@ S
 like "$SCREEN" 'h, Left|^  h +pan-left +move the time window left' "? in the lanes: h moves the time window"
 
 # item 7: labels.  An ATF index event's detail names its byte offset as one
-SESS=$SAMPLES/atf/crash_sigkill/session_20260101_121000
-SIZE=100x30 scenario newuser-atf-detail "$SESS" <<'S'
+# (a copy under $TMP, named relative to it: the screen must not hold where the checkout is)
+cp -r "$SAMPLES/atf/crash_sigkill/session_20260101_121000" "$TMP/session_20260101_121000"
+SIZE=100x30 scenario newuser-atf-detail session_20260101_121000 <<'S'
 Tab
 j
 Enter
