@@ -32,7 +32,7 @@ _ttv()
 	cur=${COMP_WORDS[COMP_CWORD]}
 	prev=${COMP_WORDS[COMP_CWORD-1]}
 	local opts="--dump --json --csv --info --stats --report --sort --diff --export --sql --follow -f --no-follow
-		--filter -e --format --keymap --theme --time --align --memory --no-cache --cache-size --help -h --version -V"
+		--filter -e --format --keymap --theme --time --align --memory --no-cache --cache-size --remote-timeout --help -h --version -V"
 
 	case $prev in
 	--keymap|--theme)

@@ -483,6 +483,24 @@ enum input_change input_check(struct input *in)
 
 bool input_may_grow(const struct input *in) { return in->regular || in->rf; }
 
+void input_progress(const struct input *in, uint64_t *done, uint64_t *total)
+{
+	uint64_t whole = 0, ino;
+	struct stat st;
+	if (in->rf)
+		remote_identity(in->rf, &ino, &whole);
+	else if (in->gzip && fstat(in->fd, &st) == 0)
+		whole = (uint64_t)st.st_size;
+	if (whole < in->raw || !in->size) { /* the bytes as they are */
+		*done = in->consumed;
+		*total = in->size;
+		return;
+	}
+	/* the file's bytes read, as far as what came of them is decoded */
+	*done = (uint64_t)((double)in->raw * (double)in->consumed / (double)in->size);
+	*total = whole;
+}
+
 bool path_identity(const char *path, uint64_t *dev, uint64_t *ino)
 {
 	if (remote_is(path)) {
@@ -615,6 +633,16 @@ size_t dir_list(const char *dir, struct dir_entry **out)
 	buf_free(&full);
 	closedir(d);
 	return n;
+}
+
+char *dir_error(const char *dir)
+{
+	if (remote_is(dir))
+		return remote_list_error(dir);
+	DIR *d = opendir(dir);
+	if (d)
+		closedir(d);
+	return d ? NULL : xstrdup(strerror(errno));
 }
 
 /* The first n bytes of a regular file, as they are: how many (-1: none). */

@@ -78,6 +78,9 @@ enum input_change input_check(struct input *in);
 /* A file (here or on another machine) that may grow while it is followed:
  * not a pipe or socket, whose end is final. */
 bool input_may_grow(const struct input *in);
+/* How far it has been read, for progress: of a gzip or remote file, its
+ * own bytes (decoded as far as decoding went), else the bytes there are. */
+void input_progress(const struct input *in, uint64_t *done, uint64_t *total);
 /* The identity of the file at a path (dev is 0 for a remote one); false
  * when there is none. */
 bool path_identity(const char *path, uint64_t *dev, uint64_t *ino);
@@ -138,6 +141,8 @@ struct dir_entry {
 };
 size_t dir_list(const char *dir, struct dir_entry **out);
 void dir_free(struct dir_entry *d, size_t n);
+/* Why a directory could not be listed (caller frees); NULL when it can. */
+char *dir_error(const char *dir);
 /* The first bytes of a regular file (decompressed when it is gzip), for a
  * directory decoder telling its files by content: how many were read
  * into buf (at most n; 0 when none could be). */

@@ -10,6 +10,7 @@
 #include "src/cli.h"
 #include "src/esc.h"
 #include "src/export.h"
+#include "src/remote.h"
 #include "src/report.h"
 #include "src/saved.h"
 #include "src/sql.h"
@@ -59,6 +60,9 @@ static void usage(FILE *f)
 		"      --no-cache        index afresh, and save no index for the next run\n"
 		"      --cache-size SIZE room for saved indexes in $XDG_CACHE_HOME/ttv (default\n"
 		"                        2G; the least recently used go first)\n"
+		"      --remote-timeout SECS  how long a far side (HOST:PATH) may take to\n"
+		"                        answer (default 30); past it the connection is\n"
+		"                        broken off, as a lost one\n"
 		"  -h, --help            this text\n"
 		"  -V, --version         the version\n"
 		"PATH may be - for standard input, tcp:HOST:PORT (HawkTracer), or HOST:PATH or\n"
@@ -81,7 +85,8 @@ static int usage_error(const char *fmt, const char *arg)
 int cli_parse(struct cli *c, int argc, char **argv)
 {
 	enum { O_DUMP = 256, O_JSON, O_INFO, O_STATS, O_EXPORT, O_FORMAT, O_KEYMAP, O_THEME, O_TIME, O_ALIGN,
-	       O_NOFOLLOW, O_MEMORY, O_NOCACHE, O_CACHESIZE, O_REPORT, O_SORT, O_DIFF, O_SQL, O_CSV };
+	       O_NOFOLLOW, O_MEMORY, O_NOCACHE, O_CACHESIZE, O_REPORT, O_SORT, O_DIFF, O_SQL, O_CSV,
+	       O_REMOTE_TIMEOUT };
 	static const struct option opts[] = {
 		{"dump", no_argument, NULL, O_DUMP},
 		{"json", no_argument, NULL, O_JSON},
@@ -104,6 +109,7 @@ int cli_parse(struct cli *c, int argc, char **argv)
 		{"memory", required_argument, NULL, O_MEMORY},
 		{"no-cache", no_argument, NULL, O_NOCACHE},
 		{"cache-size", required_argument, NULL, O_CACHESIZE},
+		{"remote-timeout", required_argument, NULL, O_REMOTE_TIMEOUT},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{0},
@@ -176,6 +182,14 @@ int cli_parse(struct cli *c, int argc, char **argv)
 			break;
 		}
 		case O_NOCACHE: saved_set_limit(0); break;
+		case O_REMOTE_TIMEOUT: {
+			char *end;
+			unsigned long s = strtoul(optarg, &end, 10);
+			if (end == optarg || *end || s < 1 || s > 86400 || optarg[0] == '-')
+				return usage_error("--remote-timeout: want seconds from 1 to 86400, not '%s'", optarg);
+			remote_set_timeout((unsigned)s);
+			break;
+		}
 		case O_KEYMAP: c->keymap = optarg; break;
 		case O_THEME: c->theme = optarg; break;
 		case 'h': c->help = true; break;

@@ -48,6 +48,18 @@ static const char far_side[] =
 #define MAX_ASK (8u << 20)     /* later ones grow to this */
 #define CONN_BUF (64u << 10)
 #define RETRY_NS 2000000000ull /* a lost connection: tried again this often */
+/* What a far side may send: a range's gzip stream is at most this much
+ * larger than the bytes asked for (gzip -1 of incompressible bytes adds
+ * 5 bytes per 16 KB block and its header), lines before the first answer
+ * (a login script's) at most PREAMBLE_MAX bytes, a listing LISTING_MAX
+ * entries.  Past these it is broken off: memory stays bounded. */
+#define ZSLACK(ask) ((ask) / 64 + (64u << 10))
+#define PREAMBLE_MAX (1u << 20)
+#define LISTING_MAX 1000000u
+
+static unsigned answer_s = 30; /* --remote-timeout */
+
+void remote_set_timeout(unsigned seconds) { answer_s = seconds ? seconds : 1; }
 
 struct conn {
 	char *key; /* "[USER@]HOST" or "ssh://[USER@]HOST[:PORT]" */
@@ -60,6 +72,8 @@ struct conn {
 	char *error;         /* the connection is gone: why */
 	bool ok;             /* it worked once: when lost, connect again (following) */
 	bool hello;          /* its first answer has not come yet */
+	uint64_t preamble;   /* bytes of lines before it */
+	uint64_t heard;      /* when it last sent a byte, or was asked something */
 	uint64_t retry_at;   /* lost: when to try again */
 	struct remote_file *busy; /* the file whose R reply is being read */
 	struct listing *listing;  /* or the directory whose L reply is */
@@ -89,6 +103,8 @@ struct remote_file {
 	bool gone;      /* ... or its path named no file it could read */
 	uint32_t ask;   /* bytes per request */
 	uint64_t got;   /* bytes of the reply being read */
+	uint64_t zin;   /* ... and of its gzip stream */
+	bool closed;    /* closed while its reply was in flight: freed once it is read */
 	enum { IDLE, STATUS, BODY } state;
 	bool ended;     /* the last reply was short: its end, for now */
 	uint8_t *pend;  /* a reply read while another file needed the connection */
@@ -219,7 +235,11 @@ static void reap(struct conn *c, int ms, int *status)
 	c->pid = -1;
 }
 
-/* The connection is gone: say why, once, and let ssh go. */
+static void file_free(struct remote_file *f);
+
+/* The connection is gone: say why, once, and let ssh go.  what: ttv broke
+ * it off (ssh is stopped at once); NULL: it ended, and ssh's last words
+ * say why. */
 static void conn_fail(struct conn *c, const char *what)
 {
 	if (c->error)
@@ -228,14 +248,16 @@ static void conn_fail(struct conn *c, const char *what)
 	c->to = -1;
 	int status = 0;
 	/* its last words: what it writes before it exits (at most 2 s) */
-	for (uint64_t until = now_ns() + 2000000000ull; c->err >= 0 && now_ns() < until;) {
+	for (uint64_t until = now_ns() + 2000000000ull; !what && c->err >= 0 && now_ns() < until;) {
 		struct pollfd p = {c->err, POLLIN, 0};
 		if (poll(&p, 1, 100) > 0)
 			take_stderr(c);
 	}
-	reap(c, 1000, &status);
+	reap(c, what ? 0 : 1000, &status);
 	c->error = what ? xstrdup(what) : why_gone(c, status);
-	if (c->busy) /* its reply is cut short: asked again, from where it stopped */
+	if (c->busy && c->busy->closed)
+		file_free(c->busy);
+	else if (c->busy) /* its reply is cut short: asked again, from where it stopped */
 		c->busy->state = IDLE;
 	c->busy = NULL;
 	if (c->listing) { /* and a listing: asked again */
@@ -254,6 +276,7 @@ static bool conn_send(struct conn *c, const char *what, uint64_t a, uint64_t b, 
 		return false;
 	struct buf req = {0};
 	buf_printf(&req, "%s\n%llu\n%llu\n%s\n", what, (unsigned long long)a, (unsigned long long)b, rpath);
+	c->heard = now_ns();
 	for (size_t done = 0; done < req.len;) {
 		ssize_t n = send(c->to, req.p + done, req.len - done, MSG_NOSIGNAL);
 		if (n < 0 && errno == EINTR)
@@ -268,7 +291,21 @@ static bool conn_send(struct conn *c, const char *what, uint64_t a, uint64_t b, 
 	return !c->error;
 }
 
-/* More of ssh's output into buf: false when none came (!wait) or it is gone. */
+/* An answer is awaited: has the far side been silent too long?  Then it
+ * is broken off.  Else the ms it may still take. */
+static int conn_patience(struct conn *c)
+{
+	uint64_t limit = c->heard + (uint64_t)answer_s * 1000000000ull, now = now_ns();
+	if (now < limit)
+		return (int)MIN((limit - now + 999999) / 1000000, INT32_MAX);
+	char why[128];
+	snprintf(why, sizeof why, "no answer from %s for %u s", c->key, answer_s);
+	conn_fail(c, why);
+	return -1;
+}
+
+/* More of ssh's output into buf: false when none came (!wait) or it is
+ * gone (or has said nothing for the --remote-timeout). */
 static bool conn_fill(struct conn *c, bool wait)
 {
 	if (c->error)
@@ -281,17 +318,21 @@ static bool conn_fill(struct conn *c, bool wait)
 		c->lo = 0;
 	}
 	for (;;) {
+		int ms = conn_patience(c);
+		if (ms < 0)
+			return false;
 		struct pollfd p[2] = {{c->from, POLLIN, 0}, {c->err, POLLIN, 0}};
-		if (poll(p, 2, wait ? -1 : 0) < 0 && errno != EINTR) {
+		if (poll(p, 2, wait ? ms : 0) < 0 && errno != EINTR) {
 			conn_fail(c, NULL);
 			return false;
 		}
 		if (p[1].revents)
 			take_stderr(c);
 		if (!p[0].revents) {
-			if (!wait)
-				return false;
-			continue;
+			if (wait)
+				continue;
+			conn_patience(c);
+			return false;
 		}
 		ssize_t n = read(c->from, c->buf + c->hi, sizeof c->buf - c->hi);
 		if (n < 0 && (errno == EINTR || errno == EAGAIN))
@@ -301,6 +342,7 @@ static bool conn_fill(struct conn *c, bool wait)
 			return false;
 		}
 		c->hi += (size_t)n;
+		c->heard = now_ns();
 		return true;
 	}
 }
@@ -364,6 +406,8 @@ static void conn_free_all(void)
 {
 	for (size_t i = 0; i < nconns; i++) {
 		struct conn *c = conns[i];
+		if (c->busy && c->busy->closed)
+			file_free(c->busy);
 		if (c->to >= 0)
 			close(c->to);
 		int status;
@@ -410,6 +454,7 @@ static void conn_spawn(struct conn *c, bool batch)
 	close(sv[1]);
 	close(out[1]);
 	close(err[1]);
+	c->preamble = 0;
 	c->to = sv[0];
 	c->from = out[0];
 	c->err = err[0];
@@ -431,6 +476,8 @@ static bool conn_hello(struct conn *c, bool wait)
 			c->hello = false, c->ok = true;
 		else if (!strcmp(line, "nogzip"))
 			conn_fail(c, "the far side has no gzip");
+		else if ((c->preamble += strlen(line) + 1) > PREAMBLE_MAX)
+			conn_fail(c, "the far side sent 1 MB of lines but not ttv's first answer");
 	}
 	return !c->hello && !c->error;
 }
@@ -488,18 +535,23 @@ static ssize_t reply_read(struct remote_file *f, void *buf, size_t n, bool wait)
 static bool listing_read(struct conn *c, bool wait);
 
 /* Another request needs the connection: read the reply in flight (a
- * file's or a listing's) to its end. */
+ * file's or a listing's) to its end; a file's is kept for it (it is at
+ * most the bytes asked for), unless the file was closed. */
 static void conn_drain(struct conn *c)
 {
 	while (c->listing && !listing_read(c, true))
 		;
 	struct remote_file *f = c->busy;
 	while (f && f->state != IDLE && !c->error) {
-		xgrow(&f->pend, &f->cappend, f->npend + CONN_BUF, 1);
-		ssize_t r = reply_read(f, f->pend + f->npend, CONN_BUF, true);
-		if (r > 0)
+		static uint8_t junk[CONN_BUF];
+		if (!f->closed)
+			xgrow(&f->pend, &f->cappend, f->npend + CONN_BUF, 1);
+		ssize_t r = reply_read(f, f->closed ? junk : f->pend + f->npend, CONN_BUF, true);
+		if (r > 0 && !f->closed)
 			f->npend += (size_t)r;
 	}
+	if (c->busy && c->busy->closed)
+		file_free(c->busy);
 	c->busy = NULL;
 }
 
@@ -524,17 +576,29 @@ static ssize_t reply_read(struct remote_file *f, void *buf, size_t n, bool wait)
 				return 0;
 			}
 			f->state = BODY;
+			f->zin = 0;
 			inflateReset(&c->z);
 		}
 		if (c->lo == c->hi && !conn_fill(c, wait))
 			break;
+		/* At most the bytes asked for; one more (into a byte of its own)
+		 * would be the far side's fault. */
+		uint8_t extra;
+		size_t room = MIN(n, f->ask - MIN(f->got, f->ask));
 		c->z.next_in = c->buf + c->lo;
 		c->z.avail_in = (uInt)(c->hi - c->lo);
-		c->z.next_out = buf;
-		c->z.avail_out = (uInt)MIN(n, UINT32_MAX);
+		c->z.next_out = room ? buf : &extra;
+		c->z.avail_out = room ? (uInt)MIN(room, UINT32_MAX) : 1;
 		int r = inflate(&c->z, Z_NO_FLUSH);
+		f->zin += c->hi - c->lo - c->z.avail_in;
 		c->lo = c->hi - c->z.avail_in;
-		size_t got = n - c->z.avail_out;
+		size_t got = room ? room - c->z.avail_out : 0;
+		if ((!room && !c->z.avail_out) || f->zin > f->ask + ZSLACK(f->ask)) {
+			char why[160];
+			snprintf(why, sizeof why, "the far side sent more than the %u bytes asked for", f->ask);
+			conn_fail(c, why);
+			return got ? (ssize_t)got : -1;
+		}
 		f->got += got;
 		f->off += got;
 		if (r == Z_STREAM_END) {
@@ -654,15 +718,21 @@ void remote_rewind(struct remote_file *f)
 	f->npend = f->pendlo = 0;
 }
 
-void remote_close(struct remote_file *f)
+static void file_free(struct remote_file *f)
 {
-	if (!f)
-		return;
-	if (f->c->busy == f)
-		conn_drain(f->c);
 	free(f->rpath);
 	free(f->pend);
 	free(f);
+}
+
+/* Never waits for the far side: a reply in flight is read (and dropped)
+ * when another request needs the connection. */
+void remote_close(struct remote_file *f)
+{
+	if (f && f->c->busy == f)
+		f->closed = true;
+	else if (f)
+		file_free(f);
 }
 
 /* ---- what is at a path ----------------------------------------------------- */
@@ -737,6 +807,10 @@ static bool listing_read(struct conn *c, bool wait)
 		}
 		if (!line[0] || line[1] != ' ')
 			continue;
+		if (l->nnext == LISTING_MAX) {
+			conn_fail(c, "the far side listed more than 1000000 entries in one directory");
+			break;
+		}
 		xgrow(&l->next, &l->capnext, l->nnext + 1, sizeof *l->next);
 		l->next[l->nnext++] = (struct dir_entry){xstrdup(line + 2), line[0] == 'd'   ? PATH_DIR
 									: line[0] == 'f' ? PATH_FILE
@@ -809,6 +883,12 @@ size_t remote_list(const char *dir, struct dir_entry **out)
 	for (size_t i = 0; i < l->n; i++)
 		(*out)[i] = (struct dir_entry){xstrdup(l->e[i].name), l->e[i].kind};
 	return l->n;
+}
+
+char *remote_list_error(const char *dir)
+{
+	struct listing *l = listing_for(dir);
+	return l->known ? NULL : xstrdup(l->c->error ? l->c->error : "no listing came");
 }
 
 size_t remote_head(const char *path, void *buf, size_t n)

@@ -35,6 +35,8 @@ bool remote_stat(const char *path, struct remote_stat *st, char **err);
  * asked for as far as it has come (else the one before), and another is
  * asked for, so that following never waits for the far side. */
 size_t remote_list(const char *dir, struct dir_entry **out);
+/* Why a remote directory has no listing yet (caller frees); NULL: it has. */
+char *remote_list_error(const char *dir);
 
 /* The first n bytes of a remote file (fewer when it is shorter, 0 when it
  * cannot be read). */
@@ -60,6 +62,11 @@ void remote_rename(struct remote_file *f, const char *path);
 int remote_fd(const struct remote_file *f);
 /* Read again from offset 0 (the file was truncated or replaced). */
 void remote_rewind(struct remote_file *f);
+/* Never waits for the far side (a reply in flight is dropped later). */
 void remote_close(struct remote_file *f);
+
+/* How long any answer may take (--remote-timeout; 30 s unless set): a far
+ * side silent that long is broken off, as a lost connection. */
+void remote_set_timeout(unsigned seconds);
 
 #endif

@@ -202,6 +202,12 @@ static char *manifest_dir(const char *path)
 static void open_dir(struct source *src, const struct decoder *forced, const char *path)
 {
 	const struct decoder *d = forced ? forced : probe_dir(path);
+	char *why = d ? NULL : dir_error(path);
+	if (why) {
+		source_fail(src, "cannot list the directory: %s", why);
+		free(why);
+		return;
+	}
 	if (!d || !d->open_dir) {
 		source_fail(src, forced ? "format %s does not read directories" : "directory holds no trace ttv recognises%s",
 			    forced ? forced->name : "");
@@ -317,9 +323,9 @@ static void tell_connection(struct trace *t, struct input *in, bool was_lost)
 	if (!in->lost)
 		trace_notice(t, "%s: connected again: reading on", in->path);
 	else if (t->follow)
-		trace_notice(t, "%s: the connection was lost (%s): connecting again", in->path, in->lost);
+		trace_notice(t, "%s: the connection ended (%s): connecting again", in->path, in->lost);
 	else
-		source_damage(in->src, in->path, true, in->size, false, "the connection was lost: %s", in->lost);
+		source_damage(in->src, in->path, true, in->size, false, "the connection ended: %s", in->lost);
 }
 
 static void step_input(struct trace *t, struct input *in, bool wait)
@@ -606,8 +612,10 @@ void trace_progress(const struct trace *t, uint64_t *done, uint64_t *total)
 {
 	*done = *total = 0;
 	for (size_t i = 0; i < t->nin; i++) {
-		*done += t->in[i]->consumed;
-		*total += t->in[i]->size;
+		uint64_t d, n;
+		input_progress(t->in[i], &d, &n);
+		*done += d;
+		*total += n;
 	}
 }
 

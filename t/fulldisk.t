@@ -46,6 +46,11 @@ is "$RC" 3 "standard input (a pipe), TMPDIR full: exit 3"
 like "$ERR" "TMPDIR full: read [0-9]+ bytes of it only" "... said the same way"
 unlike "$ERR" 'shrank|truncated by another' "... not called truncation"
 
+full env TTV_SSH="perl $T_DIR/farside.pl ok" "$TTV" --dump "far:$TMP/t.pt"
+is "$RC" 3 "a remote file (through t/farside.pl), TMPDIR full: exit 3"
+like "$ERR" "far:$TMP/t\\.pt: TMPDIR full: read [0-9]+ bytes of it only" "... said the same way"
+unlike "$ERR" 'shrank|truncated by another|connection' "... not called truncation or a lost connection"
+
 # the viewer: it opens on what was read and says why the rest is not there
 S=ttv-test-$$
 session 120x24 "TERM=xterm-256color '$TMP/infull' '$TTV' '$TMP/t.pt.gz'"

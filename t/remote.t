@@ -110,7 +110,7 @@ like "$ERR" "far:$TMP/far/notes: directory holds no trace" "... and said"
 # its offset, and what came before it is read
 run --dump "cut:$TMP/far/big.d9"
 is "$RC" 3 "a connection cut while reading: exit 3"
-like "$ERR" "^ttv: cut:$TMP/far/big.d9: offset [0-9]+: the connection was lost: ssh" "... said with the file and offset"
+like "$ERR" "^ttv: cut:$TMP/far/big.d9: offset [0-9]+: the connection ended: ssh" "... said with the file and offset"
 ok "$([ "$(printf '%s\n' "$OUT" | wc -l)" -gt 1000 ]; echo $?)" "... and the events before it are read"
 
 # following a remote file: growth, a torn record, truncation, rotation,
@@ -142,7 +142,7 @@ pkill -f "sshcount.pl 127.0.0.1 $SSH_PORT $SSH_BYTES"
 spec 10 10 | "$TBIN/ptwrite" ten.pt
 cat ten.pt >>far/live.pt
 is "$(wait_lines ff.out 12)" 12 "-f: a connection lost is made again, and reading goes on"
-like "$(cat ff.err)" "live.pt: the connection was lost \(ssh.*\): connecting again" "-f: the loss is said"
+like "$(cat ff.err)" "live.pt: the connection ended \(ssh.*\): connecting again" "-f: the loss is said"
 like "$(cat ff.err)" "live.pt: connected again: reading on" "-f: and the return"
 rm far/live.pt
 i=0
@@ -221,7 +221,7 @@ cat four.pt >>far/view.pt
 wait_for "/file/4" 100
 ok $? "... and shows what is appended over there"
 pkill -f "sshcount.pl 127.0.0.1 $SSH_PORT $SSH_BYTES"
-wait_for "the connection was lost" 100
+wait_for "the connection ended" 100
 ok $? "a lost connection is said on the status line"
 wait_for "connected again" 100
 ok $? "... and its return"
