@@ -418,24 +418,43 @@ bool clock_warning(struct trace *t, struct buf *b)
 	return true;
 }
 
-/* Where the index came from (a saved one), and where it went when it
- * outgrew the memory budget. */
-static void index_summary(const struct trace *t, struct buf *b)
+/* Where the index came from (a saved one), whether it was saved, and
+ * where it went when it outgrew the memory budget. */
+static void index_summary(struct trace *t, struct buf *b)
 {
 	uint64_t mem, files;
 	if (t->restored)
 		buf_printf(b, "\nindex:   the one saved by the last run on these files%s (--no-cache indexes afresh)\n",
 			   t->restored_grew ? ", read on where they grew since" : "");
 	bigmem_usage(&mem, &files);
-	if (!files)
-		return;
-	buf_adds(b, "\nindex:   ");
-	fmt_bytes(b, files);
-	buf_adds(b, " in a file (over the memory budget of ");
-	fmt_bytes(b, bigmem_budget());
-	buf_adds(b, ", --memory), ");
-	fmt_bytes(b, mem);
-	buf_adds(b, " in memory\n");
+	if (files) {
+		buf_adds(b, "\nindex:   ");
+		fmt_bytes(b, files);
+		buf_adds(b, " in a file (over the memory budget of ");
+		fmt_bytes(b, bigmem_budget());
+		buf_adds(b, ", --memory), ");
+		fmt_bytes(b, mem);
+		buf_adds(b, " in memory\n");
+	} else if (mem > bigmem_budget()) {
+		buf_adds(b, "\nindex:   ");
+		fmt_bytes(b, mem);
+		buf_adds(b, " in memory, over its budget of ");
+		fmt_bytes(b, bigmem_budget());
+		buf_adds(b, " (--memory): no directory had room for it\n");
+	}
+	if (t->save_error) {
+		buf_adds(b, "\nindex:   not saved for the next run: ");
+		esc_term(b, t->save_error, strlen(t->save_error));
+		buf_adds(b, "\n");
+		t->save_error_said = true;
+	}
+	struct buf full = {0};
+	if (bigmem_full_dirs(&full)) {
+		buf_adds(b, "\nfull:    ");
+		esc_term(b, full.p, full.len);
+		buf_adds(b, " (the index and temporary copies went on where there was room: the next directory, or memory)\n");
+	}
+	buf_free(&full);
 }
 
 static void clock_summary(struct trace *t, struct buf *b)
@@ -637,9 +656,21 @@ void info_json(struct trace *t, struct buf *b)
 	buf_printf(b, ",\"clocks\":\"%s\",\"aligned\":%s", clocks[clock_domains(t, &x, &y)], t->align ? "true" : "false");
 	uint64_t mem, files;
 	bigmem_usage(&mem, &files);
-	buf_printf(b, ",\"index\":{\"bytes_in_memory\":%llu,\"bytes_in_files\":%llu,\"memory_budget\":%llu,\"saved\":%s}}",
+	buf_printf(b, ",\"index\":{\"bytes_in_memory\":%llu,\"bytes_in_files\":%llu,\"memory_budget\":%llu,\"saved\":%s",
 		   (unsigned long long)mem, (unsigned long long)files, (unsigned long long)bigmem_budget(),
 		   t->restored ? "true" : "false");
+	struct buf full = {0};
+	if (bigmem_full_dirs(&full)) {
+		buf_adds(b, ",\"full_dirs\":");
+		esc_json(b, full.p, full.len);
+	}
+	buf_free(&full);
+	if (t->save_error) {
+		buf_adds(b, ",\"not_saved\":");
+		esc_json(b, t->save_error, strlen(t->save_error));
+		t->save_error_said = true;
+	}
+	buf_adds(b, "}}");
 }
 
 void batch_info(struct trace *t, bool json, FILE *out)

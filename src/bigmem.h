@@ -4,7 +4,9 @@
  * memory budget (--memory; by default half the RAM).  An array that would
  * pass it moves to a file in $XDG_CACHE_HOME/ttv (else ~/.cache/ttv, then
  * $TMPDIR, /tmp), mapped shared: the kernel can then write its pages out
- * and read them back instead of the process running out of memory.  The
+ * and read them back instead of the process running out of memory.  When
+ * that directory's disk fills up, the array moves on to the next one with
+ * room, and when none has any, back to memory (past the budget).  The
  * file has no name (O_TMPFILE, or unlinked at once), so nothing is left
  * behind however ttv ends.  Nothing in it is ever read back by a later
  * run. */
@@ -20,6 +22,7 @@ struct bigmem {
 	size_t bytes; /* mapped */
 	int fd;       /* its file + 1, 0 while in memory */
 	bool saved;   /* a private mapping of a saved index (bigmem_map_saved) */
+	unsigned char rank; /* its file's directory: 0 the cache, 1 $TMPDIR, 2 /tmp */
 };
 
 /* The budget in bytes (0: half the RAM). */
@@ -38,6 +41,12 @@ void bigmem_free(struct bigmem *b);
 bool bigmem_map_saved(struct bigmem *b, int fd, uint64_t off, size_t bytes);
 /* Bytes of such arrays now in memory and in files. */
 void bigmem_usage(uint64_t *in_memory, uint64_t *in_files);
+/* The directories found full while arrays were moved or grown there,
+ * appended to b (", " between them); false when none was. */
+struct buf;
+bool bigmem_full_dirs(struct buf *b);
+/* Another's file found dir full (said with them; NULL: nothing). */
+void bigmem_note_full(const char *dir);
 /* Parse a size: a number of bytes with an optional K, M, G or T (powers of
  * 1024).  False when it is not one or is zero. */
 bool bigmem_parse_size(const char *s, uint64_t *bytes);

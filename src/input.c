@@ -31,38 +31,76 @@ static char *msg(const char *fmt, ...)
 	return b.p;
 }
 
-/* Where the spool goes: $TMPDIR, else /tmp. */
+/* $TMPDIR, else /tmp. */
 static const char *spool_dir(void)
 {
 	const char *dir = getenv("TMPDIR");
 	return dir && *dir ? dir : "/tmp";
 }
 
-/* An unlinked temporary file: gone when ttv exits, whatever happens. */
-static int spool_create(void) { return nameless_file(spool_dir(), "ttv-spool"); }
+/* Where a spool may be, in turn: an unlinked file in $TMPDIR; memory, as
+ * far as the --memory budget goes; an unlinked file in ttv's cache
+ * directory, then in /tmp.  It moves on when where it is has no room. */
+enum spool_place { SPOOL_TMPDIR, SPOOL_MEMORY, SPOOL_CACHE, SPOOL_TMP, SPOOL_PLACES };
+static uint64_t spools_in_memory; /* bytes */
 
-/* Room for bytes [from, to) of the spool: the blocks themselves, not a
- * sparse size (a write into the mapping that finds the disk full would
- * raise SIGBUS, and be taken for a trace cut short).  errno says why not. */
-static bool spool_room(int fd, uint64_t from, uint64_t to)
+/* The directory of a place (NULL: memory, or none). */
+static const char *place_dir(enum spool_place p, struct buf *dir)
 {
+	buf_reset(dir);
+	if (p == SPOOL_TMPDIR)
+		buf_adds(dir, spool_dir());
+	else if (p == SPOOL_CACHE && !cache_dir(dir))
+		buf_reset(dir);
+	else if (p == SPOOL_TMP && strcmp(spool_dir(), "/tmp"))
+		buf_adds(dir, "/tmp");
+	return dir->len ? dir->p : NULL;
+}
+
+static int place_open(enum spool_place p)
+{
+	if (p == SPOOL_MEMORY)
+		return memfd_create("ttv-spool", MFD_CLOEXEC);
+	struct buf dir = {0};
+	int fd = place_dir(p, &dir) ? nameless_file(dir.p, "ttv-spool") : -1;
+	buf_free(&dir);
+	return fd;
+}
+
+/* Room for bytes [from, to) of a spool at p: in a file, the blocks
+ * themselves, not a sparse size (a write into the mapping that finds the
+ * disk full would raise SIGBUS, and be taken for a trace cut short); in
+ * memory, within the budget.  A full directory is noted for --info. */
+static bool spool_room(int fd, enum spool_place p, uint64_t from, uint64_t to)
+{
+	if (p == SPOOL_MEMORY) {
+		uint64_t mem, files;
+		bigmem_usage(&mem, &files);
+		uint64_t others = __atomic_load_n(&spools_in_memory, __ATOMIC_RELAXED);
+		if (mem + others + (to - from) > bigmem_budget() || ftruncate(fd, (off_t)to))
+			return false;
+		__atomic_add_fetch(&spools_in_memory, to - from, __ATOMIC_RELAXED);
+		return true;
+	}
 	int e = posix_fallocate(fd, (off_t)from, (off_t)(to - from));
-	errno = e;
+	if (e == ENOSPC || e == EDQUOT || e == EFBIG) {
+		struct buf dir = {0};
+		bigmem_note_full(place_dir(p, &dir));
+		buf_free(&dir);
+	}
 	return !e;
 }
 
-/* Make room for `need` bytes in the spool mapping (doubling; when the disk
- * has not that much, just what is needed). */
-static bool spool_reserve(struct input *in, uint64_t need)
+/* Room for `need` bytes of the spool where it is (doubling; when there is
+ * not that much, just what is needed). */
+static bool spool_grow(struct input *in, uint64_t need)
 {
-	if (need <= in->maplen)
-		return true;
 	size_t cap = in->maplen ? in->maplen : SPOOL_MIN;
 	while (cap < need)
 		cap = cap < (1u << 30) ? cap * 2 : cap + (1u << 30);
-	if (!spool_room(in->spool, in->maplen, cap)) {
+	if (!spool_room(in->spool, in->place, in->maplen, cap)) {
 		cap = (need + 4095) & ~(uint64_t)4095;
-		if (errno != ENOSPC || !spool_room(in->spool, in->maplen, cap))
+		if (!spool_room(in->spool, in->place, in->maplen, cap))
 			return false;
 	}
 	void *p = in->map ? mremap((void *)in->map, in->maplen, cap, MREMAP_MAYMOVE)
@@ -74,10 +112,77 @@ static bool spool_reserve(struct input *in, uint64_t need)
 	return true;
 }
 
-/* Why a spool could not be made (*err). */
-static char *spool_error(void)
+static void spool_drop(struct input *in)
 {
-	return msg("TMPDIR full: no room for a temporary copy in %s (%s)", spool_dir(), strerror(errno));
+	if (in->map)
+		munmap((void *)in->map, in->maplen);
+	if (in->place == SPOOL_MEMORY)
+		__atomic_sub_fetch(&spools_in_memory, in->maplen, __ATOMIC_RELAXED);
+	if (in->spool >= 0)
+		close(in->spool);
+	in->map = NULL;
+	in->maplen = 0;
+	in->spool = -1;
+}
+
+/* Where a spool could be and is full, for messages. */
+static char *spool_full(void)
+{
+	struct buf b = {0}, dir = {0};
+	for (int p = 0; p < SPOOL_PLACES; p++) {
+		const char *d = place_dir(p, &dir);
+		if (p == SPOOL_MEMORY || d)
+			buf_printf(&b, "%s%s", b.len ? ", " : "full: ", p == SPOOL_MEMORY ? "memory within --memory" : d);
+	}
+	buf_free(&dir);
+	return b.p;
+}
+
+/* The spool moved to place p, with room for `need` bytes and what it
+ * held copied; false (nothing changed) when p has no room. */
+static bool spool_move(struct input *in, enum spool_place p, uint64_t need)
+{
+	struct input to = {.spool = place_open(p), .place = p};
+	if (to.spool < 0)
+		return false;
+	if (!spool_grow(&to, MAX(need, SPOOL_MIN))) {
+		spool_drop(&to);
+		return false;
+	}
+	if (in->size)
+		memcpy((void *)to.map, in->map, in->size);
+	spool_drop(in);
+	in->spool = to.spool;
+	in->place = p;
+	in->map = to.map;
+	in->maplen = to.maplen;
+	return true;
+}
+
+/* Room for `need` bytes in the spool mapping: where it is, else in the
+ * next place that has it. */
+static bool spool_reserve(struct input *in, uint64_t need)
+{
+	if (need <= in->maplen)
+		return true;
+	if (in->spool >= 0 && spool_grow(in, need))
+		return true;
+	for (int p = in->spool >= 0 ? in->place + 1 : 0; p < SPOOL_PLACES; p++)
+		if (spool_move(in, p, need))
+			return true;
+	return false;
+}
+
+/* A spool: somewhere with room (*err: none has). */
+static bool spool_start(struct input *in, char **err)
+{
+	in->spool = -1;
+	if (spool_reserve(in, SPOOL_MIN))
+		return true;
+	char *full = spool_full();
+	*err = msg("no room for a temporary copy; %s", full);
+	free(full);
+	return false;
 }
 
 static bool map_file(struct input *in, uint64_t size)
@@ -157,11 +262,8 @@ struct input *input_open(const char *path, char **err)
 		in->fd = tcp_connect(path, 2000, err);
 		if (in->fd < 0)
 			goto fail;
-		in->spool = spool_create();
-		if (in->spool < 0 || !spool_reserve(in, SPOOL_MIN)) {
-			*err = spool_error();
+		if (!spool_start(in, err))
 			goto fail;
-		}
 		return in;
 	}
 	if (remote_is(path)) {
@@ -171,11 +273,8 @@ struct input *input_open(const char *path, char **err)
 			goto fail;
 		uint64_t size;
 		remote_identity(in->rf, &in->ino, &size);
-		in->spool = spool_create();
-		if (in->spool < 0 || !spool_reserve(in, SPOOL_MIN)) {
-			*err = spool_error();
+		if (!spool_start(in, err))
 			goto fail;
-		}
 		return in;
 	}
 	if (!strcmp(path, "-")) {
@@ -217,11 +316,8 @@ struct input *input_open(const char *path, char **err)
 		in->eof = true;
 		return in;
 	}
-	in->spool = spool_create();
-	if (in->spool < 0 || !spool_reserve(in, SPOOL_MIN)) {
-		*err = spool_error();
+	if (!spool_start(in, err))
 		goto fail;
-	}
 	return in;
 fail:
 	input_close(in);
@@ -232,12 +328,12 @@ void input_close(struct input *in)
 {
 	if (!in)
 		return;
-	if (in->map)
+	if (in->spool >= 0)
+		spool_drop(in);
+	else if (in->map)
 		munmap((void *)in->map, in->maplen);
 	if (in->fd >= 0)
 		close(in->fd);
-	if (in->spool >= 0)
-		close(in->spool);
 	remote_close(in->rf);
 	if (in->z) {
 		inflateEnd(in->z);
@@ -372,9 +468,10 @@ bool input_refresh(struct input *in, size_t budget, bool wait)
 			memcpy(chunk, in->head, 2);
 		}
 		if (!spool_raw(in, chunk, (size_t)r)) {
-			in->zerror = msg("TMPDIR full: read %llu bytes of it only, %s has no room for more (%s); "
-					 "a TMPDIR with more room reads it whole",
-					 (unsigned long long)in->size, spool_dir(), strerror(errno));
+			char *full = spool_full();
+			in->zerror = msg("no room for more of its temporary copy after %llu bytes; %s",
+					 (unsigned long long)in->size, full);
+			free(full);
 			break;
 		}
 	}
@@ -535,7 +632,10 @@ int input_poll_fd(const struct input *in)
 
 void input_restart(struct input *in)
 {
-	if (in->map)
+	bool spooled = in->spool >= 0;
+	if (spooled)
+		spool_drop(in);
+	else if (in->map)
 		munmap((void *)in->map, in->maplen);
 	in->map = NULL;
 	in->maplen = 0;
@@ -550,25 +650,21 @@ void input_restart(struct input *in)
 	free(in->zerror);
 	in->zerror = NULL;
 	in->zreported = in->zpartial = false;
-	if (in->spool >= 0) {
-		close(in->spool);
-		in->spool = spool_create();
+	if (spooled) {
 		if (in->rf)
 			remote_rewind(in->rf);
 		else
 			lseek(in->fd, 0, SEEK_SET);
-		if (in->spool < 0 || !spool_reserve(in, SPOOL_MIN))
-			in->zerror = spool_error();
+		spool_start(in, &in->zerror);
 	}
 }
 
 void input_adopt(struct input *in, struct bigmem *contents, uint64_t size)
 {
-	if (in->map)
-		munmap((void *)in->map, in->maplen);
 	if (in->spool >= 0)
-		close(in->spool);
-	in->spool = -1;
+		spool_drop(in);
+	else if (in->map)
+		munmap((void *)in->map, in->maplen);
 	in->map = contents->p;
 	in->maplen = contents->bytes;
 	in->size = MIN(size, (uint64_t)contents->bytes);

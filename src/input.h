@@ -29,8 +29,10 @@ struct input {
 	uint64_t size;
 	bool eof;            /* everything written so far has been read */
 
-	/* spool: decoded or piped bytes land in an unlinked temporary file */
+	/* spool: decoded or piped bytes land in an unlinked temporary file
+	 * (or memory: src/input.c's spool_place) */
 	int spool;
+	int place;
 	size_t maplen;
 	void *z;         /* z_stream while inflating */
 	uint64_t raw;    /* raw bytes read from fd (or the far side) */

@@ -318,6 +318,8 @@ int main(int argc, char **argv)
 			cli_free(&c);
 			return 2;
 		}
+		if (c.mode == MODE_INFO) /* (first: it says what became of the index) */
+			trace_save(&t);
 		switch (c.mode) {
 		case MODE_INFO: batch_info(&t, c.json, stdout); break;
 		case MODE_STATS: batch_stats(&t, &fs, c.json, stdout); break;
@@ -340,6 +342,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "%s: a filter pattern was too expensive for some events (pcre2 limits); "
 					"those events did not match\n", progname);
 		trace_save(&t);
+		trace_save_tell(&t, stderr);
 		status = sql_status ? sql_status : !trace_any_readable(&t) ? 1 : trace_damaged(&t) ? 3 : 0;
 	}
 	trace_free(&t);

@@ -232,7 +232,7 @@ static void prune(const char *dir)
 }
 
 bool saved_write(uint64_t key, const struct buf *meta, const struct saved_part *part, size_t nparts,
-		 const atomic_bool *stop)
+		 const atomic_bool *stop, char **err)
 {
 	struct buf dir = {0}, tmp = {0}, path = {0};
 	bool ok = false;
@@ -244,16 +244,21 @@ bool saved_write(uint64_t key, const struct buf *meta, const struct saved_part *
 	buf_printf(&tmp, "%s/index-%016llx.XXXXXX", dir.p, (unsigned long long)key);
 	buf_printf(&path, "%s", dir.p);
 	index_path(&path, key);
-	int fd = mkostemp(tmp.p, O_CLOEXEC);
-	if (fd < 0)
-		goto out;
-	ok = write_index(fd, key, meta, part, nparts, stop);
-	close(fd);
-	ok = ok && !rename(tmp.p, path.p);
-	if (!ok)
-		unlink(tmp.p);
-	else
-		prune(dir.p);
+	int fd = mkostemp(tmp.p, O_CLOEXEC), e = errno;
+	if (fd >= 0) {
+		ok = write_index(fd, key, meta, part, nparts, stop) || (e = errno, false);
+		close(fd);
+		ok = ok && (!rename(tmp.p, path.p) || (e = errno, false));
+		if (!ok)
+			unlink(tmp.p);
+		else
+			prune(dir.p);
+	}
+	if (!ok && err && !(stop && atomic_load(stop))) {
+		struct buf b = {0};
+		buf_printf(&b, "cannot write it in %s: %s", dir.p, strerror(e));
+		*err = b.p;
+	}
 out:
 	buf_free(&dir);
 	buf_free(&tmp);

@@ -67,9 +67,10 @@ void saved_close(struct saved *s);
 /* The index for `key` is no good: remove it. */
 void saved_forget(uint64_t key);
 /* Save meta and parts for `key` (replacing what was there), then keep the
- * directory under the limit.  False when it could not be written, or
- * *stop was set meanwhile (NULL: never): nothing of it is left. */
+ * directory under the limit.  False when it could not be written (*err
+ * says why, when err is not NULL), or *stop was set meanwhile (NULL:
+ * never): nothing of it is left. */
 bool saved_write(uint64_t key, const struct buf *meta, const struct saved_part *part, size_t nparts,
-		 const atomic_bool *stop);
+		 const atomic_bool *stop, char **err);
 
 #endif

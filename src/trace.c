@@ -36,6 +36,7 @@ void trace_free(struct trace *t)
 		input_close(in);
 	}
 	free(t->chunk);
+	free(t->save_error);
 	for (size_t i = 0; i < t->nsrc; i++) {
 		struct source *s = t->src[i];
 		if (s->dec && s->dec->close && s->dstate)
@@ -257,6 +258,39 @@ struct source *trace_open(struct trace *t, const char *path)
 }
 
 /* Choose a decoder for an input by content.  False while undecided. */
+/* Would a decoder want more of these bytes to tell? */
+static bool probe_wants_more(const struct input *in, size_t n)
+{
+	for (size_t i = 0; decoders[i]; i++)
+		if (decoders[i]->probe && decoders[i]->probe(in->map, n, false) == PROBE_MORE)
+			return true;
+	return false;
+}
+
+/* Why an input has nothing a decoder recognises. */
+static char *unknown_why(struct input *in, size_t n)
+{
+	struct buf b = {0};
+	bool more = in->lost && probe_wants_more(in, n);
+	if (in->zerror && !in->size) {
+		in->zreported = true;
+		return xstrdup(in->zerror);
+	}
+	if (in->lost && !in->size)
+		buf_printf(&b, "the connection ended before any of it came: %s", in->lost);
+	else if (in->lost && more)
+		buf_printf(&b, "the connection ended after %llu bytes, too few to tell the format: %s",
+			   (unsigned long long)in->size, in->lost);
+	if (b.p)
+		return b.p;
+	if (in->size)
+		return xstrdup("unknown format (no decoder recognises its content)");
+	if (in->gzip)
+		return xstrdup(in->zpartial ? "nothing to decode: the gzip stream is cut short before any data"
+					    : "nothing to decode: the gzip stream gives 0 bytes");
+	return xstrdup("empty file (0 bytes): nothing to decode");
+}
+
 static bool probe_input(struct input *in, bool final)
 {
 	size_t n = in->size < PROBE_WINDOW ? (size_t)in->size : PROBE_WINDOW;
@@ -279,13 +313,12 @@ static bool probe_input(struct input *in, bool final)
 		if (!in->size && !final)
 			return false;
 		struct source *src = in->src;
+		char *why = unknown_why(in, n);
 		if (src->ninputs == 1)
-			source_fail(src, in->size   ? "unknown format (no decoder recognises its content)"
-					 : in->gzip ? (in->zpartial ? "nothing to decode: the gzip stream is cut short before any data"
-								    : "nothing to decode: the gzip stream gives 0 bytes")
-						    : "empty file (0 bytes): nothing to decode");
+			source_fail(src, "%s", why);
 		else
-			source_damage(src, in->path, false, 0, true, "unknown format");
+			source_damage(src, in->path, false, 0, true, "%s", in->lost ? why : "unknown format");
+		free(why);
 		in->done = true;
 		return false;
 	}
@@ -324,8 +357,36 @@ static void tell_connection(struct trace *t, struct input *in, bool was_lost)
 		trace_notice(t, "%s: connected again: reading on", in->path);
 	else if (t->follow)
 		trace_notice(t, "%s: the connection ended (%s): connecting again", in->path, in->lost);
+	/* (else the file ends there: tell_early_end says so) */
+}
+
+/* Decoding of an input ended (its last bytes decoded, or the decoder
+ * stopped) where the file does not: its connection ended, its copy had
+ * no room, or (at its last bytes) its gzip stream is cut short.  Said
+ * once: first, then what the decoder said of its cut record, or alone. */
+static void tell_early_end(struct input *in, size_t before, bool last)
+{
+	struct source *src = in->src;
+	struct buf why = {0};
+	if (in->lost)
+		buf_printf(&why, "the connection ended: %s", in->lost);
+	else if (in->zerror && !in->zreported)
+		buf_adds(&why, in->zerror);
+	else if (last && in->gzip && in->zpartial && !in->zerror)
+		buf_printf(&why, "gzip stream cut short after %llu decompressed bytes", (unsigned long long)in->size);
 	else
-		source_damage(in->src, in->path, true, in->size, false, "the connection ended: %s", in->lost);
+		return;
+	in->zreported = true;
+	if (src->ndmg > before) {
+		struct damage *d = &src->dmg[src->ndmg - 1];
+		struct buf both = {0};
+		buf_printf(&both, "%s; here: %s", why.p, d->msg);
+		free(d->msg);
+		d->msg = both.p;
+	} else {
+		source_damage(src, in->path, in->lost, in->size, false, "%s", why.p);
+	}
+	buf_free(&why);
 }
 
 static void step_input(struct trace *t, struct input *in, bool wait)
@@ -335,7 +396,7 @@ static void step_input(struct trace *t, struct input *in, bool wait)
 	tell_connection(t, in, was_lost);
 	/* A file may still grow while following; a pipe at its end cannot. */
 	bool final = in->eof && (!t->follow || !input_may_grow(in));
-	if (in->zerror && !in->zreported) {
+	if (in->zerror && !in->zreported && !final) { /* (at the end: tell_early_end) */
 		source_damage(in->src, in->path, false, 0, false, "%s", in->zerror);
 		in->zreported = true;
 	}
@@ -367,16 +428,14 @@ static void step_input(struct trace *t, struct input *in, bool wait)
 		input_release(in, in->consumed - back, used + back);
 	}
 	in->consumed += used;
-	if (!in->done && last) {
-		/* With final set a decoder consumes all it can; what is left is damage. */
-		if (in->consumed < in->size && in->src->ndmg == before)
-			dec_damage(in, in->consumed, "%llu bytes at the end could not be decoded",
-				   (unsigned long long)(in->size - in->consumed));
+	/* With final set a decoder consumes all it can; what is left is damage. */
+	if (!in->done && last && in->consumed < in->size && in->src->ndmg == before)
+		dec_damage(in, in->consumed, "%llu bytes at the end could not be decoded",
+			   (unsigned long long)(in->size - in->consumed));
+	if (last || in->done) {
+		tell_early_end(in, before, last);
 		in->done = true;
 	}
-	if (in->done && in->gzip && in->zpartial && !in->zerror)
-		source_damage(in->src, in->path, false, 0, false,
-			      "gzip stream cut short after %llu decompressed bytes", (unsigned long long)in->size);
 	if (in->src->align == ALIGN_WAIT)
 		align_settle(in->src);
 }

@@ -7,6 +7,7 @@
 #include <setjmp.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "src/fields.h"
@@ -92,6 +93,8 @@ struct trace {
 	bool restored;      /* loaded from a saved index */
 	bool restored_grew; /* ... and read on: its files grew since */
 	uint64_t restored_bytes; /* what its inputs had consumed (more: the index is saved again) */
+	char *save_error;   /* why the index could not be saved */
+	bool save_error_said;
 };
 
 void trace_init(struct trace *t);
@@ -116,6 +119,11 @@ bool trace_restore(struct trace *t);
 void trace_save(struct trace *t);
 void trace_save_begin(struct trace *t);
 void trace_save_end(struct trace *t, bool give_up);
+/* Is no save being written now (one that ended is waited for)? */
+bool trace_save_poll(struct trace *t);
+/* A save that failed is said once (save_error_said): here, on f, unless
+ * the viewer said it already. */
+void trace_save_tell(struct trace *t, FILE *f);
 /* Is there damage in any source?  Could anything be read at all? */
 bool trace_damaged(const struct trace *t);
 bool trace_any_readable(const struct trace *t);

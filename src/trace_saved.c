@@ -8,6 +8,7 @@
  * save its state; opened without --align.  Anything else is indexed as
  * always. */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 
@@ -186,6 +187,8 @@ struct save_job {
 	size_t nparts;
 	pthread_t thread;
 	atomic_bool stop;
+	char *error; /* why it could not be written */
+	atomic_bool finished;
 };
 
 /* The job for t, when it is to be saved (NULL: not). */
@@ -230,12 +233,18 @@ static struct save_job *gather(struct trace *t)
 static void *write_job(void *arg)
 {
 	struct save_job *j = arg;
-	saved_write(j->key, &j->meta, j->part, j->nparts, &j->stop);
+	saved_write(j->key, &j->meta, j->part, j->nparts, &j->stop, &j->error);
+	atomic_store(&j->finished, true);
 	return NULL;
 }
 
-static void job_free(struct save_job *j)
+/* Written (or not: its error kept, the first one only). */
+static void job_free(struct trace *t, struct save_job *j)
 {
+	if (j->error && !t->save_error)
+		t->save_error = j->error;
+	else
+		free(j->error);
 	buf_free(&j->meta);
 	buf_free(&j->strings);
 	free(j);
@@ -247,23 +256,39 @@ void trace_save(struct trace *t)
 	struct save_job *j = gather(t);
 	if (j) {
 		write_job(j);
-		job_free(j);
+		job_free(t, j);
+		t->saved_bytes = consumed(t); /* (tried: not again) */
 	}
+}
+
+void trace_save_tell(struct trace *t, FILE *f)
+{
+	if (!t->save_error || t->save_error_said)
+		return;
+	t->save_error_said = true;
+	fprintf(f, "%s: the index was not saved for the next run: %s\n", progname, t->save_error);
 }
 
 void trace_save_begin(struct trace *t)
 {
-	if (t->saving)
+	if (!trace_save_poll(t))
 		return; /* (being written: what it writes has not changed, trace_step waits for it first) */
 	struct save_job *j = gather(t);
 	if (!j)
 		return;
 	if (pthread_create(&j->thread, NULL, write_job, j)) {
-		job_free(j); /* (saved at the end, then) */
+		job_free(t, j); /* (saved at the end, then) */
 		return;
 	}
 	t->saving = j;
 	t->saved_bytes = consumed(t);
+}
+
+bool trace_save_poll(struct trace *t)
+{
+	if (t->saving && atomic_load(&t->saving->finished))
+		trace_save_end(t, false); /* (its error, if any, in t->save_error) */
+	return !t->saving;
 }
 
 void trace_save_end(struct trace *t, bool give_up)
@@ -273,7 +298,7 @@ void trace_save_end(struct trace *t, bool give_up)
 		return;
 	atomic_store(&j->stop, give_up);
 	pthread_join(j->thread, NULL);
-	job_free(j);
+	job_free(t, j);
 	t->saving = NULL;
 }
 

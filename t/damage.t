@@ -68,6 +68,13 @@ is "$RC" 3 "gzip cut after some data: exit 3"
 like "$ERR" "gzip stream cut short after [0-9]+ decompressed bytes" "... and says so"
 n=$(printf '%s\n' "$OUT" | grep -c .)
 ok $((n < 50)) "... with the events before the cut listed ($n)"
+is "$(printf '%s\n' "$ERR" | grep -c .)" 1 "... in one message (the cut record said with its cause)"
+# an intact gzip stream whose contents lose framing early: not called cut short
+"$TBIN/ptwrite" --generate 20000 "$TMP/long.pt" >/dev/null
+{ head -c 100000 "$TMP/long.pt"; head -c 16 /dev/zero; tail -c +100001 "$TMP/long.pt"; } | gzip -1 >"$TMP/lost.gz"
+run --dump "$TMP/lost.gz"
+like "$ERR" "lost\.gz: offset [0-9]+: .*the framing is lost" "gzip whose contents lose framing: said"
+unlike "$ERR" "cut short" "... and the intact gzip stream not called cut short"
 cp "$TMP/s.gz" "$TMP/flip.gz"
 printf '\377' | dd of="$TMP/flip.gz" bs=1 seek=41 conv=notrunc 2>/dev/null
 run --dump "$TMP/flip.gz"

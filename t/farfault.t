@@ -32,7 +32,7 @@ far flood
 timed "$TTV" --dump "far:$TMP/small.pt"
 is "$RC" 3 "a far side that floods: ttv ends, exit 3"
 is "$(printf '%s\n' "$OUT" | grep -c '^+')" "$all" "... every event of the file printed (the zeros after it are not a trace)"
-like "$ERR" "far:$TMP/small\\.pt: offset [0-9]+: the connection ended: the far side sent more than the [0-9]+ bytes asked for" \
+like "$ERR" "far:$TMP/small\\.pt: offset [0-9]+: .*the connection ended: the far side sent more than the [0-9]+ bytes asked for" \
 	"... said as the far side's doing, with the offset"
 ok "$([ "$PEAK" -lt 65536 ]; echo $?)" "... its memory bounded (peak ${PEAK} KB)"
 far flood=300000000
@@ -56,12 +56,36 @@ timed "$TTV" --remote-timeout 1 --dump "far:$TMP/small.pt"
 n=$(printf '%s\n' "$OUT" | grep -c '^+')
 is "$RC" 3 "a far side that stops mid-reply: exit 3"
 ok "$([ "$n" -gt 0 ] && [ "$n" -lt "$all" ]; echo $?)" "... the events before it printed ($n of $all)"
-like "$ERR" "offset [0-9]+: the connection ended: no answer from far for 1 s" "... said, with the offset"
+like "$ERR" "offset [0-9]+: the connection ended: no answer from far for 1 s; here: " "... said, with the offset"
 run --remote-timeout 0 --dump small.pt
 is "$RC" 2 "--remote-timeout 0: a usage error"
 like "$ERR" "--remote-timeout: want seconds from 1 to 86400, not '0'" "... said"
 run --remote-timeout x --dump small.pt
 is "$RC" 2 "--remote-timeout x: a usage error"
+
+# 7. a cut transfer, said once: inside the first reply's header (nothing
+# came of the file), and in the middle of the file (with its cut record)
+bad="" came=0
+for n in $(seq 1 160); do
+	far "cut=$n"
+	timed "$TTV" --dump "far:$TMP/small.pt"
+	[ "$RC" = 1 ] || break # (past the header: events came)
+	case $ERR in
+	*"before any of it came: ssh: the connection to far closed" | *"too few to tell the format: ssh: the connection to far closed")
+		came=$((came + 1)) ;;
+	*"ttv: far:$TMP/small.pt: ssh: the connection to far closed") ;; # (cut before the file's first reply)
+	*) bad="$bad $n" ;;
+	esac
+	[ "$(printf '%s\n' "$ERR" | grep -c .)" = 1 ] || bad="$bad $n"
+done
+is "$bad" "" "a transfer cut at each of its first bytes: exit 1, one message, saying the connection ended"
+ok "$([ "$came" -gt 0 ]; echo $?)" "... $came cuts inside the file's first reply: 'the connection ended before any of it came' (or too few bytes came)"
+far cut=10000
+timed "$TTV" --dump "far:$TMP/small.pt"
+is "$RC" 3 "a transfer cut in the middle: exit 3"
+like "$ERR" "^ttv: far:$TMP/small\\.pt: offset [0-9]+: the connection ended: ssh: the connection to far closed; here: [^;]*\$" \
+	"... said once: the cut record, and why"
+is "$(printf '%s\n' "$ERR" | grep -c .)" 1 "... in one line"
 
 # 2. q never waits on the network: a far side that trickles, one that stalls
 "$TBIN/ptwrite" --generate 200000 big.pt >/dev/null || exit 1

@@ -782,6 +782,15 @@ static bool check_files(struct app *a, bool woken)
 	return trace_check(a->t, woken);
 }
 
+/* The index saved meanwhile: said when it could not be. */
+static void tell_save(struct app *a)
+{
+	if (trace_save_poll(a->t) && a->t->save_error && !a->t->save_error_said) {
+		a->t->save_error_said = true;
+		message(a, false, "the index was not saved for the next run: %s", a->t->save_error);
+	}
+}
+
 static void load_step(struct app *a, uint64_t budget_ns, bool wait)
 {
 	uint64_t before = model_count(a->m);
@@ -802,6 +811,7 @@ static void load_step(struct app *a, uint64_t budget_ns, bool wait)
 	}
 	if (!a->loading && !a->t->follow) /* all there: its index saved for the next run meanwhile, not on q */
 		trace_save_begin(a->t);
+	tell_save(a);
 }
 
 /* ---- scripted runs -------------------------------------------------------- */
@@ -1005,7 +1015,8 @@ static void loop(struct app *a)
 			uint64_t t = now_ns();
 			wait_ms = key_due > t ? (int)((key_due - t + 999999) / 1000000) : 0;
 		}
-		int timeout = busy ? 0 : a->follow || a->loading ? (wait_ms >= 0 ? MIN(wait_ms, FOLLOW_TICK_MS) : FOLLOW_TICK_MS) : wait_ms;
+		bool ticks = a->follow || a->loading || a->t->saving; /* (a save: its end is told) */
+		int timeout = busy ? 0 : ticks ? (wait_ms >= 0 ? MIN(wait_ms, FOLLOW_TICK_MS) : FOLLOW_TICK_MS) : wait_ms;
 		int r = poll(p, np, timeout);
 		if (r < 0 && errno != EINTR)
 			break;
@@ -1045,6 +1056,8 @@ static void loop(struct app *a)
 		} else if (streams) {
 			a->loading = true;
 		}
+		if (a->t->saving)
+			tell_save(a);
 		if (a->loading)
 			load_step(a, SLICE_NS, false);
 		else if (vis_pending(a)) {
@@ -1227,5 +1240,6 @@ int ui_run(struct trace *t, struct filterset *fs, const struct cli *c)
 	trace_report(t);
 	if (!fatal_sig) /* quit: a trace read in full keeps its index for the next run (not on a signal) */
 		trace_save(t);
+	trace_save_tell(t, stderr);
 	return !trace_any_readable(t) ? 1 : trace_damaged(t) ? 3 : 0;
 }
