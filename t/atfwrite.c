@@ -827,6 +827,6 @@ int main(int argc, char **argv)
 {
 	static const struct gen_opt opts[] = {{"--threads", true, &gen_threads}, {0}};
 	static const struct writer w = {"atfwrite", "OUTDIR < SPEC", NULL, from_spec,
-					 "--generate MB [--seed S] [--threads T] OUTDIR", opts, generate};
+					 "--generate MB [--seed S] [--threads T] OUTDIR", opts, generate, NULL};
 	return writer_main(argc, argv, &w);
 }

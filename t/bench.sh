@@ -5,6 +5,7 @@
 #
 #   TTV_BENCH_DIR   where generated traces are kept (default ~/.cache/ttv-bench)
 #   RUNS            runs per measurement (default 3)
+#   TTV_BENCH_ONLY  "shapes": only the rows of traces shaped as real systems write them
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 TTV_BIN=$ROOT/build/ttv
@@ -43,9 +44,6 @@ printf '#!/bin/sh\nexec "%s" --no-cache "$@"\n' "$TTV_BIN" >"$TTV"
 printf '#!/bin/sh\nXDG_CACHE_HOME="%s" exec "%s" "$@"\n' "$SAVED_DIR" "$TTV_BIN" >"$TTV_SAVED"
 chmod +x "$TTV" "$TTV_SAVED"
 
-printf '%-22s %9s %11s %16s %12s %9s %10s %7s %14s %7s %9s %8s\n' \
-	format MB events "decode s (range)" "events/s" "MB/s" "decoder s" "model" "cat s (range)" "vs cat" "RSS MB" \
-	"B/event"
 
 # A trace is a file or a directory (ATF sessions): its bytes, and cat of all of it.
 bytes_of() { if [ -d "$1" ]; then du -sb "$1" | cut -f1; else stat -c %s "$1"; fi; }
@@ -233,6 +231,80 @@ lnav_rows() {
 	echo "load: lnav -n -q TEXT vs ttv --stats TRACE; filter: lnav -n -c ':filter-in $re' TEXT vs ttv -e '$re' --stats TRACE"
 	echo "TEXT: ttv --dump of the trace, $(wc -l <"$txt") lines, $(($(stat -c %s "$txt") / 1000000)) MB; $(lnav -V | head -1)"
 }
+
+# shape_row NAME BASE PATH...: ttv --stats of PATHS (RUNS times): time,
+# events/s, peak RSS and bytes per event, and each beside BASE's (the
+# figures of the row NAME was compared with: "SECONDS RSS_KB", or "" for
+# the row that is the base); sets SHAPE to this row's.
+shape_row() {
+	name=$1 base=$2
+	shift 2
+	: >"$TMP_R"
+	cat "$@" >/dev/null 2>&1 || find "$@" -type f -exec cat {} + >/dev/null
+	i=0
+	while [ $i -lt "$RUNS" ]; do
+		time_cmd "$TMP_R" "$TTV" --stats "$@"
+		i=$((i + 1))
+	done
+	events=$("$TTV" --info --json "$@" | grep -o "\],\"events\":[0-9]*" | tr -dc 0-9)
+	set -- $(cut -d' ' -f1 "$TMP_R" | stats3); d=$1 dmin=$2 dmax=$3
+	set -- $(cut -d' ' -f2 "$TMP_R" | stats3); rss=$1
+	SHAPE="$d $rss"
+	awk -v n="$name" -v e="$events" -v d="$d" -v dmin="$dmin" -v dmax="$dmax" -v rss="$rss" -v base="$base" 'BEGIN {
+		if (d <= 0) d = 0.005
+		split(base, b, " ")
+		printf "%-30s %11d %16s %12.0f %9.1f %8.1f", n, e, sprintf("%.2f (%.2f-%.2f)", d, dmin, dmax), e / d,
+			rss / 1024, rss * 1024 / e
+		if (base != "") printf "   %5.2fx time %5.2fx RSS", d / b[1], rss / b[2]
+		printf "\n" }'
+}
+
+# Shapes real systems write (issue 43): E events of one format as k
+# instances of a service over the same period (k = 1, 16, 256: their
+# writers' --instances), the same dial9 recording five times over in one
+# file (cat f f f f f: sub-streams over the same period) and as five paths,
+# and a dial9 uploader tree of 64 instances.  Each beside the one source.
+shapes() {
+	printf '%-30s %11s %16s %12s %9s %8s   %s\n' shape events "index s (range)" "events/s" "RSS MB" "B/event" \
+		"beside one source"
+	for f in "podtrace ptwrite 2000000" "syscall scwrite 4000000" "htdump htwrite 4000000" "dial9 d9write 4000000"; do
+		set -- $f
+		fmt=$1 w=$2 e=$3
+		one=$DIR/shape-$fmt-1
+		[ -s "$one" ] || "$TBIN/$w" --generate "$e" --seed 1 "$one"
+		shape_row "$fmt, 1 source" "" "$one"
+		base=$SHAPE
+		for k in 16 256; do
+			fleet=$DIR/shape-$fmt-$k
+			[ -d "$fleet" ] || "$TBIN/$w" --generate "$e" --seed 1 --instances "$k" "$fleet"
+			if [ "$fmt" = dial9 ]; then
+				shape_row "$fmt, $k instances (uploader)" "$base" "$fleet"
+			else
+				shape_row "$fmt, $k instances" "$base" $(find "$fleet" -type f | sort)
+			fi
+		done
+	done
+	d9=$DIR/shape-dial9-1 cat5=$DIR/shape-dial9-cat5
+	[ -s "$cat5" ] || cat "$d9" "$d9" "$d9" "$d9" "$d9" >"$cat5"
+	shape_row "dial9, one copy" "" "$d9"
+	base=$SHAPE
+	shape_row "dial9, 5 copies in one file" "$base" "$cat5"
+	shape_row "dial9, 5 copies as 5 paths" "$base" "$d9" "$d9" "$d9" "$d9" "$d9"
+	tree=$DIR/shape-dial9-64
+	[ -d "$tree" ] || "$TBIN/d9write" --generate 4000000 --seed 1 --instances 64 "$tree"
+	shape_row "dial9, uploader tree, 64" "$base" "$tree"
+	echo "index: ttv --stats (load, order, pair, count) of the paths; beside: this row's time and peak RSS"
+	echo "against the one source of the same events (the copies: against one copy, 5x the events)."
+	echo
+}
+if [ "${TTV_BENCH_ONLY:-}" = shapes ]; then
+	shapes
+	exit 0
+fi
+
+printf '%-22s %9s %11s %16s %12s %9s %10s %7s %14s %7s %9s %8s\n' \
+	format MB events "decode s (range)" "events/s" "MB/s" "decoder s" "model" "cat s (range)" "vs cat" "RSS MB" \
+	"B/event"
 
 # Streaming formats: 30M events each, as their writers generate them.
 PT=$DIR/podtrace-30M.ptrace
@@ -429,6 +501,8 @@ info_row "--info, htdump 30M" "$TTV" "$HT"
 info_row "--report, htdump 30M (29.5 M spans)" "$TTV" "$HT" --report
 echo "--report: the --info load, then the call tree of every span (src/calltree.h)."
 echo
+
+shapes
 
 PT5=$DIR/podtrace-5M.ptrace
 [ -s "$PT5" ] || "$TBIN/ptwrite" --generate 5000000 --seed 1 "$PT5"

@@ -732,6 +732,6 @@ static int generate_run(const char *out, uint64_t n, uint64_t seed)
 int main(int argc, char **argv)
 {
 	static const struct writer w = {"d9write", "OUT < SPEC", NULL, spec_run,
-					 "--generate N [--seed S] OUT", NULL, generate_run};
+					 "--generate N [--seed S] OUT", NULL, generate_run, "%s/2026-11-28/0900/bench/i-%03u/abcd-4242/1764320400-0.bin"};
 	return writer_main(argc, argv, &w);
 }

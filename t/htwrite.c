@@ -545,6 +545,6 @@ int main(int argc, char **argv)
 {
 	static const struct gen_opt opts[] = {{"--be", false, &gen_be}, {0}};
 	static const struct writer w = {"htwrite", "OUT < SPEC", NULL, spec_run,
-					 "--generate N [--seed S] [--be] OUT", opts, generate_run};
+					 "--generate N [--seed S] [--be] OUT", opts, generate_run, "%s/instance-%03u.htdump"};
 	return writer_main(argc, argv, &w);
 }

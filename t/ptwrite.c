@@ -248,6 +248,6 @@ static int generate_run(const char *out, uint64_t n, uint64_t seed)
 int main(int argc, char **argv)
 {
 	static const struct writer w = {"ptwrite", "OUT < SPEC", NULL, spec_run,
-					 "--generate N [--seed S] OUT", NULL, generate_run};
+					 "--generate N [--seed S] OUT", NULL, generate_run, "%s/instance-%03u.ptrace"};
 	return writer_main(argc, argv, &w);
 }

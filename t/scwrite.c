@@ -658,6 +658,6 @@ int main(int argc, char **argv)
 {
 	static const struct gen_opt flags[] = {{"--over", false, &over}, {0}};
 	static const struct writer w = {"scwrite", "[--over] OUT < SPEC", flags, spec_run,
-					 "--generate N [--seed S] OUT", NULL, generate};
+					 "--generate N [--seed S] OUT", NULL, generate, "%s/instance-%03u.sc"};
 	return writer_main(argc, argv, &w);
 }

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 struct wbuf {
 	uint8_t *p;
@@ -219,7 +220,7 @@ static inline bool gen_args(int argc, char **argv, const char *usage, const stru
 		else
 			a = argc; /* unknown: usage */
 	}
-	if (a != argc - 1) {
+	if (a != argc - 1 || !strncmp(argv[a], "--", 2)) { /* (an option without its value is no OUT) */
 		fprintf(stderr, "%s\n", usage);
 		exit(2);
 	}
@@ -239,7 +240,43 @@ struct writer {
 	const char *gen_usage; /* after the name: "--generate N [--seed S] OUT" */
 	const struct gen_opt *gen_opts; /* the writer's own --generate options, or NULL */
 	int (*generate)(const char *out, uint64_t n, uint64_t seed);
+	/* --generate N --instances K OUT: the path of instance I (a printf
+	 * format: %s OUT, then %u I), as that format's files of one service's
+	 * instances lie; NULL: the writer has no --instances */
+	const char *instance_path;
 };
+
+/* mkdir -p of the directory path is in (path is changed, then restored). */
+static inline void make_dirs(char *path)
+{
+	for (char *p = path + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = 0;
+		if (mkdir(path, 0755) && errno != EEXIST) {
+			fprintf(stderr, "writer: %s: %s\n", path, strerror(errno));
+			exit(1);
+		}
+		*p = '/';
+	}
+}
+
+/* K instances of one service over the same period: each its share of the
+ * N units, seeded S, S+1, ... (a generated trace starts at the same time
+ * whatever its seed), at w->instance_path. */
+static inline int write_instances(const struct writer *w, const char *out, uint64_t n, uint64_t seed, uint64_t k)
+{
+	char path[4096];
+	const char *fmt = w->instance_path ? w->instance_path : "%s-%u";
+	for (uint64_t i = 0; i < k; i++) {
+		snprintf(path, sizeof path, fmt, out, (unsigned)i);
+		make_dirs(path);
+		int rc = w->generate(path, n / k + (i < n % k), seed + i);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
 
 static inline bool writer_flag(const struct gen_opt *flags, const char *arg)
 {
@@ -260,13 +297,21 @@ static inline int writer_main(int argc, char **argv, const struct writer *w)
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) { /* (never a file of that name) */
 			printf("usage: %s %s\n       %s %s\n"
 			       "Writes a trace for ttv's tests: from a spec on standard input (t/%s.c says its\n"
-			       "lines), or generated (N units, seeded); OUT - is standard output.\n",
-			       w->name, w->spec_usage, w->name, w->gen_usage, w->name);
+			       "lines), or generated (N units, seeded); OUT - is standard output.\n%s",
+			       w->name, w->spec_usage, w->name, w->gen_usage, w->name,
+			       w->instance_path ? "--generate N --instances K OUT: K instances of one service over the same\n"
+						  "period (seeds S, S+1, ...), N units in all, as files under OUT.\n"
+						: "");
 			return 0;
 		}
-	snprintf(usage, sizeof usage, "usage: %s %s", w->name, w->gen_usage);
-	if (gen_args(argc, argv, usage, w->gen_opts, &n, &seed, &out))
-		return w->generate(out, n, seed);
+	snprintf(usage, sizeof usage, "usage: %s %s%s", w->name, w->gen_usage,
+		 w->instance_path ? "\n       (--instances K: K files over the same period, under OUT)" : "");
+	uint64_t instances = 0;
+	struct gen_opt opts[16] = {{"--instances", true, &instances}};
+	for (size_t i = 0; w->instance_path && w->gen_opts && w->gen_opts[i].name && i + 2 < 16; i++)
+		opts[i + 1] = w->gen_opts[i];
+	if (gen_args(argc, argv, usage, w->instance_path ? opts : w->gen_opts, &n, &seed, &out))
+		return instances > 1 ? write_instances(w, out, n, seed, instances) : w->generate(out, n, seed);
 	int a = 1;
 	while (a < argc - 1 && writer_flag(w->spec_flags, argv[a]))
 		a++;

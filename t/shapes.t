@@ -1,0 +1,58 @@
+#!/bin/sh
+# Traces shaped as real systems write them (issue 43): the writers'
+# --instances K writes K instances of one service over the same period
+# (dial9 in its S3 uploader's layout, one directory per instance), and ttv
+# reads them as it reads each alone: every event of each, nothing else.
+# (Their cost is measured by `TTV_BENCH_ONLY=shapes make bench`.)
+. "$(dirname "$0")/lib.sh"
+cd "$TMP" || exit 1
+
+# same_events DESCRIPTION PATH...: ttv --dump of the paths together holds
+# the events of each path read alone, no more, no fewer
+same_events() {
+	what=$1
+	shift
+	"$TTV" --dump --json "$@" | sed 's/"file":"[^"]*",//' | sort >together
+	for p; do "$TTV" --dump --json "$p"; done | sed 's/"file":"[^"]*",//' | sort >alone
+	if [ -s together ] && cmp -s together alone; then
+		ok 0 "$what"
+	else
+		ok 1 "$what ($(wc -l <together) events together, $(wc -l <alone) alone)"
+	fi
+}
+
+ran=""
+for name in $(formats); do
+	w=$(format_field "$name" writer)
+	[ "$w" != atfwrite ] || continue # (ATF: sessions of several pids, not files per instance)
+	"$TBIN/$w" --help | grep -q -- '--instances K' || fail "$w --help names --instances"
+	"$TBIN/$w" --generate 3000 --seed 7 --instances 4 "fleet-$name" >/dev/null
+	n=$(find "fleet-$name" -type f | wc -l)
+	is "$n" 4 "$name: --instances 4 writes four files"
+	ran="$ran $name"
+	if [ "$name" = dial9 ]; then
+		is "$(find "fleet-$name" -type f | sed "s|^fleet-$name/||" | sort | head -1)" \
+			"2026-11-28/0900/bench/i-000/abcd-4242/1764320400-0.bin" \
+			"dial9: in the uploader's layout (date/HHMM/service/instance/boot/epoch-index)"
+		"$TTV" --info --json "fleet-$name" >info.json
+		is "$(grep -o '"path":"[^"]*"' info.json | wc -l)" 4 "dial9: the tree opens as one source per instance"
+		set -- "fleet-$name"
+	else
+		set -- $(find "fleet-$name" -type f | sort)
+	fi
+	# the N units are shared out; each instance starts at the same time
+	events=$("$TTV" --info --json "$@" | grep -o '\],"events":[0-9]*' | tr -dc 0-9)
+	ok "$([ "$events" -ge 3000 ]; echo $?)" "$name: N units in all ($events events)"
+	for f in $(find "fleet-$name" -type f | sort); do
+		"$TTV" --info --json "$f" | grep -o '"first_ts":[0-9]*,"last_ts":[0-9]*' | head -1 | tr -dc '0-9,\n'
+	done >spans
+	ok "$(awk -F, '{ if (NR == 1 || $1 < lo) lo = $1; if ($1 > hi) hi = $1; if (NR == 1) span = $2 - $1 }
+		END { exit !(NR == 4 && hi - lo < span / 10) }' spans; echo $?)" \
+		"$name: the instances start together (within a tenth of one's span)"
+	same_events "$name: the instances read together hold each one's events" $(find "fleet-$name" -type f | sort)
+done
+every_format "$ran atf" "every format but ATF has --instances"
+run_w() { "$TBIN/ptwrite" "$@" >/dev/null 2>&1; echo $?; }
+is "$(run_w --generate 10 --instances)" 2 "--instances without K: a usage error"
+
+done_testing
