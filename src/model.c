@@ -484,6 +484,8 @@ void model_add(struct model *m, const struct event *e)
 
 uint64_t model_pending(const struct model *m) { return m->committing ? m->nnext : m->npend; }
 
+uint64_t model_late_reach(const struct model *m) { return m->store.reach; }
+
 static struct cev *scratch(struct sortbuf *b, size_t n)
 {
 	return b->scratch = bigmem_grow(&b->scratch_mem, &b->capscratch, n, sizeof *b->scratch);

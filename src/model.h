@@ -165,6 +165,9 @@ void model_commit_some(struct model *m);
 void model_sync(struct model *m);
 /* Events added and waiting for a commit (not those being committed). */
 uint64_t model_pending(const struct model *m);
+/* How far back (in events from the newest) late events landed lately:
+ * each commit of late events costs about that much. */
+uint64_t model_late_reach(const struct model *m);
 
 /* Remove every event of an input (its file was truncated: the bytes they
  * point at are gone).  Returns how many were removed. */

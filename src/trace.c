@@ -447,10 +447,16 @@ static void step_input(struct trace *t, struct input *in, bool wait)
 #define BATCH_LONG (256u << 10)
 #define BATCH_SHORT (64u << 10)
 #define SHORT_STEP_NS 50000000
+#define LATE_SHARE 4
 
 static void commit_batch(struct model *m, uint64_t budget_ns)
 {
-	if (model_pending(m) > (budget_ns < SHORT_STEP_NS ? BATCH_SHORT : BATCH_LONG))
+	/* A batch of late events rewrites (and pairs again) what lies after
+	 * where it lands: when they land far back (sources over the same
+	 * period, read one after another), batches grow with that reach, so
+	 * that the rewriting stays a few times the events committed. */
+	uint64_t least = budget_ns < SHORT_STEP_NS ? BATCH_SHORT : BATCH_LONG;
+	if (model_pending(m) > MAX(least, model_late_reach(m) / LATE_SHARE))
 		model_commit_some(m);
 }
 
