@@ -295,6 +295,11 @@ shapes() {
 	shape_row "dial9, uploader tree, 64" "$base" "$tree"
 	echo "index: ttv --stats (load, order, pair, count) of the paths; beside: this row's time and peak RSS"
 	echo "against the one source of the same events (the copies: against one copy, 5x the events)."
+	echo "viewer                                          median      (min-max)"
+	first_screen "dial9, 1 source" "$d9"
+	first_screen "dial9, 256 instances" "$DIR/shape-dial9-256"
+	keys "keystroke to screen, dial9, 1 source" "$d9"
+	keys "keystroke to screen, dial9, 256 instances" "$DIR/shape-dial9-256"
 	echo
 }
 if [ "${TTV_BENCH_ONLY:-}" = shapes ]; then

@@ -14,9 +14,23 @@ if [ "$(id -u)" != 0 ] || ! unshare -m true 2>/dev/null; then
 	echo "1..0 # SKIP a private tmpfs needs root and unshare"
 	exit 0
 fi
-# MOUNTS="DIR:SIZE ..." inns CMD...: CMD with a fresh tmpfs of SIZE at each DIR
-printf '%s\n' '#!/bin/sh' \
-	'exec unshare -m sh -c '"'"'for m in $MOUNTS; do mkdir -p "${m%:*}" && mount -t tmpfs -o "size=${m##*:}" tmpfs "${m%:*}" || exit 1; done; exec "$@"'"'"' sh "$@"' >"$TMP/inns"
+# MOUNTS="DIR:SIZE ..." inns CMD...: CMD with a fresh tmpfs of SIZE at each
+# DIR.  When /tmp itself is covered, CMD (a program: the checkout, and so
+# the program, may be under /tmp) is copied out first, to a tmpfs over an
+# existing directory of the private namespace.
+cat >"$TMP/inns" <<'EOF'
+#!/bin/sh
+exec unshare -m sh -c '
+	cmd=$1
+	case " $MOUNTS" in *" /tmp:"*)
+		for d in /mnt /srv /opt /media /home; do [ -d "$d" ] && break; done
+		mount -t tmpfs -o size=512m tmpfs "$d" && cp "$cmd" "$d/cmd" || exit 1
+		cmd=$d/cmd ;;
+	esac
+	for m in $MOUNTS; do mkdir -p "${m%:*}" && mount -t tmpfs -o "size=${m##*:}" tmpfs "${m%:*}" || exit 1; done
+	shift
+	exec "$cmd" "$@"' sh "$@"
+EOF
 chmod +x "$TMP/inns"
 # full CMD...: inns, and its OUT, ERR, RC
 full() {
