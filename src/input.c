@@ -588,7 +588,7 @@ void input_progress(const struct input *in, uint64_t *done, uint64_t *total)
 		remote_identity(in->rf, &ino, &whole);
 	else if (in->gzip && fstat(in->fd, &st) == 0)
 		whole = (uint64_t)st.st_size;
-	if (whole < in->raw || !in->size) { /* the bytes as they are */
+	if (!whole || whole < in->raw || !in->size) { /* the bytes as they are */
 		*done = in->consumed;
 		*total = in->size;
 		return;
