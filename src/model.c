@@ -128,6 +128,7 @@ struct model {
 	bool sealed_sorted;       /* the batch it was given is sorted already */
 	uint64_t *longdur;
 	size_t nlong, caplong;
+	uint64_t reach_seen; /* the store's reach after the last commit (model_late_reach) */
 
 	bool have_span;
 	int64_t first, last;
@@ -484,7 +485,9 @@ void model_add(struct model *m, const struct event *e)
 
 uint64_t model_pending(const struct model *m) { return m->committing ? m->nnext : m->npend; }
 
-uint64_t model_late_reach(const struct model *m) { return m->store.reach; }
+/* (the store's own figure belongs to the committer while it runs: this is
+ * the one its last commit left) */
+uint64_t model_late_reach(const struct model *m) { return m->reach_seen; }
 
 static struct cev *scratch(struct sortbuf *b, size_t n)
 {
@@ -988,6 +991,7 @@ static void finish_commit(struct model *m)
 		return;
 	pthread_join(m->commit_thread, NULL);
 	m->committing = false;
+	m->reach_seen = m->store.reach;
 	release_sortbuf(&m->sort_committer, nev(m));
 	struct cev *p = m->pend;
 	size_t cap = m->cappend;
