@@ -581,6 +581,13 @@ like "$OUT" "lane:    svc-a/host-1: worker 0: 2 events" "lanes named by service/
 like "$OUT" "svc-b/host-2: worker 1: 1 events" "the other service's lane"
 run --dump "$TMP/s3"
 is "$(printf '%s\n' "$OUT" | wc -l | tr -d ' ')" 4 "uploader's tree: every segment's event"
+# a directory inside the tree (a day, a minute) still tells its instances apart
+run --info "$up/2026-04-09"
+is "$(printf '%s\n' "$OUT" | grep "^$up/2026-04-09: " | sed "s#^$up/2026-04-09: ##" | xargs)" \
+	"svc-a/host-1 (boot abcd-11) svc-b/host-2 (boot efgh-22)" "a day's directory: a trace per service, instance and boot"
+like "$OUT" "lane:    svc-a/host-1: worker 0: 2 events" "... its instance's two minutes in one trace, lanes apart"
+run --info "$up/2026-04-09/1930"
+is "$(printf '%s\n' "$OUT" | grep -c "^$up/2026-04-09/1930: ")" 2 "a minute's directory: a trace per instance"
 # files told by content, ordered as people count (window-2 before window-10)
 mkdir -p "$TMP/win"
 for n in 10 2 1; do seg $n 0 | gzip -c >"$TMP/win/window-$n.gz"; done

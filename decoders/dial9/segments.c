@@ -221,7 +221,7 @@ static void set(char **field, char *v)
 	*field = v;
 }
 
-/* The components of rel (a directory below the top, '/'-separated). */
+/* The components of a directory's path ('/'-separated). */
 static void identify(const char *rel, struct ident *id)
 {
 	char *copy = xstrdup(rel), *parts[64];
@@ -408,8 +408,13 @@ static void head_identity(const char *path, struct ident *id, uint64_t *wall)
  * none), for the order of segments whose names have no numbers. */
 static struct group *group_for(struct d9dir *dd, const char *rel, const char *path, uint64_t *wall)
 {
+	/* the top's own path counts too: a directory given inside the
+	 * uploader's tree (its date, HHMM or service) still names instances */
 	struct ident id = {0};
-	identify(rel, &id);
+	struct buf where = {0};
+	buf_printf(&where, "%s/%s", dd->path, rel);
+	identify(where.p, &id);
+	buf_free(&where);
 	*wall = 0;
 	if (!id.service && !id.instance)
 		head_identity(path, &id, wall);
