@@ -129,9 +129,8 @@ static bool filters_keep(const struct ct_scope *sc, uint64_t pos, const struct e
 	if (filterset_match(sc->fs, t, e))
 		return true;
 	struct event o;
-	if (ev_role(e) != ROLE_BEGIN || !model_partner(t->m, pos, &o.pos))
+	if (ev_role(e) != ROLE_BEGIN || !model_partner_event(t->m, pos, &o))
 		return false;
-	model_get(t->m, o.pos, &o);
 	trace_scan(t, &o);
 	return filterset_match(sc->fs, t, &o);
 }

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "src/blob.h"
 #include "src/util.h"
@@ -237,6 +238,13 @@ static void pack_block(struct evstore *s, struct evpool *pool, const struct cev 
 	pack_scan(pk, a, n, b);
 	b->start = start;
 	size_t bytes = block_bytes(b);
+	if (pool->borrowed) { /* its own bytes before it grows */
+		uint8_t *lent = pool->p;
+		pool->cap = 0;
+		pool->p = bigmem_grow(&pool->mem, &pool->cap, pool->n + bytes, 1);
+		memcpy(pool->p, lent, pool->n);
+		pool->borrowed = false;
+	}
 	pool->p = bigmem_grow(&pool->mem, &pool->cap, pool->n + bytes, 1);
 	b->data = pool->n;
 	pool->n += bytes;
@@ -320,6 +328,18 @@ size_t evs_span(const struct evstore *s, uint64_t i, size_t n, const struct cev 
 	r->next = i + 1;
 	*at = &r->ev[i - r->start];
 	return (size_t)MIN(n, r->start + r->n - i);
+}
+
+void evs_copy(const struct evstore *s, uint64_t i, size_t n, struct cev *out)
+{
+	while (n && i < s->npacked) {
+		const struct evblock *b = &s->blk[find_block(s, i)];
+		size_t k = (size_t)MIN(n, b->start + b->n - i);
+		unpack_run(s, b, i - b->start, k, out);
+		i += k, out += k, n -= k;
+	}
+	if (n)
+		memcpy(out, &s->open[i - s->npacked], n * sizeof *out);
 }
 
 int64_t evs_ts(const struct evstore *s, uint64_t i)
@@ -581,12 +601,8 @@ void evs_merge(struct evstore *s, const struct cev *a, size_t n)
 	s->reach = MAX(s->reach - s->reach / 8, reach);
 }
 
-void evs_pack(struct evstore *s)
+static void pack_keeping(struct evstore *s, size_t keep)
 {
-	/* the newest events stay unpacked, where late ones usually land:
-	 * an eighth of them, or twice as far back as late ones have landed
-	 * lately, from EVS_OPEN_MIN to EVS_OPEN_MAX */
-	size_t keep = (size_t)MIN(EVS_OPEN_MAX, MAX(MAX(evs_count(s) / 8, 2 * s->reach), EVS_OPEN_MIN));
 	size_t full = s->nopen > keep ? (s->nopen - keep) / EVS_BLOCK * EVS_BLOCK : 0;
 	if (!full)
 		return;
@@ -603,9 +619,49 @@ void evs_pack(struct evstore *s)
 		packed_changed(s);
 }
 
+
+void evs_pack(struct evstore *s)
+{
+	/* the newest events stay unpacked, where late ones usually land:
+	 * an eighth of them, or twice as far back as late ones have landed
+	 * lately, from EVS_OPEN_MIN to EVS_OPEN_MAX */
+	pack_keeping(s, (size_t)MIN(EVS_OPEN_MAX, MAX(MAX(evs_count(s) / 8, 2 * s->reach), EVS_OPEN_MIN)));
+}
+
+/* (and the open run's room given back: it may have grown large) */
+void evs_lend_packer(struct evstore *s, struct evstore *from)
+{
+	if (!from->pk)
+		from->pk = xcalloc(1, sizeof *from->pk);
+	if (!s->pk_lent)
+		free(s->pk);
+	s->pk = from->pk;
+	s->pk_lent = true;
+}
+
+void evs_pack_all(struct evstore *s)
+{
+	pack_keeping(s, 0);
+	bigmem_free(&s->tmp_mem);
+	s->tmp = NULL;
+	s->captmp = 0;
+	if (s->capopen <= 2 * EVS_BLOCK)
+		return;
+	struct bigmem mem = {0};
+	size_t cap = 0;
+	struct cev *o = bigmem_grow(&mem, &cap, MAX(s->nopen, 1), sizeof *o);
+	memcpy(o, s->open, s->nopen * sizeof *o);
+	bigmem_free(&s->open_mem);
+	s->open_mem = mem;
+	s->capopen = cap;
+	s->open = o;
+	s->open0 = 0;
+}
+
 void evs_filter(struct evstore *s, bool (*keep)(void *ctx, const struct cev *c), void *ctx)
 {
-	struct evstore t = {0};
+	struct evstore t = {.pk = s->pk, .pk_lent = s->pk_lent}; /* (what it lends or was lent stays) */
+	s->pk = NULL;
 	uint64_t n = evs_count(s);
 	for (uint64_t i = 0; i < n; i++) {
 		struct cev c;
@@ -631,7 +687,8 @@ void evs_free(struct evstore *s)
 {
 	free(s->blk);
 	free(s->coarse);
-	free(s->pk);
+	if (!s->pk_lent)
+		free(s->pk);
 	bigmem_free(&s->pool.mem);
 	bigmem_free(&s->open_mem);
 	bigmem_free(&s->tmp_mem);
@@ -680,31 +737,35 @@ static bool block_valid(const struct evstore *s, const struct evblock *b, uint64
 	return true;
 }
 
-bool evs_restore(struct evstore *s, struct blob *r, struct bigmem *pool, size_t npool, const struct evs_limits *lim)
+/* (madvise over the pages that hold p[0..n)) */
+static void madvise_pages(void *p, size_t n, int advice)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), a = (uintptr_t)p & ~(page - 1);
+	if (n)
+		madvise((void *)a, (uintptr_t)p + n - a, advice);
+}
+
+bool evs_restore(struct evstore *s, struct blob *r, uint8_t *pool, size_t npool, const struct evs_limits *lim)
 {
 	evs_free(s);
-	s->pool.mem = *pool;
-	*pool = (struct bigmem){0};
-	s->pool.p = s->pool.mem.p;
-	s->pool.n = npool;
-	s->pool.cap = s->pool.mem.bytes;
+	s->pool = (struct evpool){.p = pool, .n = npool, .cap = npool, .borrowed = true};
 	s->blk = get_copy(r, &s->nblk, sizeof *s->blk);
 	s->capblk = s->nblk;
 	s->garbage = get_below(r, npool + 1);
 	s->reach = get_u64(r);
 	size_t nopen;
 	const struct cev *open = get_array(r, &nopen, sizeof *open);
-	if (r->bad || npool > s->pool.cap || s->nblk > UINT32_MAX)
+	if (r->bad || s->nblk > UINT32_MAX)
 		return false;
 	/* the check reads a few bytes of each block: only those pages, not
 	 * the kernel's usual neighbours (the whole pool, in memory at once) */
-	madvise(s->pool.p, s->pool.mem.bytes, MADV_RANDOM);
+	madvise_pages(s->pool.p, npool, MADV_RANDOM);
 	bool valid = true;
 	for (size_t i = 0; valid && i < s->nblk; i++) {
 		valid = block_valid(s, &s->blk[i], s->npacked, lim);
 		s->npacked += s->blk[i].n;
 	}
-	madvise(s->pool.p, s->pool.mem.bytes, MADV_NORMAL);
+	madvise_pages(s->pool.p, npool, MADV_NORMAL);
 	if (!valid)
 		return false;
 	if (nopen) {

@@ -62,11 +62,14 @@ void cev_merge(const struct cev *a, size_t na, const struct cev *b, size_t nb, s
 struct evblock;
 struct packer;
 
-/* Bytes that blocks live in. */
+/* Bytes that blocks live in: mem's, or borrowed (a slice of a saved
+ * index's mapping that several stores share: copied to mem of its own
+ * before it grows). */
 struct evpool {
 	uint8_t *p;
 	size_t n, cap;
 	struct bigmem mem;
+	bool borrowed;
 };
 
 struct evstore {
@@ -84,7 +87,8 @@ struct evstore {
 	struct cev *tmp; /* merge space */
 	size_t captmp;
 	struct bigmem tmp_mem;
-	struct packer *pk; /* packing's dictionaries */
+	struct packer *pk; /* packing's dictionaries (maybe lent: evs_lend_packer) */
+	bool pk_lent;
 	uint64_t version; /* changes when packed events do (unique among stores) */
 };
 
@@ -138,6 +142,9 @@ static inline const struct cev *evs_peek(const struct evstore *s, uint64_t i, st
 	evs_get(s, i, room);
 	return room;
 }
+/* Events [i, i + n) copied into out, unpacked (n at most what is left):
+ * touches no thread's run, so readers on several threads may. */
+void evs_copy(const struct evstore *s, uint64_t i, size_t n, struct cev *out);
 int64_t evs_ts(const struct evstore *s, uint64_t i);
 void evs_set_dur(struct evstore *s, uint64_t i, uint32_t dur);
 
@@ -151,6 +158,12 @@ uint64_t evs_time_bound(const struct evstore *s, int64_t t, bool upper);
 void evs_merge(struct evstore *s, const struct cev *a, size_t n);
 /* Pack the open run's older whole blocks, keeping the newest unpacked. */
 void evs_pack(struct evstore *s);
+/* Pack all of its whole blocks (a store nothing is added to for now),
+ * and give back its room for merging. */
+void evs_pack_all(struct evstore *s);
+/* s packs with from's dictionaries (300 KB), which from keeps: stores
+ * that never pack at once (a model's parts) need one between them. */
+void evs_lend_packer(struct evstore *s, struct evstore *from);
 /* Keep only the events keep() accepts. */
 void evs_filter(struct evstore *s, bool (*keep)(void *ctx, const struct cev *c), void *ctx);
 /* Bytes the store takes now. */
@@ -167,7 +180,9 @@ struct blob;
 struct evs_limits {
 	uint64_t inputs, types, lanes, names;
 };
+/* (the pool's bytes, saved as pool[0..npool), lent to the store: the
+ * caller keeps them mapped while the store is used) */
 void evs_save(const struct evstore *s, struct buf *out);
-bool evs_restore(struct evstore *s, struct blob *r, struct bigmem *pool, size_t npool, const struct evs_limits *lim);
+bool evs_restore(struct evstore *s, struct blob *r, uint8_t *pool, size_t npool, const struct evs_limits *lim);
 
 #endif

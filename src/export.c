@@ -140,9 +140,7 @@ void export_chrome(struct trace *t, struct filterset *fs, FILE *out)
 			continue;
 		enum ev_role r = ev_role(&e);
 		bool paired = (r == ROLE_BEGIN || r == ROLE_END) && e.dur != TTV_NODUR;
-		bool have_o = paired && model_partner(m, pos, &o.pos);
-		if (have_o)
-			model_get(m, o.pos, &o);
+		bool have_o = paired && model_partner_event(m, pos, &o);
 		if (paired && r == ROLE_END && have_o && (!filtering || filterset_match(fs, t, &o)))
 			continue; /* exported with its begin */
 		if (!first)

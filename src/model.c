@@ -27,16 +27,50 @@ struct seqent {
 	void *ctx;
 };
 
-/* A position in the merge of all sequences: idx[s] events of sequence s
- * come before `pos`.  Sequence 0 is the compact array.  Kept at hand,
- * so that a step forward asks the sequences for one time, not all: each
- * one's count and the time of the event at idx[s] (valid when idx[s] <
- * n[s]); one allocation, idx's. */
+/* The global order merges streams: the parts (each source's compact
+ * events, in (time, place) order), then the sequences 1.. (records that
+ * live elsewhere).  Ties in time go to the parts first, among them by
+ * place (as one store would order them), then to the sequences in turn. */
+
+/* Where an event lies in the global order, as one number, unique among
+ * the streams' heads: its time, then its place for a part's event, or
+ * for a sequence's a place after every part's, by the sequences' order.
+ * NO_KEY: the key of a stream with no head. */
+typedef unsigned __int128 skey;
+#define NO_KEY (~(skey)0)
+
+/* A position in that merge: idx[s] events of stream s come before `pos`.
+ * Kept at hand, so that a step forward asks one stream for one event, not
+ * all: each stream's count and its head's key (the event at idx[s]); a
+ * tournament over the heads (top: the stream whose head comes first; each
+ * match's loser kept, so that the winner's next head plays only the
+ * losers on its way up); and, for each part, a run of its events
+ * unpacked (run[s], from runs[s].start), so that reading in order
+ * unpacks each part's blocks once. */
+#define CUR_RUN 64
+struct cur_run {
+	uint64_t start;
+	uint32_t n;
+};
 struct cursor {
 	uint64_t pos;
 	uint64_t *idx, *n;
-	int64_t *head;
+	skey *key; /* of each stream's head (stream_key; NO_KEY when it has none) */
+	uint32_t *lose; /* lose[1..nleaf): the loser of each match */
+	uint32_t top;   /* the winner of all */
+	size_t nleaf;
+	struct cev *run; /* CUR_RUN per part */
+	struct cur_run *runs;
+	size_t nstreams;
 	bool valid;
+};
+
+/* A reader's two cursors (one thread's: readers on several threads each
+ * have their own), for one model in one state (its serial and epoch). */
+struct cursors {
+	uint64_t serial, epoch;
+	struct cursor cur[2];
+	unsigned next;
 };
 
 /* Pairing state saved at a position, so late events can be re-paired from
@@ -47,8 +81,31 @@ struct snap {
 	size_t n;
 };
 
-#define SNAP_EVERY 65536
 #define SNAP_MAX 32
+
+/* What a batch of added events holds. */
+struct batch_kind {
+	bool pairs; /* begins or ends */
+	bool spans; /* complete spans (with a duration) */
+};
+
+/* The compact events of one source in (time, place) order, and what
+ * pairs them: lanes never span sources, so each part pairs on its own,
+ * and a source read after another that covers the same time appends to
+ * its own part instead of rewriting the other's.  Positions in a part's
+ * stacks and snapshots are the part's own. */
+struct part {
+	struct evstore store;
+	struct snap snaps[SNAP_MAX];
+	size_t nsnaps;
+	bool has_pairs; /* some committed event is a begin or an end */
+	/* a commit's events for this part: where they lie in the batch */
+	const struct cev *batch;
+	size_t nbatch;
+	struct batch_kind kind;
+};
+
+#define SNAP_EVERY 65536
 #define MATCH_DEPTH 64
 #define STACK_MAX (1u << 20)
 
@@ -69,16 +126,13 @@ struct lane_pairs {
 	struct long_span *longest;
 	uint8_t nlongest;
 	uint64_t other_max;
-	/* pairing stack (begin positions): the spans still open */
+	/* pairing stack (begin positions in its part): the spans still open */
 	uint64_t *stk;
 	size_t cap;
 	uint32_t depth;
-};
-
-/* What a batch of added events holds. */
-struct batch_kind {
-	bool pairs; /* begins or ends */
-	bool spans; /* complete spans (with a duration) */
+	uint32_t part; /* its source's */
+	uint64_t *open; /* model_lane_open's answer: stk's global positions */
+	size_t capopen;
 };
 
 struct type_seen {
@@ -107,7 +161,13 @@ struct model {
 	struct type_seen *seen;
 	size_t capseen;
 
-	struct evstore store; /* committed, in time order */
+	struct part **parts; /* committed: [0] made first, then one per source after the first */
+	size_t nparts, capparts;
+	/* the lanes and parts the committer sees (those made before its batch
+	 * was sealed: later ones are made meanwhile, in room kept for them) */
+	size_t clanes, cparts;
+	uint32_t *source_part; /* source id -> part + 1 (0: none yet) */
+	size_t capsource_part;
 	struct cev *pend;     /* added, not yet committed */
 	size_t npend, cappend;
 	struct bigmem pend_mem; /* where pend lives */
@@ -132,25 +192,127 @@ struct model {
 
 	bool have_span;
 	int64_t first, last;
-	bool has_pairs; /* some committed event is a begin or an end */
 	struct batch_kind tail; /* what the events added since the last commit hold */
 
-	struct snap snaps[SNAP_MAX];
-	size_t nsnaps;
-
-	struct seqent *seqs; /* [0] is the compact array */
+	struct seqent *seqs; /* [0] stands for the parts */
 	size_t nseqs, capseqs;
-	struct cursor cur[2];
-	unsigned cur_next;
+	uint64_t epoch; /* changes whenever cursors placed before are stale */
+	struct bigmem restored; /* a saved index's pools, lent to the parts */
 
 	uint64_t generation;
 	uint64_t changed_from; /* lowest position changed since model_take_changed() */
 	uint64_t serial;       /* model_serial() */
 };
 
-static const struct seq_ops compact_ops;
 static void finish_commit(struct model *m);
 static void release_sortbuf(struct sortbuf *b, uint64_t events);
+
+/* ---- parts ---------------------------------------------------------------- */
+
+static inline uint64_t pcount(const struct part *p) { return evs_count(&p->store); }
+static inline struct cev pev(const struct part *p, uint64_t i)
+{
+	struct cev c;
+	evs_get(&p->store, i, &c);
+	return c;
+}
+
+/* Compact events in the first n parts. */
+static uint64_t nev_in(const struct model *m, size_t n)
+{
+	uint64_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		k += pcount(m->parts[i]);
+	return k;
+}
+
+static inline uint64_t nev(const struct model *m) { return nev_in(m, m->nparts); }
+
+/* (the committer's view: lane < clanes) */
+static inline uint32_t lane_part(const struct model *m, uint32_t lane) { return lane < m->clanes ? m->lp[lane].part : 0; }
+
+static void part_free(struct part *p)
+{
+	for (size_t i = 0; i < p->nsnaps; i++)
+		free(p->snaps[i].data);
+	evs_free(&p->store);
+	free(p);
+}
+
+static void add_part(struct model *m)
+{
+	if (m->nparts == m->capparts)
+		finish_commit(m); /* (the committer reads the table) */
+	xgrow(&m->parts, &m->capparts, m->nparts + 1, sizeof *m->parts);
+	struct part *p = m->parts[m->nparts++] = xcalloc(1, sizeof **m->parts);
+	if (m->nparts > 1) /* (parts pack one at a time) */
+		evs_lend_packer(&p->store, &m->parts[0]->store);
+	m->epoch++;
+}
+
+/* The part of a source's lanes: the first source's is part 0 (there from
+ * the start), every other source's one of its own. */
+static uint32_t source_part(struct model *m, uint32_t source)
+{
+	if (source < m->capsource_part && m->source_part[source])
+		return m->source_part[source] - 1;
+	size_t had = m->capsource_part;
+	xgrow(&m->source_part, &m->capsource_part, (size_t)source + 1, sizeof *m->source_part);
+	memset(m->source_part + had, 0, (m->capsource_part - had) * sizeof *m->source_part);
+	bool first = true;
+	for (size_t i = 0; i < m->capsource_part && first; i++)
+		first = !m->source_part[i];
+	if (!first)
+		add_part(m);
+	m->source_part[source] = first ? 1 : (uint32_t)m->nparts;
+	return m->source_part[source] - 1;
+}
+
+/* ---- cursors (one pair per reading thread) --------------------------------- */
+
+static void cursor_free(struct cursor *c)
+{
+	free(c->idx); /* (and n) */
+	free(c->key);
+	free(c->lose);
+	free(c->run);
+	free(c->runs);
+	*c = (struct cursor){0};
+}
+
+static pthread_key_t cursors_key;
+static pthread_once_t cursors_once = PTHREAD_ONCE_INIT;
+
+static void cursors_free(void *p)
+{
+	struct cursors *cs = p;
+	cursor_free(&cs->cur[0]);
+	cursor_free(&cs->cur[1]);
+	free(cs);
+}
+
+static void cursors_key_make(void)
+{
+	if (pthread_key_create(&cursors_key, cursors_free))
+		oom(0);
+}
+
+/* This thread's cursors, for m as it is now. */
+static struct cursors *cursors_of(const struct model *m)
+{
+	pthread_once(&cursors_once, cursors_key_make);
+	struct cursors *cs = pthread_getspecific(cursors_key);
+	if (!cs) {
+		cs = xcalloc(1, sizeof *cs);
+		pthread_setspecific(cursors_key, cs);
+	}
+	if (cs->serial != m->serial || cs->epoch != m->epoch) {
+		cs->serial = m->serial;
+		cs->epoch = m->epoch;
+		cs->cur[0].valid = cs->cur[1].valid = false;
+	}
+	return cs;
+}
 
 struct model *model_new(void)
 {
@@ -160,8 +322,9 @@ struct model *model_new(void)
 	m->st = strtab_new();
 	/* type 0: what an event gets when the type table is full */
 	model_type(m, &(struct type){.name = strtab_intern_cstr(m->st, "(unknown type)")});
+	add_part(m);
 	xgrow(&m->seqs, &m->capseqs, 1, sizeof *m->seqs);
-	m->seqs[0] = (struct seqent){&compact_ops, m};
+	m->seqs[0] = (struct seqent){NULL, m}; /* (the parts) */
 	m->nseqs = 1;
 	return m;
 }
@@ -175,11 +338,17 @@ void model_free(struct model *m)
 	for (size_t i = 0; i < m->nlanes; i++) {
 		free(m->lp[i].stk);
 		free(m->lp[i].longest);
+		free(m->lp[i].open);
 	}
-	for (size_t i = 0; i < m->nsnaps; i++)
-		free(m->snaps[i].data);
-	free(m->cur[0].idx);
-	free(m->cur[1].idx);
+	for (size_t i = 0; i < m->nparts; i++)
+		part_free(m->parts[i]);
+	free(m->parts);
+	free(m->source_part);
+	bigmem_free(&m->restored);
+	struct cursors *cs = cursors_of(m); /* (this thread's: let their memory go) */
+	cursor_free(&cs->cur[0]);
+	cursor_free(&cs->cur[1]);
+	cs->serial = 0;
 	hmap_free(&m->raw_names);
 	free(m->lanes);
 	free(m->lp);
@@ -187,7 +356,6 @@ void model_free(struct model *m)
 	free(m->types);
 	free(m->type_slot);
 	free(m->seen);
-	evs_free(&m->store);
 	bigmem_free(&m->pend_mem);
 	bigmem_free(&m->next_mem);
 	release_sortbuf(&m->sort_main, 0);
@@ -233,11 +401,12 @@ uint32_t model_lane(struct model *m, uint32_t source, uint64_t key, uint32_t nam
 	}
 	if (m->nlanes >= MAX_LANES - 1)
 		return (uint32_t)m->nlanes - 1; /* full: share the last lane rather than fail */
-	finish_commit(m); /* (the committer reads the table) */
+	if (m->nlanes == m->caplp)
+		finish_commit(m); /* (the committer reads the table) */
 	xgrow(&m->lanes, &m->caplanes, m->nlanes + 1, sizeof *m->lanes);
 	m->lanes[m->nlanes] = (struct lane){.name = name, .source = source, .key = key};
 	xgrow(&m->lp, &m->caplp, m->nlanes + 1, sizeof *m->lp);
-	m->lp[m->nlanes] = (struct lane_pairs){0};
+	m->lp[m->nlanes] = (struct lane_pairs){.part = source_part(m, source)};
 	m->lane_slot[i] = (uint32_t)++m->nlanes;
 	if (m->nlanes * 2 > m->nlane_slot)
 		lane_rehash(m);
@@ -340,7 +509,8 @@ uint32_t model_type(struct model *m, const struct type *t)
 			return m->type_slot[i] - 1;
 	if (m->ntypes >= (1u << TYPE_BITS))
 		return 0;
-	finish_commit(m); /* (the committer reads the table) */
+	if (m->ntypes == m->captypes)
+		finish_commit(m); /* (the committer reads the table) */
 	xgrow(&m->types, &m->captypes, m->ntypes + 1, sizeof *m->types);
 	xgrow(&m->seen, &m->capseen, m->ntypes + 1, sizeof *m->seen);
 	m->types[m->ntypes] = *t;
@@ -416,14 +586,6 @@ size_t model_lane_longest(const struct model *m, uint32_t lane, const struct lon
 	*out = m->lp[lane].longest;
 	*rest = m->lp[lane].other_max;
 	return m->lp[lane].nlongest;
-}
-
-size_t model_lane_open(const struct model *m, uint32_t lane, const uint64_t **pos)
-{
-	if (lane >= m->nlanes)
-		return 0;
-	*pos = m->lp[lane].stk;
-	return m->lp[lane].depth;
 }
 
 /* ---- adding and committing ------------------------------------------------ */
@@ -664,13 +826,6 @@ static void sort_events(struct sortbuf *b, struct cev *a, size_t n)
 		memcpy(a, src, n * sizeof *a);
 }
 
-static inline uint64_t nev(const struct model *m) { return evs_count(&m->store); }
-static inline struct cev ev_at(const struct model *m, uint64_t i)
-{
-	struct cev c;
-	evs_get(&m->store, i, &c);
-	return c;
-}
 
 /* ---- span pairing --------------------------------------------------------- */
 
@@ -682,7 +837,10 @@ static bool compatible(const struct model *m, const struct cev *b, const struct 
 	return !b->name || !e->name || b->name == e->name;
 }
 
-static void set_dur(struct model *m, uint64_t i, uint64_t d) { evs_set_dur(&m->store, i, dur_encode(m, d)); }
+static void set_dur(struct model *m, struct part *p, uint64_t i, uint64_t d)
+{
+	evs_set_dur(&p->store, i, dur_encode(m, d));
+}
 
 static bool cev_keyed(const struct model *m, const struct cev *c) { return m->types[cev_type(c)].keyed; }
 /* A keyed end its decoder paired: its dur is the distance to its begin. */
@@ -693,11 +851,11 @@ static bool cev_hinted(const struct model *m, const struct cev *c)
 
 /* A span closed at stack entry j: what was above stays unpaired, except
  * the begins of keyed types (they wait for their own ends). */
-static void stack_close(const struct model *m, struct lane_pairs *l, uint32_t j)
+static void stack_close(const struct model *m, const struct part *p, struct lane_pairs *l, uint32_t j)
 {
 	uint32_t k = j;
 	for (uint32_t i = j + 1; i < l->depth; i++) {
-		struct cev b = ev_at(m, l->stk[i]);
+		struct cev b = pev(p, l->stk[i]);
 		if (cev_keyed(m, &b))
 			l->stk[k++] = l->stk[i];
 	}
@@ -707,20 +865,21 @@ static void stack_close(const struct model *m, struct lane_pairs *l, uint32_t j)
 /* The stack entry of keyed end e's begin (-1: none): the one its dur
  * points back to, or else the latest compatible one of another input.
  * The stack holds begins in time order. */
-static int64_t keyed_begin(const struct model *m, const struct lane_pairs *l, const struct cev *e)
+static int64_t keyed_begin(const struct model *m, const struct part *p, const struct lane_pairs *l,
+			   const struct cev *e)
 {
 	if (cev_hinted(m, e)) {
 		int64_t t = (int64_t)((uint64_t)e->ts - dur_decode(m, e->dur));
 		uint32_t lo = 0, hi = l->depth;
 		while (lo < hi) {
 			uint32_t mid = lo + (hi - lo) / 2;
-			if (evs_ts(&m->store, l->stk[mid]) < t)
+			if (evs_ts(&p->store, l->stk[mid]) < t)
 				lo = mid + 1;
 			else
 				hi = mid;
 		}
 		for (uint32_t j = lo; j < l->depth; j++) {
-			struct cev b = ev_at(m, l->stk[j]);
+			struct cev b = pev(p, l->stk[j]);
 			if (b.ts != t)
 				break;
 			if (cev_input(&b) == cev_input(e) && compatible(m, &b, e))
@@ -730,7 +889,7 @@ static int64_t keyed_begin(const struct model *m, const struct lane_pairs *l, co
 	}
 	uint32_t lim = l->depth > MATCH_DEPTH ? l->depth - MATCH_DEPTH : 0;
 	for (uint32_t j = l->depth; j-- > lim;) {
-		struct cev b = ev_at(m, l->stk[j]);
+		struct cev b = pev(p, l->stk[j]);
 		if (cev_input(&b) != cev_input(e) && compatible(m, &b, e))
 			return j;
 	}
@@ -738,59 +897,60 @@ static int64_t keyed_begin(const struct model *m, const struct lane_pairs *l, co
 }
 
 /* Keyed end e, at position i. */
-static void pair_keyed(struct model *m, struct lane_pairs *l, const struct cev *e, uint64_t i)
+static void pair_keyed(struct model *m, struct part *p, struct lane_pairs *l, const struct cev *e, uint64_t i)
 {
-	int64_t j = keyed_begin(m, l, e);
+	int64_t j = keyed_begin(m, p, l, e);
 	if (j < 0)
 		return;
-	struct cev b = ev_at(m, l->stk[j]);
+	struct cev b = pev(p, l->stk[j]);
 	uint64_t d = (uint64_t)e->ts - (uint64_t)b.ts;
-	set_dur(m, l->stk[j], d);
+	set_dur(m, p, l->stk[j], d);
 	if (!cev_hinted(m, e))
-		set_dur(m, i, d);
+		set_dur(m, p, i, d);
 	note_span(l, b.ts, d, b.loc);
 	memmove(l->stk + j, l->stk + j + 1, (l->depth - (size_t)j - 1) * sizeof *l->stk);
 	l->depth--;
 }
 
 /* End e, at position i: pair it with the latest compatible begin. */
-static void pair_end(struct model *m, struct lane_pairs *l, const struct cev *e, uint64_t i)
+static void pair_end(struct model *m, struct part *p, struct lane_pairs *l, const struct cev *e, uint64_t i)
 {
 	uint32_t lim = l->depth > MATCH_DEPTH ? l->depth - MATCH_DEPTH : 0;
 	for (uint32_t j = l->depth; j-- > lim;) {
-		struct cev b = ev_at(m, l->stk[j]);
+		struct cev b = pev(p, l->stk[j]);
 		if (!compatible(m, &b, e))
 			continue;
 		uint64_t d = (uint64_t)e->ts - (uint64_t)b.ts; /* e comes later: exact, even for hostile times */
-		set_dur(m, l->stk[j], d);
-		set_dur(m, i, d);
+		set_dur(m, p, l->stk[j], d);
+		set_dur(m, p, i, d);
 		note_span(l, b.ts, d, b.loc);
-		stack_close(m, l, j);
+		stack_close(m, p, l, j);
 		return;
 	}
 }
 
-static void snap_take(struct model *m, uint64_t pos);
+static void snap_take(struct model *m, struct part *p, uint64_t pos);
 
-/* Pair the begins and ends from position from on; `again`: they were
- * paired before late events came (what they were paired with is let go). */
-static void pair_range(struct model *m, uint64_t from, bool again)
+/* Pair the begins and ends of part p from position from on; `again`:
+ * they were paired before late events came (what they were paired with
+ * is let go). */
+static void pair_range(struct model *m, struct part *p, uint64_t from, bool again)
 {
-	if (!m->has_pairs)
+	if (!p->has_pairs)
 		return; /* nothing to pair: skip the scan */
-	uint64_t next = (m->nsnaps ? m->snaps[m->nsnaps - 1].pos : 0) + SNAP_EVERY, n = nev(m);
+	uint64_t next = (p->nsnaps ? p->snaps[p->nsnaps - 1].pos : 0) + SNAP_EVERY, n = pcount(p);
 	for (uint64_t i = from; i < n; i++) {
 		if (UNLIKELY(i >= next)) { /* snapshots as we go: late events re-pair from near them */
-			snap_take(m, i);
-			next = m->snaps[m->nsnaps - 1].pos + SNAP_EVERY;
+			snap_take(m, p, i);
+			next = p->snaps[p->nsnaps - 1].pos + SNAP_EVERY;
 		}
 		struct cev room;
-		const struct cev *e = evs_peek(&m->store, i, &room);
+		const struct cev *e = evs_peek(&p->store, i, &room);
 		enum ev_role r = cev_role(e);
 		if (r != ROLE_BEGIN && r != ROLE_END)
 			continue;
 		if (again && e->dur != DUR_NONE && !cev_hinted(m, e))
-			evs_set_dur(&m->store, i, DUR_NONE); /* (e's other fields stay) */
+			evs_set_dur(&p->store, i, DUR_NONE); /* (e's other fields stay) */
 		struct lane_pairs *l = &m->lp[cev_lane(e)];
 		if (r == ROLE_BEGIN) {
 			if (l->depth < STACK_MAX) {
@@ -798,38 +958,43 @@ static void pair_range(struct model *m, uint64_t from, bool again)
 				l->stk[l->depth++] = i;
 			}
 		} else if (UNLIKELY(cev_keyed(m, e))) {
-			pair_keyed(m, l, e, i);
+			pair_keyed(m, p, l, e, i);
 		} else {
-			pair_end(m, l, e, i);
+			pair_end(m, p, l, e, i);
 		}
 	}
 }
 
-/* Save the stacks as the state before position pos.  When the table is
- * full, the older half is thinned: snapshots stay dense near the end (where
- * late events usually land) and sparse further back. */
-static void snap_take(struct model *m, uint64_t pos)
+static inline bool lane_in(const struct model *m, size_t lane, const struct part *p)
 {
-	uint64_t last = m->nsnaps ? m->snaps[m->nsnaps - 1].pos : 0;
+	return m->parts[m->lp[lane].part] == p;
+}
+
+/* Save the stacks of p's lanes as the state before position pos.  When
+ * the table is full, the older half is thinned: snapshots stay dense near
+ * the end (where late events usually land) and sparse further back. */
+static void snap_take(struct model *m, struct part *p, uint64_t pos)
+{
+	uint64_t last = p->nsnaps ? p->snaps[p->nsnaps - 1].pos : 0;
 	if (pos - last < SNAP_EVERY)
 		return;
-	if (m->nsnaps == SNAP_MAX) {
+	if (p->nsnaps == SNAP_MAX) {
 		size_t k = 0;
 		for (size_t i = 0; i < SNAP_MAX; i++) {
 			if (i < SNAP_MAX / 2 && i % 2) {
-				free(m->snaps[i].data);
+				free(p->snaps[i].data);
 				continue;
 			}
-			m->snaps[k++] = m->snaps[i];
+			p->snaps[k++] = p->snaps[i];
 		}
-		m->nsnaps = k;
+		p->nsnaps = k;
 	}
-	struct snap *s = &m->snaps[m->nsnaps++];
+	struct snap *s = &p->snaps[p->nsnaps++];
 	*s = (struct snap){.pos = pos};
 	size_t cap = 0;
-	for (size_t li = 0; li < m->nlanes; li++) {
+	for (size_t li = 0; li < m->clanes; li++) {
 		const struct lane_pairs *l = &m->lp[li];
-		if (!l->depth)
+		if (!l->depth || !lane_in(m, li, p))
 			continue;
 		xgrow(&s->data, &cap, s->n + 2 + l->depth, sizeof *s->data);
 		s->data[s->n++] = li;
@@ -839,16 +1004,17 @@ static void snap_take(struct model *m, uint64_t pos)
 	}
 }
 
-/* Late events landed at position p, before already paired events: re-pair
- * from the last snapshot at or before p. */
-static void repair_from(struct model *m, uint64_t p)
+/* Late events landed at position at of part p, before already paired
+ * events: re-pair from the last snapshot at or before it. */
+static void repair_from(struct model *m, struct part *p, uint64_t at)
 {
-	while (m->nsnaps && m->snaps[m->nsnaps - 1].pos > p)
-		free(m->snaps[--m->nsnaps].data);
-	const struct snap *s = m->nsnaps ? &m->snaps[m->nsnaps - 1] : NULL;
+	while (p->nsnaps && p->snaps[p->nsnaps - 1].pos > at)
+		free(p->snaps[--p->nsnaps].data);
+	const struct snap *s = p->nsnaps ? &p->snaps[p->nsnaps - 1] : NULL;
 	uint64_t from = s ? s->pos : 0;
-	for (size_t li = 0; li < m->nlanes; li++)
-		m->lp[li].depth = 0;
+	for (size_t li = 0; li < m->clanes; li++)
+		if (lane_in(m, li, p))
+			m->lp[li].depth = 0;
 	for (size_t i = 0; s && i < s->n;) {
 		struct lane_pairs *l = &m->lp[s->data[i]];
 		uint32_t depth = (uint32_t)s->data[i + 1];
@@ -856,12 +1022,12 @@ static void repair_from(struct model *m, uint64_t p)
 		xgrow(&l->stk, &l->cap, depth, sizeof *l->stk);
 		for (uint32_t j = 0; j < depth; j++) {
 			l->stk[j] = s->data[i + j];
-			evs_set_dur(&m->store, l->stk[j], DUR_NONE);
+			evs_set_dur(&p->store, l->stk[j], DUR_NONE);
 		}
 		l->depth = depth;
 		i += depth;
 	}
-	pair_range(m, from, true);
+	pair_range(m, p, from, true);
 }
 
 /* A position in the pairing stacks or the snapshots that late events will
@@ -872,105 +1038,164 @@ struct held {
 	bool after; /* the position just after key (a snapshot at the old end) */
 };
 
-static void hold(struct held **h, size_t *n, size_t *cap, const struct model *m, uint64_t *where, uint64_t old)
+static void hold(struct held **h, size_t *n, size_t *cap, const struct part *p, uint64_t *where, uint64_t old)
 {
 	xgrow(h, cap, *n + 1, sizeof **h);
-	(*h)[(*n)++] = (struct held){where, ev_at(m, *where < old ? *where : old - 1), *where >= old};
+	(*h)[(*n)++] = (struct held){where, pev(p, *where < old ? *where : old - 1), *where >= old};
 }
 
-/* Late events will be merged in at p, moving the committed events at
- * [p, old) up.  Hold every position at or after p that the stacks and the
- * snapshots keep, so that they follow their events: then late events that
- * neither begin nor end a span (a thread's samples, symbols at time 0)
- * need no re-pairing. */
-static size_t hold_moved(struct model *m, uint64_t p, uint64_t old, struct held **h)
+/* Late events will be merged into part p at at, moving the committed
+ * events at [at, old) up.  Hold every position at or after it that the
+ * stacks and the snapshots keep, so that they follow their events: then
+ * late events that neither begin nor end a span (a thread's samples,
+ * symbols at time 0) need no re-pairing. */
+static size_t hold_moved(struct model *m, struct part *p, uint64_t at, uint64_t old, struct held **h)
 {
 	size_t n = 0, cap = 0;
-	for (size_t li = 0; li < m->nlanes; li++) {
+	for (size_t li = 0; li < m->clanes; li++) {
 		struct lane_pairs *l = &m->lp[li];
-		for (uint32_t j = 0; j < l->depth; j++)
-			if (l->stk[j] >= p)
-				hold(h, &n, &cap, m, &l->stk[j], old);
+		for (uint32_t j = 0; j < l->depth && lane_in(m, li, p); j++)
+			if (l->stk[j] >= at)
+				hold(h, &n, &cap, p, &l->stk[j], old);
 	}
-	for (size_t s = 0; s < m->nsnaps; s++) {
-		struct snap *sn = &m->snaps[s];
-		if (sn->pos < p)
+	for (size_t s = 0; s < p->nsnaps; s++) {
+		struct snap *sn = &p->snaps[s];
+		if (sn->pos < at)
 			continue;
-		hold(h, &n, &cap, m, &sn->pos, old); /* the state before an event stays before it */
+		hold(h, &n, &cap, p, &sn->pos, old); /* the state before an event stays before it */
 		for (size_t i = 0; i < sn->n;) {
 			uint64_t depth = sn->data[i + 1];
 			for (uint64_t k = 0; k < depth; k++)
-				if (sn->data[i + 2 + k] >= p)
-					hold(h, &n, &cap, m, &sn->data[i + 2 + k], old);
+				if (sn->data[i + 2 + k] >= at)
+					hold(h, &n, &cap, p, &sn->data[i + 2 + k], old);
 			i += 2 + depth;
 		}
 	}
 	return n;
 }
 
-/* Merge the pending events, sorted, before the last committed one; keep
- * the positions held in the stacks and snapshots on their events and
- * pair what changed. */
-static void merge_late(struct model *m, struct batch_kind k)
+/* Merge p's batch, sorted, before its last committed event; keep the
+ * positions held in the stacks and snapshots on their events and pair
+ * what changed. */
+static void merge_late(struct model *m, struct part *p)
 {
-	uint64_t old = nev(m), p = evs_bound(&m->store, &m->pend[0], true);
-	struct cev last_old = ev_at(m, old - 1);
-	m->changed_from = MIN(m->changed_from, m->nseqs == 1 ? p : 0);
+	const struct cev *a = p->batch;
+	uint64_t old = pcount(p), at = evs_bound(&p->store, &a[0], true);
+	struct cev last_old = pev(p, old - 1);
 	/* the first late begin or end: pairing changes from there on */
 	struct cev first_pair = {0};
 	bool late_pairs = false;
-	for (size_t i = 0; k.pairs && i < m->npend && cev_less(&m->pend[i], &last_old); i++)
-		if (cev_role(&m->pend[i]) >= ROLE_BEGIN) {
-			first_pair = m->pend[i];
+	for (size_t i = 0; p->kind.pairs && i < p->nbatch && cev_less(&a[i], &last_old); i++)
+		if (cev_role(&a[i]) >= ROLE_BEGIN) {
+			first_pair = a[i];
 			late_pairs = true;
 			break;
 		}
 	struct held *held = NULL;
-	size_t nheld = hold_moved(m, p, old, &held);
-	evs_merge(&m->store, m->pend, m->npend);
+	size_t nheld = hold_moved(m, p, at, old, &held);
+	evs_merge(&p->store, a, p->nbatch);
 	for (size_t i = 0; i < nheld; i++)
-		*held[i].where = evs_bound(&m->store, &held[i].key, false) + held[i].after;
+		*held[i].where = evs_bound(&p->store, &held[i].key, false) + held[i].after;
 	free(held);
-	m->generation++;
 	if (late_pairs)
-		repair_from(m, evs_bound(&m->store, &first_pair, false));
+		repair_from(m, p, evs_bound(&p->store, &first_pair, false));
 	else /* nothing late pairs: pair what is new after the last old event */
-		pair_range(m, evs_bound(&m->store, &last_old, false) + 1, false);
+		pair_range(m, p, evs_bound(&p->store, &last_old, false) + 1, false);
 }
 
-/* Merge the pending events, sorted, into place, pair and note their long
- * spans. */
-static void merge_sorted(struct model *m, struct batch_kind k)
+/* Merge p's batch, sorted, into place, pair and note their long spans;
+ * true when some landed before its last event. */
+static bool merge_part(struct model *m, struct part *p)
 {
-	if (!m->npend)
-		return;
-	m->has_pairs |= k.pairs;
-	for (size_t i = 0; k.spans && i < m->npend; i++) {
-		const struct cev *c = &m->pend[i];
+	if (!p->nbatch)
+		return false;
+	p->has_pairs |= p->kind.pairs;
+	for (size_t i = 0; p->kind.spans && i < p->nbatch; i++) {
+		const struct cev *c = &p->batch[i];
 		if (cev_role(c) == ROLE_COMPLETE && c->dur != DUR_NONE)
 			note_span(&m->lp[cev_lane(c)], c->ts, dur_decode(m, c->dur), c->loc);
 	}
-	uint64_t old = nev(m);
-	/* (with sequences, compact positions are not global ones) */
-	m->changed_from = MIN(m->changed_from, m->nseqs == 1 ? old : 0);
-	struct cev last = old ? ev_at(m, old - 1) : (struct cev){0};
-	if (old && cev_less(&m->pend[0], &last)) {
-		merge_late(m, k);
+	uint64_t old = pcount(p);
+	struct cev last = old ? pev(p, old - 1) : (struct cev){0};
+	bool late = old && cev_less(&p->batch[0], &last);
+	if (late) {
+		merge_late(m, p);
 	} else {
-		evs_merge(&m->store, m->pend, m->npend);
-		pair_range(m, old, false);
+		evs_merge(&p->store, p->batch, p->nbatch);
+		pair_range(m, p, old, false);
 	}
-	m->npend = 0;
-	snap_take(m, nev(m));
-	m->cur[0].valid = m->cur[1].valid = false;
+	p->nbatch = 0;
+	snap_take(m, p, pcount(p));
+	evs_pack(&p->store);
+	return late;
 }
 
-/* The pending events, sorted (what k says they hold), merged, paired, and
- * the open run packed. */
-static void commit_sorted(struct model *m, struct batch_kind k)
+/* How many compact events come before key, in all parts. */
+static uint64_t parts_bound(const struct model *m, const struct cev *key)
 {
-	merge_sorted(m, k);
-	evs_pack(&m->store);
+	uint64_t n = 0;
+	for (size_t i = 0; i < m->cparts; i++)
+		n += evs_bound(&m->parts[i]->store, key, false);
+	return n;
+}
+
+/* Share the pending events, sorted, out to their parts (each part's in
+ * order, one after another in b's scratch), each with what it holds. */
+static void share_out(struct model *m, struct sortbuf *b, struct batch_kind k)
+{
+	if (m->cparts == 1) {
+		m->parts[0]->batch = m->pend;
+		m->parts[0]->nbatch = m->npend;
+		m->parts[0]->kind = k;
+		return;
+	}
+	size_t *at = xcalloc(m->cparts + 1, sizeof *at);
+	for (size_t i = 0; i < m->npend; i++)
+		at[lane_part(m, cev_lane(&m->pend[i])) + 1]++;
+	for (size_t i = 0; i < m->cparts; i++) {
+		at[i + 1] += at[i];
+		struct part *p = m->parts[i];
+		p->nbatch = 0;
+		p->kind = (struct batch_kind){0};
+	}
+	struct cev *out = scratch(b, m->npend);
+	for (size_t i = 0; i < m->npend; i++) {
+		const struct cev *c = &m->pend[i];
+		struct part *p = m->parts[lane_part(m, cev_lane(c))];
+		out[at[lane_part(m, cev_lane(c))] + p->nbatch++] = *c;
+		p->kind.pairs |= cev_role(c) >= ROLE_BEGIN;
+		p->kind.spans |= cev_role(c) == ROLE_COMPLETE && c->dur != DUR_NONE;
+	}
+	for (size_t i = 0; i < m->cparts; i++)
+		m->parts[i]->batch = out + at[i];
+	free(at);
+}
+
+/* The pending events, sorted (what k says they hold), merged into their
+ * parts, paired and packed.  Positions before the batch's first event
+ * keep their events; when that is not at the end, the order changed
+ * behind committed positions (the generation).  (With sequences, whose
+ * records interleave, every position may have changed: they are not
+ * asked here, on the committer's thread.) */
+static void commit_sorted(struct model *m, struct sortbuf *b, struct batch_kind k)
+{
+	if (!m->npend)
+		return;
+	bool seqs = m->nseqs > 1;
+	uint64_t old = nev_in(m, m->cparts), first = seqs ? 0 : parts_bound(m, &m->pend[0]);
+	m->changed_from = MIN(m->changed_from, first);
+	share_out(m, b, k);
+	bool late = false;
+	for (size_t i = 0; i < m->cparts; i++) {
+		struct part *p = m->parts[i];
+		if (p->nbatch)
+			late |= merge_part(m, p);
+		else if (m->cparts > 1) /* (a source read before: its newest are not where events land now) */
+			evs_pack_all(&p->store);
+	}
+	if (seqs ? late : first < old)
+		m->generation++;
+	m->npend = 0;
 }
 
 /* On the committer thread (while the main thread decodes on). */
@@ -979,9 +1204,18 @@ static void *committer(void *arg)
 	struct model *m = arg;
 	if (!m->sealed_sorted)
 		sort_events(&m->sort_committer, m->pend, m->npend);
-	commit_sorted(m, m->sealed);
+	commit_sorted(m, &m->sort_committer, m->sealed);
 	atomic_store_explicit(&m->commit_done, true, memory_order_release);
 	return NULL;
+}
+
+/* The store's reach: the greatest of the parts'. */
+static uint64_t reach_of(const struct model *m)
+{
+	uint64_t r = 0;
+	for (size_t i = 0; i < m->nparts; i++)
+		r = MAX(r, m->parts[i]->store.reach);
+	return r;
 }
 
 /* The commit under way done: what was added meanwhile becomes pending. */
@@ -991,7 +1225,8 @@ static void finish_commit(struct model *m)
 		return;
 	pthread_join(m->commit_thread, NULL);
 	m->committing = false;
-	m->reach_seen = m->store.reach;
+	m->epoch++;
+	m->reach_seen = reach_of(m);
 	release_sortbuf(&m->sort_committer, nev(m));
 	struct cev *p = m->pend;
 	size_t cap = m->cappend;
@@ -1000,12 +1235,27 @@ static void finish_commit(struct model *m)
 	m->next = p, m->capnext = cap, m->next_mem = mem, m->nnext = 0;
 }
 
-/* The events added so far, as the committer will take them. */
+/* The events added so far, as the committer will take them (and the
+ * lanes and parts they may name). */
 static struct batch_kind seal(struct model *m)
 {
 	struct batch_kind k = m->tail;
 	m->tail = (struct batch_kind){0};
+	m->clanes = m->nlanes;
+	m->cparts = m->nparts;
 	return k;
+}
+
+/* Room for the lanes, types and parts that sources opened while the
+ * committer runs will make, so that it need not be waited for. */
+#define ROOM_LANES 256
+#define ROOM_TYPES 64
+#define ROOM_PARTS 16
+static void keep_room(struct model *m)
+{
+	xgrow(&m->lp, &m->caplp, m->nlanes + ROOM_LANES, sizeof *m->lp);
+	xgrow(&m->types, &m->captypes, m->ntypes + ROOM_TYPES, sizeof *m->types);
+	xgrow(&m->parts, &m->capparts, m->nparts + ROOM_PARTS, sizeof *m->parts);
 }
 
 void model_commit(struct model *m)
@@ -1013,7 +1263,8 @@ void model_commit(struct model *m)
 	finish_commit(m);
 	sort_events(&m->sort_main, m->pend, m->npend);
 	release_sortbuf(&m->sort_main, nev(m) + m->npend);
-	commit_sorted(m, seal(m));
+	commit_sorted(m, &m->sort_main, seal(m));
+	m->epoch++;
 }
 
 void model_sync(struct model *m) { finish_commit(m); }
@@ -1033,20 +1284,17 @@ void model_commit_some(struct model *m)
 	m->sealed = seal(m);
 	m->sealed_sorted = sorted;
 	m->commit_done = false;
+	keep_room(m);
 	m->committing = !pthread_create(&m->commit_thread, NULL, committer, m);
 	if (!m->committing) { /* no thread to be had: commit here */
 		if (!sorted)
 			sort_events(&m->sort_main, m->pend, m->npend);
-		commit_sorted(m, m->sealed);
+		commit_sorted(m, &m->sort_main, m->sealed);
+		m->epoch++;
 	}
 }
 
-/* ---- the compact array as sequence 0 -------------------------------------- */
-
-static uint64_t c_count(void *ctx) { return nev(ctx); }
-static int64_t c_ts(void *ctx, uint64_t i) { return evs_ts(&((struct model *)ctx)->store, i); }
-static uint64_t c_lower(void *ctx, int64_t t) { return evs_time_bound(&((struct model *)ctx)->store, t, false); }
-static uint64_t c_upper(void *ctx, int64_t t) { return evs_time_bound(&((struct model *)ctx)->store, t, true); }
+/* ---- streams: the parts, then the sequences -------------------------------- */
 
 static inline void cev_event(const struct model *m, const struct cev *c, struct event *e)
 {
@@ -1060,26 +1308,37 @@ static inline void cev_event(const struct model *m, const struct cev *c, struct 
 	e->off = cev_off(c);
 }
 
-static void c_get(void *ctx, uint64_t i, struct event *e)
+#define SEQ(m, s, op, ...) ((m)->seqs[s].ops->op((m)->seqs[s].ctx, ##__VA_ARGS__))
+
+static inline size_t nstreams(const struct model *m) { return m->nparts + m->nseqs - 1; }
+static inline bool is_part(const struct model *m, size_t s) { return s < m->nparts; }
+/* (the sequence of stream s, when it is not a part) */
+static inline size_t stream_seq(const struct model *m, size_t s) { return s - m->nparts + 1; }
+
+static uint64_t stream_count(const struct model *m, size_t s)
 {
-	const struct model *m = ctx;
-	struct cev room;
-	cev_event(m, evs_at(&m->store, i, &room), e);
+	return is_part(m, s) ? pcount(m->parts[s]) : SEQ(m, stream_seq(m, s), count);
 }
 
-static const struct seq_ops compact_ops = {c_count, c_ts, c_lower, c_upper, c_get, NULL};
+static int64_t stream_ts(const struct model *m, size_t s, uint64_t i)
+{
+	return is_part(m, s) ? evs_ts(&m->parts[s]->store, i) : SEQ(m, stream_seq(m, s), ts, i);
+}
 
-/* ---- sequences and the global order --------------------------------------- */
+/* First event of stream s whose time is not before t (upper: after t). */
+static uint64_t stream_bound(const struct model *m, size_t s, int64_t t, bool upper)
+{
+	if (is_part(m, s))
+		return evs_time_bound(&m->parts[s]->store, t, upper);
+	return upper ? SEQ(m, stream_seq(m, s), upper, t) : SEQ(m, stream_seq(m, s), lower, t);
+}
 
 uint32_t model_add_seq(struct model *m, const struct seq_ops *ops, void *ctx)
 {
 	finish_commit(m);
 	xgrow(&m->seqs, &m->capseqs, m->nseqs + 1, sizeof *m->seqs);
 	m->seqs[m->nseqs] = (struct seqent){ops, ctx};
-	for (int i = 0; i < 2; i++) {
-		free(m->cur[i].idx); /* (and n and head) */
-		m->cur[i] = (struct cursor){0};
-	}
+	m->epoch++;
 	m->generation++;
 	m->changed_from = 0;
 	return (uint32_t)m->nseqs++;
@@ -1104,9 +1363,10 @@ static bool keep_input(void *ctx, const struct cev *c)
 
 uint64_t model_drop_input(struct model *m, uint32_t input)
 {
-	model_commit(m);
+	model_commit(m); /* (clanes and cparts: all of them) */
 	uint64_t n = nev(m);
-	evs_filter(&m->store, keep_input, &(struct dropping){m, input});
+	for (size_t i = 0; i < m->nparts; i++)
+		evs_filter(&m->parts[i]->store, keep_input, &(struct dropping){m, input});
 	uint64_t dropped = n - nev(m);
 	if (!dropped)
 		return 0;
@@ -1116,17 +1376,20 @@ uint64_t model_drop_input(struct model *m, uint32_t input)
 	/* pair again from scratch, and forget long spans that may be gone */
 	for (size_t i = 0; i < m->nlanes; i++)
 		m->lp[i].nlongest = 0;
-	while (m->nsnaps)
-		free(m->snaps[--m->nsnaps].data);
-	repair_from(m, 0);
-	evs_pack(&m->store);
-	n = nev(m);
-	for (uint64_t i = 0; i < n; i++) {
-		struct cev c = ev_at(m, i);
-		if (cev_role(&c) == ROLE_COMPLETE && c.dur != DUR_NONE)
-			note_span(&m->lp[cev_lane(&c)], c.ts, dur_decode(m, c.dur), c.loc);
+	for (size_t k = 0; k < m->nparts; k++) {
+		struct part *p = m->parts[k];
+		while (p->nsnaps)
+			free(p->snaps[--p->nsnaps].data);
+		repair_from(m, p, 0);
+		evs_pack(&p->store);
+		n = pcount(p);
+		for (uint64_t i = 0; i < n; i++) {
+			struct cev c = pev(p, i);
+			if (cev_role(&c) == ROLE_COMPLETE && c.dur != DUR_NONE)
+				note_span(&m->lp[cev_lane(&c)], c.ts, dur_decode(m, c.dur), c.loc);
+		}
 	}
-	m->cur[0].valid = m->cur[1].valid = false;
+	m->epoch++;
 	m->generation++;
 	m->changed_from = 0;
 	return dropped;
@@ -1135,7 +1398,7 @@ uint64_t model_drop_input(struct model *m, uint32_t input)
 void model_seq_changed(struct model *m)
 {
 	finish_commit(m);
-	m->cur[0].valid = m->cur[1].valid = false;
+	m->epoch++;
 	m->generation++;
 	m->changed_from = 0;
 }
@@ -1150,8 +1413,6 @@ uint64_t model_take_changed(struct model *m)
 uint64_t model_generation(const struct model *m) { return m->generation; }
 
 uint64_t model_serial(const struct model *m) { return m->serial; }
-
-#define SEQ(m, s, op, ...) ((m)->seqs[s].ops->op((m)->seqs[s].ctx, ##__VA_ARGS__))
 
 uint64_t model_type_count(const struct model *m, uint32_t type)
 {
@@ -1186,60 +1447,196 @@ uint64_t model_count(const struct model *m)
 	return n;
 }
 
-/* The least recently chosen cursor, to be placed anew. */
-static struct cursor *cursor_slot(struct model *m)
+/* ---- cursors: places in the global order ----------------------------------- */
+
+static inline skey stream_key(const struct model *m, size_t s, int64_t ts, uint64_t loc)
 {
-	struct cursor *c = &m->cur[m->cur_next];
-	m->cur_next ^= 1;
-	if (!c->idx) {
-		c->idx = xcalloc(3 * m->nseqs, sizeof *c->idx);
-		c->n = c->idx + m->nseqs;
-		c->head = (int64_t *)(c->idx + 2 * m->nseqs);
-	}
-	return c;
+	/* (a sequence's place: past any part's (inputs < 4096), by its order) */
+	return (skey)((uint64_t)ts ^ (1ull << 63)) << 64 | (is_part(m, s) ? loc : UINT64_MAX - 1 - nstreams(m) + s);
 }
 
-static void cursor_head_of(struct model *m, struct cursor *c, size_t s)
+/* Event i of part s, from the cursor's run of it (unpacked anew when it
+ * is not there: from i on, or, going back, up to i). */
+static const struct cev *run_ev(const struct model *m, struct cursor *c, size_t s, uint64_t i, bool back)
 {
-	if (c->idx[s] < c->n[s])
-		c->head[s] = SEQ(m, s, ts, c->idx[s]);
+	struct cur_run *r = &c->runs[s];
+	struct cev *run = c->run + s * CUR_RUN;
+	if (i - r->start >= r->n) {
+		r->start = back ? (i + 1 > CUR_RUN ? i + 1 - CUR_RUN : 0) : i;
+		r->n = (uint32_t)MIN(CUR_RUN, c->n[s] - r->start);
+		evs_copy(&m->parts[s]->store, r->start, r->n, run);
+	}
+	return &run[i - r->start];
+}
+
+static void cursor_alloc(const struct model *m, struct cursor *c)
+{
+	size_t n = nstreams(m);
+	if (c->idx && c->nstreams == n)
+		return;
+	cursor_free(c);
+	c->nstreams = n;
+	c->idx = xcalloc(2 * n, sizeof *c->idx);
+	c->n = c->idx + n;
+	for (c->nleaf = 1; c->nleaf < n; c->nleaf *= 2)
+		;
+	c->key = xcalloc(c->nleaf, sizeof *c->key);
+	for (size_t i = n; i < c->nleaf; i++)
+		c->key[i] = NO_KEY;
+	c->lose = xcalloc(c->nleaf, sizeof *c->lose);
+	c->run = xcalloc(m->nparts * CUR_RUN, sizeof *c->run);
+	c->runs = xcalloc(m->nparts, sizeof *c->runs);
+}
+
+static inline bool live(const struct cursor *c, size_t s) { return s < c->nstreams && c->idx[s] < c->n[s]; }
+
+static void head_of(const struct model *m, struct cursor *c, size_t s)
+{
+	if (c->idx[s] >= c->n[s]) {
+		c->key[s] = NO_KEY;
+	} else if (is_part(m, s)) {
+		const struct cev *e = run_ev(m, c, s, c->idx[s], false);
+		c->key[s] = stream_key(m, s, e->ts, e->loc);
+	} else {
+		c->key[s] = stream_key(m, s, SEQ(m, stream_seq(m, s), ts, c->idx[s]), 0);
+	}
+}
+
+/* Does stream a's head come before b's?  (None comes after every head.) */
+static inline bool first(const struct cursor *c, uint32_t a, uint32_t b) { return c->key[a] < c->key[b]; }
+
+/* The tournament played from the start. */
+static void play_all(struct cursor *c)
+{
+	uint32_t *win = xcalloc(2 * c->nleaf, sizeof *win);
+	for (size_t i = 0; i < c->nleaf; i++)
+		win[c->nleaf + i] = (uint32_t)i;
+	for (size_t i = c->nleaf; i-- > 1;) {
+		uint32_t a = win[2 * i], b = win[2 * i + 1];
+		win[i] = first(c, a, b) ? a : b;
+		c->lose[i] = first(c, a, b) ? b : a;
+	}
+	c->top = win[1];
+	free(win);
+}
+
+/* The winner's head changed: it plays the losers on its way up (without
+ * branches: who wins is a coin toss when sources interleave finely). */
+static inline void replay(struct cursor *c)
+{
+	uint32_t w = c->top;
+	skey kw = c->key[w];
+	for (size_t i = (c->nleaf + w) / 2; i; i /= 2) {
+		uint32_t l = c->lose[i];
+		skey kl = c->key[l];
+		bool lw = kl < kw;
+		c->lose[i] = lw ? w : l;
+		w = lw ? l : w;
+		kw = lw ? kl : kw;
+	}
+	c->top = w;
 }
 
 /* The cursor placed (idx and pos set): what it keeps at hand. */
-static void cursor_placed(struct model *m, struct cursor *c)
+static void cursor_placed(const struct model *m, struct cursor *c)
 {
-	for (size_t s = 0; s < m->nseqs; s++) {
-		c->n[s] = SEQ(m, s, count);
-		cursor_head_of(m, c, s);
+	for (size_t s = 0; s < c->nstreams; s++) {
+		c->n[s] = stream_count(m, s);
+		if (is_part(m, s))
+			c->runs[s].n = 0;
+		head_of(m, c, s);
 	}
+	play_all(c);
 	c->valid = true;
 }
 
+/* The least recently chosen of this thread's cursors, to be placed anew. */
+static struct cursor *cursor_slot(const struct model *m)
+{
+	struct cursors *cs = cursors_of(m);
+	struct cursor *c = &cs->cur[cs->next];
+	cs->next ^= 1;
+	cursor_alloc(m, c);
+	return c;
+}
+
+/* (A sequence that breaks its time order, read back from a damaged saved
+ * index, can leave a position with no record at it: NO_HEAD.  Its answers
+ * are wrong, never a read outside the sequences.) */
+#define NO_HEAD SIZE_MAX
+
+/* The stream holding the event at the cursor. */
+static size_t cursor_head(const struct cursor *c) { return live(c, c->top) ? c->top : NO_HEAD; }
+
 uint64_t model_seek(struct model *m, int64_t t)
 {
-	if (m->nseqs == 1)
-		return c_lower(m, t);
+	if (nstreams(m) == 1)
+		return evs_time_bound(&m->parts[0]->store, t, false);
 	/* a cursor there too: reading on from a seek needs no bisection */
 	struct cursor *c = cursor_slot(m);
 	c->pos = 0;
-	for (size_t s = 0; s < m->nseqs; s++)
-		c->pos += c->idx[s] = SEQ(m, s, lower, t);
+	for (size_t s = 0; s < c->nstreams; s++)
+		c->pos += c->idx[s] = stream_bound(m, s, t, false);
 	cursor_placed(m, c);
 	return c->pos;
 }
 
+/* Of the events at time t (from idx[s] on in each part), the first r go
+ * before the cursor: those whose places come first. */
+static uint64_t place_ties(const struct model *m, struct cursor *c, int64_t t, uint64_t r)
+{
+	uint64_t tied = 0, *upto = xcalloc(m->nparts, sizeof *upto);
+	size_t last = 0, with = 0;
+	for (size_t s = 0; s < m->nparts; s++) {
+		upto[s] = evs_time_bound(&m->parts[s]->store, t, true);
+		if (upto[s] > c->idx[s])
+			tied += upto[s] - c->idx[s], last = s, with++;
+	}
+	if (tied <= r || with <= 1) {
+		for (size_t s = 0; s < m->nparts; s++)
+			c->idx[s] = tied <= r ? upto[s] : s == last ? c->idx[s] + r : c->idx[s];
+		free(upto);
+		return tied <= r ? r - tied : 0;
+	}
+	/* the least place with more than r of the tied events at or before it */
+	uint64_t lo = 0, hi = UINT64_MAX;
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2, le = 0;
+		struct cev key = {.ts = t, .loc = mid};
+		for (size_t s = 0; s < m->nparts; s++)
+			le += evs_bound(&m->parts[s]->store, &key, true) - c->idx[s];
+		if (le > r)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	struct cev key = {.ts = t, .loc = lo};
+	for (size_t s = 0; s < m->nparts; s++) {
+		uint64_t before = evs_bound(&m->parts[s]->store, &key, false);
+		r -= before - c->idx[s];
+		c->idx[s] = before;
+	}
+	for (size_t s = 0; s < m->nparts && r; s++) { /* (the same place twice: a duplicate) */
+		uint64_t same = MIN(r, evs_bound(&m->parts[s]->store, &key, true) - c->idx[s]);
+		c->idx[s] += same;
+		r -= same;
+	}
+	free(upto);
+	return 0;
+}
+
 /* Place cursor c at global position p by bisection on time: find the
  * smallest t with more than p events at or before t. */
-static void cursor_bisect(struct model *m, struct cursor *c, uint64_t p)
+static void cursor_bisect(const struct model *m, struct cursor *c, uint64_t p)
 {
 	/* the time of event p lies between the earliest and the latest time
-	 * of the sequences: bisect there, not over all 64 bits */
+	 * of the streams: bisect there, not over all 64 bits */
 	int64_t lo = INT64_MAX, hi = INT64_MIN;
-	for (size_t s = 0; s < m->nseqs; s++) {
-		uint64_t n = SEQ(m, s, count);
+	for (size_t s = 0; s < c->nstreams; s++) {
+		uint64_t n = stream_count(m, s);
 		if (n) {
-			lo = MIN(lo, SEQ(m, s, ts, 0));
-			hi = MAX(hi, SEQ(m, s, ts, n - 1));
+			lo = MIN(lo, stream_ts(m, s, 0));
+			hi = MAX(hi, stream_ts(m, s, n - 1));
 		}
 	}
 	if (lo > hi)
@@ -1247,19 +1644,20 @@ static void cursor_bisect(struct model *m, struct cursor *c, uint64_t p)
 	while (lo < hi) {
 		int64_t mid = (lo & hi) + ((lo ^ hi) >> 1); /* floor average, no overflow */
 		uint64_t le = 0;
-		for (size_t s = 0; s < m->nseqs; s++)
-			le += SEQ(m, s, upper, mid);
+		for (size_t s = 0; s < c->nstreams; s++)
+			le += stream_bound(m, s, mid, true);
 		if (le > p)
 			hi = mid;
 		else
 			lo = mid + 1;
 	}
 	uint64_t before = 0;
-	for (size_t s = 0; s < m->nseqs; s++)
-		before += (c->idx[s] = SEQ(m, s, lower, lo));
-	uint64_t r = p - before;
-	for (size_t s = 0; s < m->nseqs; s++) {
-		uint64_t same = SEQ(m, s, upper, lo) - c->idx[s];
+	for (size_t s = 0; s < c->nstreams; s++)
+		before += (c->idx[s] = stream_bound(m, s, lo, false));
+	/* of the events at lo: the parts' first, by place, then each sequence's */
+	uint64_t r = place_ties(m, c, lo, p - before);
+	for (size_t s = m->nparts; s < c->nstreams; s++) {
+		uint64_t same = stream_bound(m, s, lo, true) - c->idx[s];
 		if (r < same) {
 			c->idx[s] += r;
 			break;
@@ -1271,57 +1669,51 @@ static void cursor_bisect(struct model *m, struct cursor *c, uint64_t p)
 	cursor_placed(m, c);
 }
 
-/* The sequence holding the event at the cursor (the smallest head). */
-static size_t cursor_head(const struct model *m, const struct cursor *c)
+static void cursor_forth(const struct model *m, struct cursor *c)
 {
-	size_t best = SIZE_MAX;
-	for (size_t s = 0; s < m->nseqs; s++)
-		if (c->idx[s] < c->n[s] && (best == SIZE_MAX || c->head[s] < c->head[best]))
-			best = s;
-	return best;
-}
-
-/* (A sequence that breaks its time order, read back from a damaged saved
- * index, can leave a position with no record at it: NO_HEAD.  Its answers
- * are wrong, never a read outside the sequences.) */
-#define NO_HEAD SIZE_MAX
-
-static void cursor_forth(struct model *m, struct cursor *c)
-{
-	size_t s = cursor_head(m, c);
+	size_t s = cursor_head(c);
 	c->pos++;
 	if (s == NO_HEAD)
 		return;
 	c->idx[s]++;
-	cursor_head_of(m, c, s);
+	head_of(m, c, s);
+	replay(c);
 }
 
-static void cursor_back(struct model *m, struct cursor *c)
+static void cursor_back(const struct model *m, struct cursor *c)
 {
-	size_t best = SIZE_MAX;
-	int64_t bt = 0;
-	for (size_t s = 0; s < m->nseqs; s++) {
+	size_t best = NO_HEAD;
+	skey bk = 0;
+	for (size_t s = 0; s < c->nstreams; s++) {
 		if (!c->idx[s])
 			continue;
-		int64_t t = SEQ(m, s, ts, c->idx[s] - 1);
-		if (best == SIZE_MAX || t >= bt)
-			best = s, bt = t;
+		skey k;
+		if (is_part(m, s)) {
+			const struct cev *e = run_ev(m, c, s, c->idx[s] - 1, true);
+			k = stream_key(m, s, e->ts, e->loc);
+		} else {
+			k = stream_key(m, s, SEQ(m, stream_seq(m, s), ts, c->idx[s] - 1), 0);
+		}
+		if (best == NO_HEAD || k > bk)
+			best = s, bk = k;
 	}
 	c->pos--;
 	if (best == NO_HEAD)
 		return;
 	c->idx[best]--;
-	c->head[best] = bt;
+	head_of(m, c, best);
+	play_all(c); /* (not the winner's head that changed) */
 }
 
 #define STEP_LIMIT 4096
 
-static struct cursor *cursor_at(struct model *m, uint64_t p)
+static struct cursor *cursor_at(const struct model *m, uint64_t p)
 {
+	struct cursors *cs = cursors_of(m);
 	struct cursor *c = NULL;
 	uint64_t best = UINT64_MAX;
 	for (int i = 0; i < 2; i++) {
-		struct cursor *k = &m->cur[i];
+		struct cursor *k = &cs->cur[i];
 		if (!k->valid)
 			continue;
 		uint64_t d = k->pos > p ? k->pos - p : p - k->pos;
@@ -1340,35 +1732,55 @@ static struct cursor *cursor_at(struct model *m, uint64_t p)
 	return c;
 }
 
+/* The event at the cursor, from stream s. */
+static void cursor_get(const struct model *m, struct cursor *c, size_t s, struct event *e)
+{
+	if (s == NO_HEAD) {
+		*e = (struct event){.ts = m->last, .dur = TTV_NODUR, .flags = EVF_DAMAGED, .input = UINT32_MAX};
+	} else if (is_part(m, s)) {
+		cev_event(m, run_ev(m, c, s, c->idx[s], false), e);
+		e->seq = 0;
+	} else {
+		SEQ(m, stream_seq(m, s), get, c->idx[s], e);
+		e->seq = (uint32_t)stream_seq(m, s);
+	}
+	e->pos = c->pos;
+}
+
+/* (one store: its events' positions are the global ones) */
+static void part0_get(const struct model *m, uint64_t pos, struct event *e)
+{
+	struct cev room;
+	cev_event(m, evs_at(&m->parts[0]->store, pos, &room), e);
+	e->seq = 0;
+	e->pos = pos;
+}
+
 void model_get(struct model *m, uint64_t pos, struct event *e)
 {
-	if (m->nseqs == 1) {
-		c_get(m, pos, e);
-		e->seq = 0;
-		e->pos = pos;
+	if (nstreams(m) == 1) {
+		part0_get(m, pos, e);
 		return;
 	}
 	struct cursor *c = cursor_at(m, pos);
-	size_t s = cursor_head(m, c);
-	if (s == NO_HEAD) {
-		*e = (struct event){.ts = m->last, .dur = TTV_NODUR, .flags = EVF_DAMAGED, .input = UINT32_MAX, .pos = pos};
-		return;
-	}
-	SEQ(m, s, get, c->idx[s], e);
-	e->seq = (uint32_t)s;
-	e->pos = pos;
+	cursor_get(m, c, cursor_head(c), e);
 }
 
 void model_read(struct model *m, uint64_t pos, size_t n, struct event *e)
 {
-	if (m->nseqs != 1) {
-		for (size_t k = 0; k < n; k++)
-			model_get(m, pos + k, &e[k]);
+	if (nstreams(m) != 1) {
+		struct cursor *c = n ? cursor_at(m, pos) : NULL;
+		for (size_t k = 0; k < n; k++) {
+			cursor_get(m, c, cursor_head(c), &e[k]);
+			if (k + 1 < n)
+				cursor_forth(m, c);
+		}
 		return;
 	}
+	const struct evstore *st = &m->parts[0]->store;
 	while (n) {
 		const struct cev *c;
-		size_t k = evs_span(&m->store, pos, n, &c);
+		size_t k = evs_span(st, pos, n, &c);
 		for (size_t j = 0; j < k; j++, e++) {
 			cev_event(m, &c[j], e);
 			e->seq = 0;
@@ -1378,15 +1790,19 @@ void model_read(struct model *m, uint64_t pos, size_t n, struct event *e)
 	}
 }
 
+/* (readers on several threads each place cursors of their own; not with
+ * sequences, whose own reading may not be shared) */
 bool model_get_shared(const struct model *m) { return m->nseqs == 1; }
+
+bool model_split_reads(const struct model *m) { return nstreams(m) == 1; }
 
 int64_t model_ts(struct model *m, uint64_t pos)
 {
-	if (m->nseqs == 1)
-		return evs_ts(&m->store, pos);
+	if (nstreams(m) == 1)
+		return evs_ts(&m->parts[0]->store, pos);
 	struct cursor *c = cursor_at(m, pos);
-	size_t s = cursor_head(m, c);
-	return s == NO_HEAD ? m->last : SEQ(m, s, ts, c->idx[s]);
+	size_t s = cursor_head(c);
+	return s == NO_HEAD ? m->last : (int64_t)((uint64_t)(c->key[s] >> 64) ^ (1ull << 63));
 }
 
 bool model_find(struct model *m, int64_t ts, uint32_t input, uint64_t off, uint64_t *pos)
@@ -1405,31 +1821,37 @@ bool model_find(struct model *m, int64_t ts, uint32_t input, uint64_t off, uint6
 	return false;
 }
 
-/* Global position of record j of sequence s. */
-static uint64_t pos_of(struct model *m, size_t s, uint64_t j)
+/* Global position of event j of stream s: j, and what each other stream
+ * has before it. */
+static uint64_t pos_of(const struct model *m, size_t s, uint64_t j)
 {
-	int64_t t = SEQ(m, s, ts, j);
+	if (nstreams(m) == 1)
+		return j;
+	bool part = is_part(m, s);
+	struct cev key = part ? pev(m->parts[s], j) : (struct cev){.ts = stream_ts(m, s, j)};
 	uint64_t p = j;
-	for (size_t o = 0; o < m->nseqs; o++) {
-		if (o < s)
-			p += SEQ(m, o, upper, t);
-		else if (o > s)
-			p += SEQ(m, o, lower, t);
+	for (size_t o = 0; o < nstreams(m); o++) {
+		if (o == s)
+			continue;
+		if (is_part(m, o))
+			p += part ? evs_bound(&m->parts[o]->store, &key, false) : stream_bound(m, o, key.ts, true);
+		else
+			p += stream_bound(m, o, key.ts, o < s);
 	}
 	return p;
 }
 
-static bool compact_partner(struct model *m, uint64_t i, uint64_t *j)
+static bool compact_partner(struct model *m, const struct part *p, uint64_t i, uint64_t *j)
 {
-	struct cev e = ev_at(m, i);
+	struct cev e = pev(p, i);
 	enum ev_role r = cev_role(&e);
 	if ((r != ROLE_BEGIN && r != ROLE_END) || e.dur == DUR_NONE)
 		return false;
-	uint64_t d = dur_decode(m, e.dur), n = nev(m);
+	uint64_t d = dur_decode(m, e.dur), n = pcount(p);
 	int64_t t = (int64_t)(r == ROLE_BEGIN ? (uint64_t)e.ts + d : (uint64_t)e.ts - d);
 	enum ev_role want = r == ROLE_BEGIN ? ROLE_END : ROLE_BEGIN;
-	for (uint64_t k = evs_time_bound(&m->store, t, false); k < n; k++) {
-		struct cev o = ev_at(m, k);
+	for (uint64_t k = evs_time_bound(&p->store, t, false); k < n; k++) {
+		struct cev o = pev(p, k);
 		if (o.ts != t)
 			break;
 		if (cev_role(&o) == want && cev_lane(&o) == cev_lane(&e) && dur_decode(m, o.dur) == d &&
@@ -1443,25 +1865,70 @@ static bool compact_partner(struct model *m, uint64_t i, uint64_t *j)
 
 uint64_t model_seq_pos(struct model *m, uint32_t seq, uint64_t j)
 {
-	return m->nseqs == 1 ? j : pos_of(m, seq, j);
+	return pos_of(m, m->nparts + seq - 1, j);
+}
+
+/* The other end of the span at pos: event j of stream *s. */
+static bool partner_of(struct model *m, uint64_t pos, size_t *s, uint64_t *j)
+{
+	uint64_t i = pos;
+	*s = 0;
+	if (nstreams(m) != 1) {
+		struct cursor *c = cursor_at(m, pos);
+		if ((*s = cursor_head(c)) == NO_HEAD)
+			return false;
+		i = c->idx[*s];
+	}
+	if (is_part(m, *s))
+		return compact_partner(m, m->parts[*s], i, j);
+	const struct seqent *se = &m->seqs[stream_seq(m, *s)];
+	struct event e;
+	se->ops->get(se->ctx, i, &e);
+	return se->ops->partner && se->ops->partner(se->ctx, e.off, j);
 }
 
 bool model_partner(struct model *m, uint64_t pos, uint64_t *other)
 {
-	struct event e;
-	model_get(m, pos, &e);
+	size_t s;
 	uint64_t j;
-	if (e.seq == 0) {
-		uint64_t i = m->nseqs == 1 ? pos : cursor_at(m, pos)->idx[0];
-		if (!compact_partner(m, i, &j))
-			return false;
-	} else {
-		const struct seqent *se = &m->seqs[e.seq];
-		if (!se->ops->partner || !se->ops->partner(se->ctx, e.off, &j))
-			return false;
-	}
-	*other = m->nseqs == 1 ? j : pos_of(m, e.seq, j);
+	if (!partner_of(m, pos, &s, &j))
+		return false;
+	*other = pos_of(m, s, j);
 	return true;
+}
+
+bool model_partner_event(struct model *m, uint64_t pos, struct event *o)
+{
+	size_t s;
+	uint64_t j;
+	if (!partner_of(m, pos, &s, &j))
+		return false;
+	if (is_part(m, s)) {
+		struct cev c = pev(m->parts[s], j);
+		cev_event(m, &c, o);
+		o->seq = 0;
+	} else {
+		SEQ(m, stream_seq(m, s), get, j, o);
+		o->seq = (uint32_t)stream_seq(m, s);
+	}
+	o->pos = nstreams(m) == 1 ? j : UINT64_MAX;
+	return true;
+}
+
+size_t model_lane_open(struct model *m, uint32_t lane, const uint64_t **pos)
+{
+	if (lane >= m->nlanes)
+		return 0;
+	struct lane_pairs *l = &m->lp[lane];
+	if (nstreams(m) == 1) {
+		*pos = l->stk;
+		return l->depth;
+	}
+	xgrow(&l->open, &l->capopen, l->depth, sizeof *l->open);
+	for (uint32_t i = 0; i < l->depth; i++)
+		l->open[i] = pos_of(m, l->part, l->stk[i]);
+	*pos = l->open;
+	return l->depth;
 }
 
 bool model_span(const struct model *m, int64_t *first, int64_t *last)
@@ -1492,10 +1959,12 @@ bool model_savable(struct model *m)
 	return !m->npend;
 }
 
-const uint8_t *model_pool(const struct model *m, size_t *n)
+size_t model_npools(const struct model *m) { return m->nparts; }
+
+const uint8_t *model_pool(const struct model *m, size_t i, size_t *n)
 {
-	*n = m->store.pool.n;
-	return m->store.pool.p;
+	*n = m->parts[i]->store.pool.n;
+	return m->parts[i]->store.pool.p;
 }
 
 static uint32_t owner_index(const void *owner, const void *const *owners, size_t nowners)
@@ -1557,14 +2026,20 @@ void model_save(const struct model *m, struct buf *out, struct buf *strings, con
 		if (m->raw_names.used[i])
 			put_u64(out, m->raw_names.keys[i] << 32 | m->raw_names.vals[i]);
 	put_array(out, m->longdur, m->nlong, sizeof *m->longdur);
-	put_u64(out, (uint64_t)m->have_span | (uint64_t)m->has_pairs << 1);
+	put_u64(out, m->have_span);
 	put_i64(out, m->first);
 	put_i64(out, m->last);
-	evs_save(&m->store, out);
-	put_u64(out, m->nsnaps);
-	for (size_t i = 0; i < m->nsnaps; i++) {
-		put_u64(out, m->snaps[i].pos);
-		put_array(out, m->snaps[i].data, m->snaps[i].n, sizeof *m->snaps[i].data);
+	put_u64(out, m->nparts); /* (each one's pool: model_pool, one after another) */
+	for (size_t k = 0; k < m->nparts; k++) {
+		const struct part *p = m->parts[k];
+		put_u64(out, p->store.pool.n);
+		put_u64(out, p->has_pairs);
+		evs_save(&p->store, out);
+		put_u64(out, p->nsnaps);
+		for (size_t i = 0; i < p->nsnaps; i++) {
+			put_u64(out, p->snaps[i].pos);
+			put_array(out, p->snaps[i].data, p->snaps[i].n, sizeof *p->snaps[i].data);
+		}
 	}
 }
 
@@ -1639,18 +2114,19 @@ static bool restore_types(struct model *m, struct blob *r, const void *const *ow
 	return !r->bad;
 }
 
-static bool restore_snaps(struct model *m, struct blob *r, uint64_t nev)
+/* (positions in part p, checked against its events; lanes its own) */
+static bool restore_snaps(struct model *m, struct part *p, struct blob *r)
 {
-	uint64_t n = get_below(r, SNAP_MAX + 1);
+	uint64_t n = get_below(r, SNAP_MAX + 1), nev = pcount(p);
 	for (uint64_t i = 0; i < n && !r->bad; i++) {
-		struct snap *s = &m->snaps[m->nsnaps++];
+		struct snap *s = &p->snaps[p->nsnaps++];
 		s->pos = get_u64(r);
 		s->data = get_copy(r, &s->n, sizeof *s->data);
 		if (s->pos > nev || (i && s->pos <= s[-1].pos))
 			return false;
 		for (size_t k = 0; k + 2 <= s->n;) { /* lane, depth, positions */
 			uint64_t lane = s->data[k], depth = s->data[k + 1];
-			if (lane >= m->nlanes || depth > s->n - k - 2)
+			if (lane >= m->nlanes || !lane_in(m, lane, p) || depth > s->n - k - 2)
 				return false;
 			for (k += 2; depth--; k++)
 				if (s->data[k] >= nev)
@@ -1658,6 +2134,28 @@ static bool restore_snaps(struct model *m, struct blob *r, uint64_t nev)
 			if (k == s->n)
 				break;
 		}
+	}
+	return !r->bad;
+}
+
+/* The parts, their pools lent from the saved ones (pool[0..npool), one
+ * after another), which the model keeps. */
+static bool restore_parts(struct model *m, struct blob *r, struct bigmem *pool, size_t npool, uint64_t ninputs)
+{
+	m->restored = *pool;
+	*pool = (struct bigmem){0};
+	if (get_u64(r) != m->nparts)
+		return false; /* (the lanes made them again, one per source) */
+	struct evs_limits lim = {ninputs, m->ntypes, m->nlanes, strtab_count(m->st)};
+	size_t at = 0;
+	for (size_t k = 0; k < m->nparts && !r->bad; k++) {
+		struct part *p = m->parts[k];
+		uint64_t n = get_below(r, npool - at + 1);
+		p->has_pairs = get_u64(r) & 1;
+		if (r->bad || !evs_restore(&p->store, r, (uint8_t *)m->restored.p + at, (size_t)n, &lim) ||
+		    !restore_snaps(m, p, r))
+			return false;
+		at += (size_t)n;
 	}
 	return !r->bad;
 }
@@ -1679,25 +2177,19 @@ bool model_restore(struct model *m, struct blob *r, struct bigmem *pool, size_t 
 	}
 	m->longdur = get_copy(r, &m->nlong, sizeof *m->longdur);
 	m->caplong = m->nlong;
-	uint64_t flags = get_u64(r);
-	m->have_span = flags & 1;
-	m->has_pairs = flags >> 1 & 1;
+	m->have_span = get_u64(r) & 1;
 	m->first = get_i64(r);
 	m->last = get_i64(r);
-	struct evs_limits lim = {ninputs, m->ntypes, m->nlanes, nstr};
-	if (r->bad || !evs_restore(&m->store, r, pool, npool, &lim))
+	if (r->bad || !restore_parts(m, r, pool, npool, ninputs))
 		return false;
 	for (size_t i = 0; i < m->ntypes; i++)
 		if (m->seen[i].ex.input != NO_EXAMPLE && m->seen[i].ex.input >= ninputs)
 			return false;
-	uint64_t n = nev(m);
 	for (size_t i = 0; i < m->nlanes; i++)
 		for (uint32_t j = 0; j < m->lp[i].depth; j++)
-			if (m->lp[i].stk[j] >= n)
+			if (m->lp[i].stk[j] >= pcount(m->parts[m->lp[i].part]))
 				return false;
-	if (!restore_snaps(m, r, n))
-		return false;
-	m->cur[0].valid = m->cur[1].valid = false;
+	m->epoch++;
 	m->changed_from = 0;
 	m->generation++;
 	return true;

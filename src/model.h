@@ -3,18 +3,21 @@
  *
  * Events from streaming decoders are stored compactly (time, where the
  * record's bytes are, duration, lane, type, one interned string, flags;
- * packed in blocks to 10-13 bytes each, src/evstore.h) in one order sorted
- * by (time, input, offset).  Fields are never stored: they are decoded
- * lazily from the record's bytes when shown.
+ * packed in blocks to 10-13 bytes each, src/evstore.h), each source's in a
+ * *part* of its own sorted by (time, input, offset): sources that cover the
+ * same time (the instances of a fleet, read one after another) each append
+ * to their own part instead of rewriting another's.  Fields are never
+ * stored: they are decoded lazily from the record's bytes when shown.
  *
  * Formats whose records are fixed-size and already on disk (ATF index files)
  * are not copied: a decoder registers them as a *sequence* (see seq_ops),
- * and the model merges every sequence and the compact array into one global
- * time order, addressed by position 0..count-1.
+ * and the model merges the parts and every sequence into one global time
+ * order (by time, then the parts' events by input and offset, then the
+ * sequences' in turn), addressed by position 0..count-1.
  *
  * Spans: an event is an instant, a complete span (it carries its own
  * duration), or the begin or end of a span.  Begin/end events are paired per
- * lane with a stack in time order (or as their decoder says: struct
+ * lane (so within its part) with a stack in time order (or as their decoder says: struct
  * type.keyed); the pair's duration is stored on both, so either end finds
  * the other by seeking in time.  What does not pair keeps
  * no duration and is flagged as unpaired, never hidden. */
@@ -196,17 +199,26 @@ bool model_find(struct model *m, int64_t ts, uint32_t input, uint64_t off, uint6
 uint64_t model_seq_pos(struct model *m, uint32_t seq, uint64_t j);
 /* Position of the other end of a span (begin <-> end). */
 bool model_partner(struct model *m, uint64_t pos, uint64_t *other);
+/* The other end itself, for readers that go in order: its pos is left
+ * UINT64_MAX when finding it would cost more than the rest (the order
+ * merges several sources: model_partner finds it). */
+bool model_partner_event(struct model *m, uint64_t pos, struct event *o);
 /* The longest spans of a lane (at most LONG_SPANS, longest first) and, in
  * *rest, a bound on the duration of every other span of the lane
  * (UINT64_MAX for a lane of sequences: their spans are not looked at). */
 size_t model_lane_longest(const struct model *m, uint32_t lane, const struct long_span **out, uint64_t *rest);
 /* Begins of a lane that no end has closed yet (positions). */
-size_t model_lane_open(const struct model *m, uint32_t lane, const uint64_t **pos);
+size_t model_lane_open(struct model *m, uint32_t lane, const uint64_t **pos);
 /* Time span of the timeline events (metadata excluded); false when empty. */
 bool model_span(const struct model *m, int64_t *first, int64_t *last);
 /* May model_get() run on several threads at once (while nothing is added)?
- * Not with sequences: their merge cursors move. */
+ * Not with sequences: their own reading may not be shared. */
 bool model_get_shared(const struct model *m);
+/* Does reading from a position cost only what is read?  Not when the
+ * order merges several sources: a reader then steps over what lies
+ * between its reads (threads that each read every other run of events
+ * step over all of them). */
+bool model_split_reads(const struct model *m);
 /* How many times the event order changed behind already committed
  * positions (late events merged in); views use it to re-find their place. */
 uint64_t model_generation(const struct model *m);
@@ -230,7 +242,8 @@ uint64_t model_take_changed(struct model *m);
  * (everything committed).  Sequences are not saved: the decoders that
  * registered them do so again when they open the same files, in the same
  * order, and restore what they hold.  model_save() writes all but the
- * events' pool, whose bytes model_pool() gives, and the strings, written
+ * events' pools (one per source), whose bytes model_pool() gives (saved one
+ * after another, as one), and the strings, written
  * apart into `strings` (strtab_save); types name their owner by its index
  * in owners[].  model_restore() reads it back into a model that holds only
  * what the same decoders' open() made, taking over the mapped pool and
@@ -242,7 +255,8 @@ struct bigmem;
 bool model_savable(struct model *m);
 void model_save(const struct model *m, struct buf *out, struct buf *strings, const void *const *owners,
 		size_t nowners);
-const uint8_t *model_pool(const struct model *m, size_t *n);
+size_t model_npools(const struct model *m);
+const uint8_t *model_pool(const struct model *m, size_t i, size_t *n);
 bool model_restore(struct model *m, struct blob *r, struct bigmem *pool, size_t npool, struct bigmem *strings,
 		   size_t nstrings, uint64_t nsources, uint64_t ninputs, const void *const *owners, size_t nowners);
 

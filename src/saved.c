@@ -13,7 +13,8 @@
 
 #define ID_SPAN (64u << 10)
 #define MAGIC "ttv-idx\n"
-#define VERSION 4 /* 2: the meta hashed with hash_big; 3: parts (strings, gzip inputs); 4: an example event per type */
+#define VERSION 5 /* 2: the meta hashed with hash_big; 3: parts (strings, gzip inputs); 4: an example event per type;
+		   5: the events' pool of each source's part */
 #define BYTE_ORDER_MARK 0x0102030405060708ull
 #define DEFAULT_LIMIT (2ull << 30)
 
@@ -182,9 +183,13 @@ static bool write_index(int fd, uint64_t key, const struct buf *meta, const stru
 		end += (part[i].n + page - 1) / page * page;
 	}
 	bool ok = write_all(fd, &h, sizeof h, stop) && write_all(fd, meta->p, meta->len, stop);
-	for (size_t i = 0; ok && i < nparts; i++)
-		ok = lseek(fd, (off_t)h.part[i].off, SEEK_SET) == (off_t)h.part[i].off &&
-		     write_all(fd, part[i].p, part[i].n, stop);
+	for (size_t i = 0; ok && i < nparts; i++) {
+		ok = lseek(fd, (off_t)h.part[i].off, SEEK_SET) == (off_t)h.part[i].off;
+		if (!part[i].npieces)
+			ok = ok && write_all(fd, part[i].p, part[i].n, stop);
+		for (size_t k = 0; ok && k < part[i].npieces; k++)
+			ok = write_all(fd, part[i].piece[k].p, part[i].piece[k].n, stop);
+	}
 	return ok && ftruncate(fd, (off_t)end) == 0;
 }
 

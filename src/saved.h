@@ -46,6 +46,9 @@ uint64_t saved_limit(void);
 struct saved_part {
 	const void *p;
 	size_t n;
+	/* or, when npieces: written from pieces, one after another (n: their total) */
+	const struct saved_part *piece;
+	size_t npieces;
 };
 
 struct saved {

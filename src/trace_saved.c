@@ -185,6 +185,8 @@ struct save_job {
 	struct buf meta, strings;
 	struct saved_part part[SAVED_MAX_PARTS];
 	size_t nparts;
+	struct saved_part *pools; /* PART_POOL's pieces */
+	size_t npools;
 	pthread_t thread;
 	atomic_bool stop;
 	char *error; /* why it could not be written */
@@ -221,12 +223,19 @@ static struct save_job *gather(struct trace *t)
 		save_damage(t->src[i], &j->meta);
 	for (size_t i = 0; i < t->nin; i++)
 		save_input(t->in[i], &j->meta);
-	j->part[PART_STRINGS] = (struct saved_part){j->strings.p, j->strings.len};
-	j->part[PART_POOL].p = model_pool(t->m, &j->part[PART_POOL].n);
+	j->part[PART_STRINGS] = (struct saved_part){.p = j->strings.p, .n = j->strings.len};
+	j->npools = model_npools(t->m);
+	j->pools = xcalloc(j->npools, sizeof *j->pools);
+	for (size_t i = 0; i < j->npools; i++) {
+		j->pools[i].p = model_pool(t->m, i, &j->pools[i].n);
+		j->part[PART_POOL].n += j->pools[i].n;
+	}
+	j->part[PART_POOL].piece = j->pools;
+	j->part[PART_POOL].npieces = j->npools;
 	j->nparts = PART_GZIP;
 	for (size_t i = 0; i < t->nin; i++)
 		if (t->in[i]->gzip)
-			j->part[j->nparts++] = (struct saved_part){t->in[i]->map, t->in[i]->size};
+			j->part[j->nparts++] = (struct saved_part){.p = t->in[i]->map, .n = t->in[i]->size};
 	return j;
 }
 
@@ -247,6 +256,7 @@ static void job_free(struct trace *t, struct save_job *j)
 		free(j->error);
 	buf_free(&j->meta);
 	buf_free(&j->strings);
+	free(j->pools);
 	free(j);
 }
 

@@ -532,6 +532,194 @@ static void test_overlapping_batches(void)
 	ok(sorted(), "... and in order");
 }
 
+/* Sources read one after another over the same period (a fleet): each
+ * source's events are their own part, merged into one order when read.
+ * The order, random access both ways, seek, pairs, partners and open
+ * begins are those of one store holding everything (the same events with
+ * every lane in one source), whatever the commits. */
+#define PARTS_SOURCES 5
+#define PARTS_EVENTS 40000
+
+struct added {
+	struct event e;
+	uint64_t loc; /* input, offset, type: the order at equal times */
+};
+
+static int by_place(const void *x, const void *y)
+{
+	const struct added *a = x, *b = y;
+	if (a->e.ts != b->e.ts)
+		return a->e.ts < b->e.ts ? -1 : 1;
+	return (a->loc > b->loc) - (a->loc < b->loc);
+}
+
+/* The fleet's events into a fresh model: each source its lanes (or all
+ * in source 0: one_source), committed every `every` events (0: once). */
+static struct added *fleet(bool one_source, unsigned every, size_t *n)
+{
+	setup();
+	uint32_t lanes[PARTS_SOURCES][2];
+	for (uint32_t s = 0; s < PARTS_SOURCES; s++)
+		for (uint32_t k = 0; k < 2; k++)
+			lanes[s][k] = model_lane(m, one_source ? 0 : s, 100 + s * 2 + k, model_str(m, "l", 1));
+	struct added *v = calloc(PARTS_SOURCES * PARTS_EVENTS, sizeof *v);
+	size_t k = 0;
+	for (uint32_t s = 0; s < PARTS_SOURCES; s++) {
+		uint64_t rng = 11 + s;
+		int64_t t = 0;
+		for (unsigned i = 0; i < PARTS_EVENTS; i++, k++) {
+			uint64_t x = rng_next_test(&rng);
+			/* the same period for every source, times often equal across them */
+			int64_t ts = x % 10 == 0 ? t - (int64_t)((x >> 8) % 500) : (t += (int64_t)((x >> 8) % 4));
+			unsigned kind = (unsigned)(x >> 20) % 3;
+			uint32_t type = kind == 0 ? t_begin : kind == 1 ? t_end : t_inst;
+			struct event e = {.ts = ts, .dur = TTV_NODUR, .lane = lanes[s][(x >> 24) & 1], .type = type,
+					  .flags = kind == 0 ? ROLE_BEGIN : kind == 1 ? ROLE_END : ROLE_INSTANT,
+					  .input = s, .off = i};
+			model_add(m, &e);
+			v[k] = (struct added){e, (uint64_t)s << 52 | (uint64_t)i << 16 | type};
+			if (every && k % every == every - 1)
+				model_commit_some(m);
+		}
+	}
+	model_commit(m);
+	qsort(v, k, sizeof *v, by_place);
+	*n = k;
+	return v;
+}
+
+static bool same_event(const struct event *a, const struct event *b)
+{
+	return a->ts == b->ts && a->input == b->input && a->off == b->off && a->type == b->type && a->dur == b->dur;
+}
+
+static void test_parts(void)
+{
+	size_t n;
+	struct added *one = fleet(true, 0, &n);
+	uint64_t *dur = calloc(n, sizeof *dur);
+	for (uint64_t p = 0; p < n; p++) {
+		struct event e;
+		model_get(m, p, &e);
+		dur[p] = e.dur;
+	}
+	free(one);
+	unsigned commits[] = {0, 3001, 65536};
+	for (size_t c = 0; c < ARRAY_LEN(commits); c++) {
+		struct added *v = fleet(false, commits[c], &n);
+		struct event e, o;
+		bool order = model_count(m) == n, back = true, jumps = true, pairs = true, read = true;
+		for (uint64_t p = 0; p < n && order; p++) {
+			model_get(m, p, &e);
+			v[p].e.dur = dur[p];
+			order = same_event(&e, &v[p].e) && e.pos == p;
+		}
+		ok(order, "parts, commits every %u: the order of one store (time, then input and offset), its pairs",
+		   commits[c]);
+		for (uint64_t p = n; p-- > n - 5000;) {
+			model_get(m, p, &e);
+			back &= same_event(&e, &v[p].e);
+		}
+		ok(back, "... stepping backwards");
+		uint64_t rng = 5;
+		for (int k = 0; k < 2000; k++) {
+			uint64_t p = rng_next_test(&rng) % n;
+			model_get(m, p, &e);
+			jumps &= same_event(&e, &v[p].e) && model_ts(m, p) == v[p].e.ts;
+			uint64_t q = model_seek(m, v[p].e.ts);
+			jumps &= q <= p && (q == 0 || v[q - 1].e.ts < v[p].e.ts) && v[q].e.ts == v[p].e.ts;
+		}
+		ok(jumps, "... random access and seek");
+		struct event run[777];
+		for (uint64_t p = 1234; p + 777 < n && read; p += 20000) {
+			model_read(m, p, 777, run);
+			for (int j = 0; j < 777; j++)
+				read &= same_event(&run[j], &v[p + j].e) && run[j].pos == p + j;
+		}
+		ok(read, "... reading runs");
+		uint64_t npaired = 0;
+		for (uint64_t p = 0; p < n && pairs; p += 7) {
+			model_get(m, p, &e);
+			if (ev_role(&e) != ROLE_BEGIN || e.dur == TTV_NODUR || !e.dur)
+				continue; /* (two spans of no length at one time on one lane: either end is found) */
+			uint64_t q;
+			pairs = model_partner(m, p, &q) && q > p && model_partner_event(m, p, &o);
+			if (!pairs)
+				break;
+			pairs = same_event(&o, &v[q].e) && ev_role(&o) == ROLE_END && o.lane == e.lane &&
+				o.ts == e.ts + (int64_t)e.dur;
+			npaired++;
+		}
+		ok(pairs && npaired > 1000, "... partners found across the parts (%llu)", (unsigned long long)npaired);
+		bool open = true;
+		for (uint32_t l = 0; l < model_nlanes(m); l++) {
+			const uint64_t *pos;
+			size_t no = model_lane_open(m, l, &pos);
+			for (size_t i = 0; i < no; i++) {
+				model_get(m, pos[i], &e);
+				open &= e.lane == l && ev_role(&e) == ROLE_BEGIN && e.dur == TTV_NODUR;
+			}
+		}
+		ok(open, "... open begins at their global positions");
+		free(v);
+	}
+	free(dur);
+	/* with sequences too: at equal times the parts' events first, then
+	 * each sequence's in turn */
+	struct added *v = fleet(false, 3001, &n);
+	struct fakeseq sq[2] = {{.n = 3000, .lane = lane_a, .type = t_inst}, {.n = 2000, .lane = lane_b, .type = t_inst}};
+	size_t all = n + sq[0].n + sq[1].n;
+	struct event *want = calloc(all, sizeof *want);
+	for (int k = 0; k < 2; k++) {
+		sq[k].ts = malloc(sq[k].n * sizeof *sq[k].ts);
+		for (uint64_t i = 0; i < sq[k].n; i++)
+			sq[k].ts[i] = (int64_t)i * (k ? 11 : 7); /* ties with the parts and each other */
+		model_add_seq(m, &fs_ops, &sq[k]);
+	}
+	size_t w = 0, at[3] = {0};
+	while (w < all) {
+		int best = -1;
+		int64_t bt = 0;
+		for (int k = 0; k < 3; k++) {
+			size_t lim = k == 0 ? n : sq[k - 1].n;
+			int64_t t = at[k] >= lim ? INT64_MAX : k == 0 ? v[at[k]].e.ts : sq[k - 1].ts[at[k]];
+			if (at[k] < lim && (best < 0 || t < bt))
+				best = k, bt = t;
+		}
+		if (best == 0)
+			want[w] = v[at[0]].e;
+		else
+			fs_get(&sq[best - 1], at[best], &want[w]);
+		want[w].dur = best == 0 ? TTV_NODUR : want[w].dur; /* (the parts' durations: not compared here) */
+		at[best]++, w++;
+	}
+	bool fwd = model_count(m) == all, bwd = true, rnd = true;
+	struct event e;
+	for (uint64_t p = 0; p < all && fwd; p++) {
+		model_get(m, p, &e);
+		fwd = e.ts == want[p].ts && e.input == want[p].input && e.off == want[p].off;
+	}
+	for (uint64_t p = all; p-- > all - 3000;) {
+		model_get(m, p, &e);
+		bwd &= e.ts == want[p].ts && e.input == want[p].input && e.off == want[p].off;
+	}
+	uint64_t rng = 9;
+	for (int k = 0; k < 2000; k++) {
+		uint64_t p = rng_next_test(&rng) % all;
+		model_get(m, p, &e);
+		rnd &= e.ts == want[p].ts && e.input == want[p].input && e.off == want[p].off;
+		if (e.seq)
+			rnd &= model_seq_pos(m, e.seq, e.off) == p;
+	}
+	ok(fwd && bwd && rnd, "parts and sequences: parts first at equal times, then the sequences in turn (all ways)");
+	for (int k = 0; k < 2; k++)
+		free(sq[k].ts);
+	free(want);
+	free(v);
+	model_free(m);
+	m = NULL;
+}
+
 /* Random puts and deletes on a small key space (long probe runs that wrap
  * around the table), checked against a plain array after every step. */
 static void test_hmap_del(void)
@@ -700,6 +888,7 @@ int main(void)
 	test_keyed_pairs();
 	test_long_and_meta();
 	test_sequences();
+	test_parts();
 	model_free(m);
 	return done_testing();
 }
