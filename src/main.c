@@ -292,8 +292,10 @@ int main(int argc, char **argv)
 		trace_open(&t, c.paths[i]);
 		t.nsrc_first = i ? t.nsrc_first : (uint32_t)t.nsrc;
 	}
-	if (c.mode == MODE_VIEW)
+	if (c.mode == MODE_VIEW) {
 		t.follow = c.follow;
+		t.one_store = true;
+	}
 	if (c.mode == MODE_VIEW || !c.follow) /* (--dump -f prints as it reads) */
 		trace_restore(&t);
 

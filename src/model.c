@@ -42,35 +42,46 @@ typedef unsigned __int128 skey;
 /* A position in that merge: idx[s] events of stream s come before `pos`.
  * Kept at hand, so that a step forward asks one stream for one event, not
  * all: each stream's count and its head's key (the event at idx[s]); a
- * tournament over the heads (top: the stream whose head comes first; each
- * match's loser kept, so that the winner's next head plays only the
- * losers on its way up); and, for each part, a run of its events
+ * tournament over the heads; and, for each part, a run of its events
  * unpacked (run[s], from runs[s].start), so that reading in order
  * unpacks each part's blocks once. */
 #define CUR_RUN 64
 struct cur_run {
 	uint64_t start;
 	uint32_t n;
+	uint32_t want; /* unpacked at a time: doubled while reading on, 1 once placed */
 };
+/* A tournament over streams' keys: top is the stream whose key is least;
+ * each match's loser is kept, so that when the winner's key changes it
+ * plays only the losers on its way up. */
+struct tourney {
+	skey *key;      /* of each stream (NO_KEY past the last one) */
+	uint32_t *lose; /* lose[1..nleaf): the loser of each match */
+	uint32_t *win;  /* (room for tourney_play) */
+	uint32_t top;
+	size_t nleaf;
+};
+
 struct cursor {
 	uint64_t pos;
 	uint64_t *idx, *n;
-	skey *key; /* of each stream's head (stream_key; NO_KEY when it has none) */
-	uint32_t *lose; /* lose[1..nleaf): the loser of each match */
-	uint32_t top;   /* the winner of all */
-	size_t nleaf;
+	struct tourney t; /* over the streams' heads */
 	struct cev *run; /* CUR_RUN per part */
 	struct cur_run *runs;
 	size_t nstreams;
 	bool valid;
 };
 
-/* A reader's two cursors (one thread's: readers on several threads each
- * have their own), for one model in one state (its serial and epoch). */
+/* A reader's cursors (one thread's: readers on several threads each
+ * have their own), for one model in one state (its serial and epoch):
+ * a view reads where it shows, its ends and the spans around, each
+ * place kept by a cursor of its own. */
+#define NCURSORS 4
 struct cursors {
 	uint64_t serial, epoch;
-	struct cursor cur[2];
-	unsigned next;
+	struct cursor cur[NCURSORS];
+	uint64_t used[NCURSORS]; /* when each was last used (the least recently is placed anew) */
+	uint64_t clock;
 };
 
 /* Pairing state saved at a position, so late events can be re-paired from
@@ -166,6 +177,7 @@ struct model {
 	/* the lanes and parts the committer sees (those made before its batch
 	 * was sealed: later ones are made meanwhile, in room kept for them) */
 	size_t clanes, cparts;
+	uint64_t ncompact; /* events in the parts (set as commits end: model_count asks often) */
 	uint32_t *source_part; /* source id -> part + 1 (0: none yet) */
 	size_t capsource_part;
 	struct cev *pend;     /* added, not yet committed */
@@ -226,7 +238,7 @@ static uint64_t nev_in(const struct model *m, size_t n)
 	return k;
 }
 
-static inline uint64_t nev(const struct model *m) { return nev_in(m, m->nparts); }
+static inline uint64_t nev(const struct model *m) { return m->ncompact; }
 
 /* (the committer's view: lane < clanes) */
 static inline uint32_t lane_part(const struct model *m, uint32_t lane) { return lane < m->clanes ? m->lp[lane].part : 0; }
@@ -268,13 +280,65 @@ static uint32_t source_part(struct model *m, uint32_t source)
 	return m->source_part[source] - 1;
 }
 
-/* ---- cursors (one pair per reading thread) --------------------------------- */
+/* ---- tournaments ------------------------------------------------------------ */
+
+static void tourney_init(struct tourney *t, size_t n)
+{
+	for (t->nleaf = 1; t->nleaf < n; t->nleaf *= 2)
+		;
+	t->key = xcalloc(t->nleaf, sizeof *t->key);
+	for (size_t i = n; i < t->nleaf; i++)
+		t->key[i] = NO_KEY;
+	t->lose = xcalloc(t->nleaf, sizeof *t->lose);
+	t->win = xcalloc(2 * t->nleaf, sizeof *t->win);
+}
+
+static void tourney_free(struct tourney *t)
+{
+	free(t->key);
+	free(t->lose);
+	free(t->win);
+	*t = (struct tourney){0};
+}
+
+/* Every match played from the start. */
+static void tourney_play(struct tourney *t)
+{
+	uint32_t *win = t->win;
+	for (size_t i = 0; i < t->nleaf; i++)
+		win[t->nleaf + i] = (uint32_t)i;
+	for (size_t i = t->nleaf; i-- > 1;) {
+		uint32_t a = win[2 * i], b = win[2 * i + 1];
+		bool ba = t->key[b] < t->key[a];
+		win[i] = ba ? b : a;
+		t->lose[i] = ba ? a : b;
+	}
+	t->top = win[1];
+}
+
+/* The winner's key changed: it plays the losers on its way up (without
+ * branches: who wins is a coin toss when streams interleave finely). */
+static inline void tourney_replay(struct tourney *t)
+{
+	uint32_t w = t->top;
+	skey kw = t->key[w];
+	for (size_t i = (t->nleaf + w) / 2; i; i /= 2) {
+		uint32_t l = t->lose[i];
+		skey kl = t->key[l];
+		bool lw = kl < kw;
+		t->lose[i] = lw ? w : l;
+		w = lw ? l : w;
+		kw = lw ? kl : kw;
+	}
+	t->top = w;
+}
+
+/* ---- cursors (a few per reading thread) ------------------------------------ */
 
 static void cursor_free(struct cursor *c)
 {
 	free(c->idx); /* (and n) */
-	free(c->key);
-	free(c->lose);
+	tourney_free(&c->t);
 	free(c->run);
 	free(c->runs);
 	*c = (struct cursor){0};
@@ -286,8 +350,8 @@ static pthread_once_t cursors_once = PTHREAD_ONCE_INIT;
 static void cursors_free(void *p)
 {
 	struct cursors *cs = p;
-	cursor_free(&cs->cur[0]);
-	cursor_free(&cs->cur[1]);
+	for (int i = 0; i < NCURSORS; i++)
+		cursor_free(&cs->cur[i]);
 	free(cs);
 }
 
@@ -309,7 +373,8 @@ static struct cursors *cursors_of(const struct model *m)
 	if (cs->serial != m->serial || cs->epoch != m->epoch) {
 		cs->serial = m->serial;
 		cs->epoch = m->epoch;
-		cs->cur[0].valid = cs->cur[1].valid = false;
+		for (int i = 0; i < NCURSORS; i++)
+			cs->cur[i].valid = false;
 	}
 	return cs;
 }
@@ -346,8 +411,8 @@ void model_free(struct model *m)
 	free(m->source_part);
 	bigmem_free(&m->restored);
 	struct cursors *cs = cursors_of(m); /* (this thread's: let their memory go) */
-	cursor_free(&cs->cur[0]);
-	cursor_free(&cs->cur[1]);
+	for (int i = 0; i < NCURSORS; i++)
+		cursor_free(&cs->cur[i]);
 	cs->serial = 0;
 	hmap_free(&m->raw_names);
 	free(m->lanes);
@@ -1196,6 +1261,7 @@ static void commit_sorted(struct model *m, struct sortbuf *b, struct batch_kind 
 	if (seqs ? late : first < old)
 		m->generation++;
 	m->npend = 0;
+	m->ncompact = nev_in(m, m->cparts);
 }
 
 /* On the committer thread (while the main thread decodes on). */
@@ -1367,6 +1433,7 @@ uint64_t model_drop_input(struct model *m, uint32_t input)
 	uint64_t n = nev(m);
 	for (size_t i = 0; i < m->nparts; i++)
 		evs_filter(&m->parts[i]->store, keep_input, &(struct dropping){m, input});
+	m->ncompact = nev_in(m, m->nparts);
 	uint64_t dropped = n - nev(m);
 	if (!dropped)
 		return 0;
@@ -1456,14 +1523,17 @@ static inline skey stream_key(const struct model *m, size_t s, int64_t ts, uint6
 }
 
 /* Event i of part s, from the cursor's run of it (unpacked anew when it
- * is not there: from i on, or, going back, up to i). */
+ * is not there: from i on, or, going back, up to i; more at a time while
+ * a reader goes on in turn, one after a jump). */
 static const struct cev *run_ev(const struct model *m, struct cursor *c, size_t s, uint64_t i, bool back)
 {
 	struct cur_run *r = &c->runs[s];
 	struct cev *run = c->run + s * CUR_RUN;
 	if (i - r->start >= r->n) {
-		r->start = back ? (i + 1 > CUR_RUN ? i + 1 - CUR_RUN : 0) : i;
-		r->n = (uint32_t)MIN(CUR_RUN, c->n[s] - r->start);
+		bool on = r->n && (back ? i + 1 == r->start : i == r->start + r->n); /* (reading on from the last run) */
+		r->want = on ? MIN(2 * r->want, CUR_RUN) : 1;
+		r->start = back ? (i + 1 > r->want ? i + 1 - r->want : 0) : i;
+		r->n = (uint32_t)MIN(r->want, c->n[s] - r->start);
 		evs_copy(&m->parts[s]->store, r->start, r->n, run);
 	}
 	return &run[i - r->start];
@@ -1478,12 +1548,7 @@ static void cursor_alloc(const struct model *m, struct cursor *c)
 	c->nstreams = n;
 	c->idx = xcalloc(2 * n, sizeof *c->idx);
 	c->n = c->idx + n;
-	for (c->nleaf = 1; c->nleaf < n; c->nleaf *= 2)
-		;
-	c->key = xcalloc(c->nleaf, sizeof *c->key);
-	for (size_t i = n; i < c->nleaf; i++)
-		c->key[i] = NO_KEY;
-	c->lose = xcalloc(c->nleaf, sizeof *c->lose);
+	tourney_init(&c->t, n);
 	c->run = xcalloc(m->nparts * CUR_RUN, sizeof *c->run);
 	c->runs = xcalloc(m->nparts, sizeof *c->runs);
 }
@@ -1493,48 +1558,13 @@ static inline bool live(const struct cursor *c, size_t s) { return s < c->nstrea
 static void head_of(const struct model *m, struct cursor *c, size_t s)
 {
 	if (c->idx[s] >= c->n[s]) {
-		c->key[s] = NO_KEY;
+		c->t.key[s] = NO_KEY;
 	} else if (is_part(m, s)) {
 		const struct cev *e = run_ev(m, c, s, c->idx[s], false);
-		c->key[s] = stream_key(m, s, e->ts, e->loc);
+		c->t.key[s] = stream_key(m, s, e->ts, e->loc);
 	} else {
-		c->key[s] = stream_key(m, s, SEQ(m, stream_seq(m, s), ts, c->idx[s]), 0);
+		c->t.key[s] = stream_key(m, s, SEQ(m, stream_seq(m, s), ts, c->idx[s]), 0);
 	}
-}
-
-/* Does stream a's head come before b's?  (None comes after every head.) */
-static inline bool first(const struct cursor *c, uint32_t a, uint32_t b) { return c->key[a] < c->key[b]; }
-
-/* The tournament played from the start. */
-static void play_all(struct cursor *c)
-{
-	uint32_t *win = xcalloc(2 * c->nleaf, sizeof *win);
-	for (size_t i = 0; i < c->nleaf; i++)
-		win[c->nleaf + i] = (uint32_t)i;
-	for (size_t i = c->nleaf; i-- > 1;) {
-		uint32_t a = win[2 * i], b = win[2 * i + 1];
-		win[i] = first(c, a, b) ? a : b;
-		c->lose[i] = first(c, a, b) ? b : a;
-	}
-	c->top = win[1];
-	free(win);
-}
-
-/* The winner's head changed: it plays the losers on its way up (without
- * branches: who wins is a coin toss when sources interleave finely). */
-static inline void replay(struct cursor *c)
-{
-	uint32_t w = c->top;
-	skey kw = c->key[w];
-	for (size_t i = (c->nleaf + w) / 2; i; i /= 2) {
-		uint32_t l = c->lose[i];
-		skey kl = c->key[l];
-		bool lw = kl < kw;
-		c->lose[i] = lw ? w : l;
-		w = lw ? l : w;
-		kw = lw ? kl : kw;
-	}
-	c->top = w;
 }
 
 /* The cursor placed (idx and pos set): what it keeps at hand. */
@@ -1543,10 +1573,10 @@ static void cursor_placed(const struct model *m, struct cursor *c)
 	for (size_t s = 0; s < c->nstreams; s++) {
 		c->n[s] = stream_count(m, s);
 		if (is_part(m, s))
-			c->runs[s].n = 0;
+			c->runs[s] = (struct cur_run){0};
 		head_of(m, c, s);
 	}
-	play_all(c);
+	tourney_play(&c->t);
 	c->valid = true;
 }
 
@@ -1554,8 +1584,12 @@ static void cursor_placed(const struct model *m, struct cursor *c)
 static struct cursor *cursor_slot(const struct model *m)
 {
 	struct cursors *cs = cursors_of(m);
-	struct cursor *c = &cs->cur[cs->next];
-	cs->next ^= 1;
+	int old = 0;
+	for (int i = 1; i < NCURSORS; i++)
+		if (cs->used[i] < cs->used[old])
+			old = i;
+	cs->used[old] = ++cs->clock;
+	struct cursor *c = &cs->cur[old];
 	cursor_alloc(m, c);
 	return c;
 }
@@ -1566,7 +1600,7 @@ static struct cursor *cursor_slot(const struct model *m)
 #define NO_HEAD SIZE_MAX
 
 /* The stream holding the event at the cursor. */
-static size_t cursor_head(const struct cursor *c) { return live(c, c->top) ? c->top : NO_HEAD; }
+static size_t cursor_head(const struct cursor *c) { return live(c, c->t.top) ? c->t.top : NO_HEAD; }
 
 uint64_t model_seek(struct model *m, int64_t t)
 {
@@ -1669,6 +1703,28 @@ static void cursor_bisect(const struct model *m, struct cursor *c, uint64_t p)
 	cursor_placed(m, c);
 }
 
+static void cursor_back(const struct model *m, struct cursor *c);
+
+/* Place c at p: at either end without looking (every stream at its start,
+ * or its end and one step back), else by bisection. */
+static void cursor_place(const struct model *m, struct cursor *c, uint64_t p)
+{
+	uint64_t n = 0;
+	for (size_t s = 0; s < c->nstreams; s++)
+		n += stream_count(m, s);
+	if (p && p + 1 < n) {
+		cursor_bisect(m, c, p);
+		return;
+	}
+	for (size_t s = 0; s < c->nstreams; s++)
+		c->idx[s] = p ? stream_count(m, s) : 0;
+	c->pos = p ? n : 0;
+	cursor_placed(m, c);
+	if (p && p < n)
+		cursor_back(m, c);
+	c->pos = p; /* (past the end: no head) */
+}
+
 static void cursor_forth(const struct model *m, struct cursor *c)
 {
 	size_t s = cursor_head(c);
@@ -1677,7 +1733,7 @@ static void cursor_forth(const struct model *m, struct cursor *c)
 		return;
 	c->idx[s]++;
 	head_of(m, c, s);
-	replay(c);
+	tourney_replay(&c->t);
 }
 
 static void cursor_back(const struct model *m, struct cursor *c)
@@ -1702,29 +1758,35 @@ static void cursor_back(const struct model *m, struct cursor *c)
 		return;
 	c->idx[best]--;
 	head_of(m, c, best);
-	play_all(c); /* (not the winner's head that changed) */
+	tourney_play(&c->t); /* (not the winner's key that changed) */
 }
 
+/* A step forward plays log(streams) matches, a step back asks every
+ * stream, a bisection every stream some 40 times: how far each way to
+ * step rather than place a cursor anew. */
 #define STEP_LIMIT 4096
+#define BACK_LIMIT 32
 
 static struct cursor *cursor_at(const struct model *m, uint64_t p)
 {
 	struct cursors *cs = cursors_of(m);
 	struct cursor *c = NULL;
 	uint64_t best = UINT64_MAX;
-	for (int i = 0; i < 2; i++) {
+	int at = 0;
+	for (int i = 0; i < NCURSORS; i++) {
 		struct cursor *k = &cs->cur[i];
 		if (!k->valid)
 			continue;
-		uint64_t d = k->pos > p ? k->pos - p : p - k->pos;
+		uint64_t d = k->pos > p ? (k->pos - p) * (STEP_LIMIT / BACK_LIMIT) : p - k->pos;
 		if (d < best)
-			best = d, c = k;
+			best = d, c = k, at = i;
 	}
 	if (!c || best > STEP_LIMIT) {
 		c = cursor_slot(m);
-		cursor_bisect(m, c, p);
+		cursor_place(m, c, p);
 		return c;
 	}
+	cs->used[at] = ++cs->clock;
 	while (c->pos < p)
 		cursor_forth(m, c);
 	while (c->pos > p)
@@ -1802,7 +1864,7 @@ int64_t model_ts(struct model *m, uint64_t pos)
 		return evs_ts(&m->parts[0]->store, pos);
 	struct cursor *c = cursor_at(m, pos);
 	size_t s = cursor_head(c);
-	return s == NO_HEAD ? m->last : (int64_t)((uint64_t)(c->key[s] >> 64) ^ (1ull << 63));
+	return s == NO_HEAD ? m->last : (int64_t)((uint64_t)(c->t.key[s] >> 64) ^ (1ull << 63));
 }
 
 bool model_find(struct model *m, int64_t ts, uint32_t input, uint64_t off, uint64_t *pos)
@@ -1949,6 +2011,104 @@ bool model_span(const struct model *m, int64_t *first, int64_t *last)
 	*first = f;
 	*last = l;
 	return have;
+}
+
+/* ---- the parts made one ----------------------------------------------------- */
+
+/* A part read in order, a run at a time. */
+#define FEED_RUN 1024
+struct feed {
+	const struct evstore *st;
+	uint64_t next, n; /* the next to read into the run, and how many there are */
+	struct cev run[FEED_RUN];
+	size_t at, len;
+};
+
+static bool feed_on(struct feed *f)
+{
+	if (++f->at < f->len)
+		return true;
+	if (f->next >= f->n)
+		return false;
+	f->len = (size_t)MIN(FEED_RUN, f->n - f->next);
+	evs_copy(f->st, f->next, f->len, f->run);
+	f->next += f->len;
+	f->at = 0;
+	return true;
+}
+
+/* Every part's events merged into one store, in the order they are read
+ * in (nothing's position changes). */
+static void merge_stores(struct model *m, struct evstore *into)
+{
+	size_t k = m->nparts, nout = 0;
+	struct feed *f = xcalloc(k, sizeof *f);
+	struct tourney t;
+	tourney_init(&t, k);
+	for (size_t s = 0; s < k; s++) {
+		f[s] = (struct feed){.st = &m->parts[s]->store, .n = pcount(m->parts[s]), .at = SIZE_MAX};
+		t.key[s] = feed_on(&f[s]) ? stream_key(m, s, f[s].run[0].ts, f[s].run[0].loc) : NO_KEY;
+	}
+	tourney_play(&t);
+	struct cev *out = xmalloc(EVS_BLOCK * sizeof *out);
+	for (uint64_t left = nev(m); left; left--) {
+		struct feed *w = &f[t.top];
+		out[nout++] = w->run[w->at];
+		if (nout == EVS_BLOCK) {
+			evs_merge(into, out, nout);
+			evs_pack(into);
+			nout = 0;
+		}
+		t.key[t.top] = feed_on(w) ? stream_key(m, t.top, w->run[w->at].ts, w->run[w->at].loc) : NO_KEY;
+		tourney_replay(&t);
+	}
+	evs_merge(into, out, nout);
+	evs_pack(into);
+	free(out);
+	tourney_free(&t);
+	free(f);
+}
+
+/* Once every source is read (or caught up), the parts become one: reading
+ * a merged order costs a tournament per event, and finding a position
+ * asks every part, while one store answers at once.  Sources that go on
+ * growing append at the end of the one, where the newest events lie. */
+void model_merge_parts(struct model *m)
+{
+	finish_commit(m);
+	if (m->nparts < 2)
+		return;
+	m->clanes = m->nlanes;
+	/* the stacks' begins, to be found again in the one store */
+	struct held *held = NULL;
+	size_t nheld = 0, cap = 0;
+	for (size_t li = 0; li < m->nlanes; li++) {
+		struct lane_pairs *l = &m->lp[li];
+		const struct part *p = m->parts[l->part];
+		for (uint32_t j = 0; j < l->depth; j++)
+			hold(&held, &nheld, &cap, p, &l->stk[j], pcount(p));
+	}
+	struct part *one = xcalloc(1, sizeof *one);
+	struct evstore *st0 = &m->parts[0]->store;
+	one->store.pk = st0->pk; /* (part 0's, lent to the others) */
+	st0->pk = NULL;
+	merge_stores(m, &one->store);
+	for (size_t i = 0; i < m->nparts; i++) {
+		one->has_pairs |= m->parts[i]->has_pairs;
+		part_free(m->parts[i]);
+	}
+	m->parts[0] = one;
+	m->nparts = m->cparts = 1;
+	for (size_t li = 0; li < m->nlanes; li++)
+		m->lp[li].part = 0;
+	for (size_t i = 0; i < m->capsource_part; i++)
+		m->source_part[i] = !!m->source_part[i];
+	for (size_t i = 0; i < nheld; i++)
+		*held[i].where = evs_bound(&one->store, &held[i].key, false);
+	free(held);
+	bigmem_free(&m->restored); /* (what a saved index lent the parts) */
+	snap_take(m, one, pcount(one));
+	m->epoch++;
 }
 
 /* ---- the saved index ------------------------------------------------------- */
@@ -2157,6 +2317,7 @@ static bool restore_parts(struct model *m, struct blob *r, struct bigmem *pool, 
 			return false;
 		at += (size_t)n;
 	}
+	m->ncompact = nev_in(m, m->nparts);
 	return !r->bad;
 }
 

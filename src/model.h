@@ -172,6 +172,11 @@ uint64_t model_pending(const struct model *m);
  * each commit of late events costs about that much. */
 uint64_t model_late_reach(const struct model *m);
 
+/* Every source's events in one store from now on (once all are read or
+ * caught up): what a position costs to find then no longer grows with the
+ * number of sources.  Nothing's position changes. */
+void model_merge_parts(struct model *m);
+
 /* Remove every event of an input (its file was truncated: the bytes they
  * point at are gone).  Returns how many were removed. */
 uint64_t model_drop_input(struct model *m, uint32_t input);

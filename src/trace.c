@@ -505,6 +505,8 @@ bool trace_step(struct trace *t, uint64_t budget_ns, bool wait)
 	model_sync(t->m);
 	if (!more || !model_count(t->m))
 		model_commit(t->m);
+	if (!more && t->one_store)
+		model_merge_parts(t->m);
 	return more;
 }
 

@@ -74,6 +74,7 @@ struct trace {
 	size_t nin, capin;
 	const char *format; /* --format: skip probing */
 	bool follow;        /* inputs are never final */
+	bool one_store;     /* once all is read (or caught up), the sources' parts become one (a viewer jumps about) */
 	bool align;         /* --align: sources opened from now on start at time 0 */
 	struct seq_shift **seqs; /* sequences registered through dec_add_seq (--align) */
 	size_t nseqs, capseqs;

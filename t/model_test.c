@@ -661,6 +661,22 @@ static void test_parts(void)
 			}
 		}
 		ok(open, "... open begins at their global positions");
+		/* made one: the same order, pairs and open begins */
+		model_merge_parts(m);
+		bool merged = model_count(m) == n;
+		for (uint64_t p = 0; p < n && merged; p++) {
+			model_get(m, p, &e);
+			merged = same_event(&e, &v[p].e);
+		}
+		for (uint32_t l = 0; l < model_nlanes(m) && merged; l++) {
+			const uint64_t *pos;
+			size_t no = model_lane_open(m, l, &pos);
+			for (size_t i = 0; i < no; i++) {
+				model_get(m, pos[i], &e);
+				merged &= e.lane == l && ev_role(&e) == ROLE_BEGIN && e.dur == TTV_NODUR;
+			}
+		}
+		ok(merged, "... the parts made one: the same order, pairs and open begins");
 		free(v);
 	}
 	free(dur);

@@ -52,6 +52,37 @@ for name in $(formats); do
 	same_events "$name: the instances read together hold each one's events" $(find "fleet-$name" -type f | sort)
 done
 every_format "$ran atf" "every format but ATF has --instances"
+
+# the viewer on the fleet: the list shows the order --dump prints, at its
+# end, its start and paging back from the end (the sources merged)
+"$TTV" --dump fleet-dial9 | cut -f1 >dump.rows
+shown_in_order() { # SCREEN: its rows' times lie together, in order, in dump.rows
+	printf '%s\n' "$1" | awk 'NF >= 3 && $1 ~ /^\+[0-9]/ { print $1 }' >screen.rows
+	[ -s screen.rows ] && awk 'NR == FNR { want[n++] = $0; next }
+		{ have[m++] = $0 }
+		END { for (i = 0; i + n <= m; i++) { j = 0; while (j < n && have[i + j] == want[j]) j++; if (j == n) exit 0 } exit 1 }' \
+		screen.rows dump.rows
+}
+for size in 80x24 160x40; do
+	S=ttv-shapes-$$-$size
+	session "$size" "cd '$TMP' && '$TTV' fleet-dial9"
+	wait_for 'worker' || fail "tmux $size: the fleet opens"
+	tm send-keys -t "$S" Tab G
+	sleep 0.5
+	last=$(tail -1 dump.rows)
+	wait_for "$last" 20
+	ok "$(shown_in_order "$(screen)"; echo $?)" "tmux $size, the list of 4 instances at its end: the rows --dump prints last"
+	tm send-keys -t "$S" b b
+	sleep 0.5
+	ok "$(shown_in_order "$(screen)"; echo $?)" "tmux $size, two pages back: rows in --dump's order"
+	tm send-keys -t "$S" g
+	first=$(head -1 dump.rows)
+	wait_for "$first" 20
+	ok "$(shown_in_order "$(screen)"; echo $?)" "tmux $size, at its start: the rows --dump prints first"
+	tm send-keys -t "$S" q
+	wait_for 'exit=0' 50 || fail "tmux $size: q ends the viewer"
+	tm kill-server
+done
 run_w() { "$TBIN/ptwrite" "$@" >/dev/null 2>&1; echo $?; }
 is "$(run_w --generate 10 --instances)" 2 "--instances without K: a usage error"
 
