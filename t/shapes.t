@@ -72,6 +72,8 @@ for size in 80x24 160x40; do
 	last=$(tail -1 dump.rows)
 	wait_for "$last" 20
 	ok "$(shown_in_order "$(screen)"; echo $?)" "tmux $size, the list of 4 instances at its end: the rows --dump prints last"
+	[ "$size" = 80x24 ] || like "$(screen | tail -1)" 'i-000 \(boot abcd-4242\) \+ i-001 \(boot abcd-4242\) \+ 2 more' \
+		"tmux $size: the status line names two instances + 2 more"
 	tm send-keys -t "$S" b b
 	sleep 0.5
 	ok "$(shown_in_order "$(screen)"; echo $?)" "tmux $size, two pages back: rows in --dump's order"

@@ -669,8 +669,8 @@ void status_draw(struct app *a)
 	for (size_t i = 0; i < a->t->nsrc; i++) {
 		const char *path = a->t->src[i]->path, *slash = strrchr(path, '/');
 		const char *base = slash && slash[1] ? slash + 1 : path;
-		if (i)
-			buf_adds(&left, i == 1 ? " + " : "");
+		if (i == 1 || i == 2)
+			buf_adds(&left, " + ");
 		if (i < 2)
 			esc_term(&left, base, strlen(base));
 		if (i == 2)
