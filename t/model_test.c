@@ -593,6 +593,34 @@ static bool same_event(const struct event *a, const struct event *b)
 	return a->ts == b->ts && a->input == b->input && a->off == b->off && a->type == b->type && a->dur == b->dur;
 }
 
+/* The model holds v[0..n) in this order, positions and all. */
+static bool same_order(const struct added *v, size_t n)
+{
+	bool same = model_count(m) == n;
+	struct event e;
+	for (uint64_t p = 0; p < n && same; p++) {
+		model_get(m, p, &e);
+		same = same_event(&e, &v[p].e) && e.pos == p;
+	}
+	return same;
+}
+
+/* Every lane's open begins are at their global positions. */
+static bool open_begins_placed(void)
+{
+	bool placed = true;
+	struct event e;
+	for (uint32_t l = 0; l < model_nlanes(m); l++) {
+		const uint64_t *pos;
+		size_t no = model_lane_open(m, l, &pos);
+		for (size_t i = 0; i < no; i++) {
+			model_get(m, pos[i], &e);
+			placed &= e.lane == l && ev_role(&e) == ROLE_BEGIN && e.dur == TTV_NODUR;
+		}
+	}
+	return placed;
+}
+
 static void test_parts(void)
 {
 	size_t n;
@@ -608,13 +636,10 @@ static void test_parts(void)
 	for (size_t c = 0; c < ARRAY_LEN(commits); c++) {
 		struct added *v = fleet(false, commits[c], &n);
 		struct event e, o;
-		bool order = model_count(m) == n, back = true, jumps = true, pairs = true, read = true;
-		for (uint64_t p = 0; p < n && order; p++) {
-			model_get(m, p, &e);
+		bool back = true, jumps = true, pairs = true, read = true;
+		for (uint64_t p = 0; p < n; p++)
 			v[p].e.dur = dur[p];
-			order = same_event(&e, &v[p].e) && e.pos == p;
-		}
-		ok(order, "parts, commits every %u: the order of one store (time, then input and offset), its pairs",
+		ok(same_order(v, n), "parts, commits every %u: the order of one store (time, then input and offset), its pairs",
 		   commits[c]);
 		for (uint64_t p = n; p-- > n - 5000;) {
 			model_get(m, p, &e);
@@ -651,32 +676,9 @@ static void test_parts(void)
 			npaired++;
 		}
 		ok(pairs && npaired > 1000, "... partners found across the parts (%llu)", (unsigned long long)npaired);
-		bool open = true;
-		for (uint32_t l = 0; l < model_nlanes(m); l++) {
-			const uint64_t *pos;
-			size_t no = model_lane_open(m, l, &pos);
-			for (size_t i = 0; i < no; i++) {
-				model_get(m, pos[i], &e);
-				open &= e.lane == l && ev_role(&e) == ROLE_BEGIN && e.dur == TTV_NODUR;
-			}
-		}
-		ok(open, "... open begins at their global positions");
-		/* made one: the same order, pairs and open begins */
+		ok(open_begins_placed(), "... open begins at their global positions");
 		model_merge_parts(m);
-		bool merged = model_count(m) == n;
-		for (uint64_t p = 0; p < n && merged; p++) {
-			model_get(m, p, &e);
-			merged = same_event(&e, &v[p].e);
-		}
-		for (uint32_t l = 0; l < model_nlanes(m) && merged; l++) {
-			const uint64_t *pos;
-			size_t no = model_lane_open(m, l, &pos);
-			for (size_t i = 0; i < no; i++) {
-				model_get(m, pos[i], &e);
-				merged &= e.lane == l && ev_role(&e) == ROLE_BEGIN && e.dur == TTV_NODUR;
-			}
-		}
-		ok(merged, "... the parts made one: the same order, pairs and open begins");
+		ok(same_order(v, n) && open_begins_placed(), "... the parts made one: the same order, pairs and open begins");
 		free(v);
 	}
 	free(dur);
