@@ -110,6 +110,16 @@ struct part {
 	struct snap snaps[SNAP_MAX];
 	size_t nsnaps;
 	bool has_pairs; /* some committed event is a begin or an end */
+	/* A source's events that came late and far back (a chain of its
+	 * sub-streams over a period already read: cat f f) go to piles of
+	 * their own, in order, instead of rewriting what lies after them; they
+	 * are merged into their home and paired once all is read
+	 * (model_commit).  Piles are parts no lane names. */
+	struct part **piles;
+	size_t npiles, cappiles;
+	struct part *home; /* (a pile's) */
+	struct cev far_start; /* the first of the late events that last landed far back */
+	bool far_seen;
 	/* a commit's events for this part: where they lie in the batch */
 	const struct cev *batch;
 	size_t nbatch;
@@ -172,8 +182,10 @@ struct model {
 	struct type_seen *seen;
 	size_t capseen;
 
-	struct part **parts; /* committed: [0] made first, then one per source after the first */
+	struct part **parts; /* committed: [0] made first, then one per source after the first, and piles */
 	size_t nparts, capparts;
+	struct part **newpiles; /* piles the committer made, added to parts when it is done */
+	size_t nnewpiles, capnewpiles;
 	/* the lanes and parts the committer sees (those made before its batch
 	 * was sealed: later ones are made meanwhile, in room kept for them) */
 	size_t clanes, cparts;
@@ -218,6 +230,8 @@ struct model {
 
 static void finish_commit(struct model *m);
 static void release_sortbuf(struct sortbuf *b, uint64_t events);
+static void merge_stores(struct part *const *ps, size_t k, struct evstore *into);
+static void settle(struct model *m);
 
 /* ---- parts ---------------------------------------------------------------- */
 
@@ -248,6 +262,7 @@ static void part_free(struct part *p)
 	for (size_t i = 0; i < p->nsnaps; i++)
 		free(p->snaps[i].data);
 	evs_free(&p->store);
+	free(p->piles);
 	free(p);
 }
 
@@ -259,6 +274,18 @@ static void add_part(struct model *m)
 	struct part *p = m->parts[m->nparts++] = xcalloc(1, sizeof **m->parts);
 	if (m->nparts > 1) /* (parts pack one at a time) */
 		evs_lend_packer(&p->store, &m->parts[0]->store);
+	m->epoch++;
+}
+
+/* The piles the committer made become parts (and streams). */
+static void add_new_piles(struct model *m)
+{
+	if (!m->nnewpiles)
+		return;
+	xgrow(&m->parts, &m->capparts, m->nparts + m->nnewpiles, sizeof *m->parts);
+	memcpy(m->parts + m->nparts, m->newpiles, m->nnewpiles * sizeof *m->parts);
+	m->nparts += m->nnewpiles;
+	m->nnewpiles = 0;
 	m->epoch++;
 }
 
@@ -400,6 +427,8 @@ void model_free(struct model *m)
 		return;
 	if (m->committing) /* a commit under way uses pend and the store */
 		pthread_join(m->commit_thread, NULL);
+	add_new_piles(m);
+	free(m->newpiles);
 	for (size_t i = 0; i < m->nlanes; i++) {
 		free(m->lp[i].stk);
 		free(m->lp[i].longest);
@@ -996,12 +1025,15 @@ static void pair_end(struct model *m, struct part *p, struct lane_pairs *l, cons
 
 static void snap_take(struct model *m, struct part *p, uint64_t pos);
 
-/* Pair the begins and ends of part p from position from on; `again`:
- * they were paired before late events came (what they were paired with
- * is let go). */
-static void pair_range(struct model *m, struct part *p, uint64_t from, bool again)
+/* How pair_range pairs: events new since the last time; again, after late
+ * events came (what they were paired with is let go); or afresh, noting
+ * complete spans too (every lane's long spans were forgotten). */
+enum pairing { PAIR_NEW, PAIR_AGAIN, PAIR_AFRESH };
+
+/* Pair the begins and ends of part p from position from on. */
+static void pair_range(struct model *m, struct part *p, uint64_t from, enum pairing how)
 {
-	if (!p->has_pairs)
+	if (!p->has_pairs && how != PAIR_AFRESH)
 		return; /* nothing to pair: skip the scan */
 	uint64_t next = (p->nsnaps ? p->snaps[p->nsnaps - 1].pos : 0) + SNAP_EVERY, n = pcount(p);
 	for (uint64_t i = from; i < n; i++) {
@@ -1012,9 +1044,12 @@ static void pair_range(struct model *m, struct part *p, uint64_t from, bool agai
 		struct cev room;
 		const struct cev *e = evs_peek(&p->store, i, &room);
 		enum ev_role r = cev_role(e);
-		if (r != ROLE_BEGIN && r != ROLE_END)
+		if (r != ROLE_BEGIN && r != ROLE_END) {
+			if (UNLIKELY(how == PAIR_AFRESH) && r == ROLE_COMPLETE && e->dur != DUR_NONE)
+				note_span(&m->lp[cev_lane(e)], e->ts, dur_decode(m, e->dur), e->loc);
 			continue;
-		if (again && e->dur != DUR_NONE && !cev_hinted(m, e))
+		}
+		if (how != PAIR_NEW && e->dur != DUR_NONE && !cev_hinted(m, e))
 			evs_set_dur(&p->store, i, DUR_NONE); /* (e's other fields stay) */
 		struct lane_pairs *l = &m->lp[cev_lane(e)];
 		if (r == ROLE_BEGIN) {
@@ -1092,7 +1127,7 @@ static void repair_from(struct model *m, struct part *p, uint64_t at)
 		l->depth = depth;
 		i += depth;
 	}
-	pair_range(m, p, from, true);
+	pair_range(m, p, from, PAIR_AGAIN);
 }
 
 /* A position in the pairing stacks or the snapshots that late events will
@@ -1165,7 +1200,101 @@ static void merge_late(struct model *m, struct part *p)
 	if (late_pairs)
 		repair_from(m, p, evs_bound(&p->store, &first_pair, false));
 	else /* nothing late pairs: pair what is new after the last old event */
-		pair_range(m, p, evs_bound(&p->store, &last_old, false) + 1, false);
+		pair_range(m, p, evs_bound(&p->store, &last_old, false) + 1, PAIR_NEW);
+}
+
+/* ---- piles ------------------------------------------------------------------ */
+
+/* Late events go to a pile when merging them in would rewrite PILE_REACH
+ * times as many, and at least PILE_MIN and a PILE_SHARE of their source;
+ * a source has at most MAX_PILES. */
+#define PILE_REACH 2
+#define PILE_MIN (1u << 16)
+#define PILE_SHARE 8
+#define MAX_PILES 16
+
+/* How many of sorted a[0..n) come before key. */
+static size_t cevs_before(const struct cev *a, size_t n, const struct cev *key)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (cev_less(&a[mid], key))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* What merging sorted late events a[0..n) into part p rewrites: the
+ * blocks they land in, and when some begin or end a span, the pairing of
+ * everything after them; for a pile (it pairs nothing), what lies after
+ * them (a late chain's own pile costs nothing more). */
+static uint64_t merge_cost(const struct part *p, const struct cev *a, size_t n, bool pairs)
+{
+	uint64_t at = evs_bound(&p->store, &a[0], false), moved = pcount(p) - at;
+	if ((pairs && !p->home) || (p->home && moved))
+		return moved;
+	uint64_t span = evs_bound(&p->store, &a[n - 1], true) - at;
+	return MIN(moved, MIN(span + EVS_BLOCK, (uint64_t)n * EVS_BLOCK));
+}
+
+/* (on the committer's thread: the pile joins the parts when it is done) */
+static struct part *new_pile(struct model *m, struct part *home)
+{
+	struct part *p = xcalloc(1, sizeof *p);
+	p->home = home;
+	evs_lend_packer(&p->store, &m->parts[0]->store);
+	xgrow(&home->piles, &home->cappiles, home->npiles + 1, sizeof *home->piles);
+	home->piles[home->npiles++] = p;
+	xgrow(&m->newpiles, &m->capnewpiles, m->nnewpiles + 1, sizeof *m->newpiles);
+	m->newpiles[m->nnewpiles++] = p;
+	return p;
+}
+
+/* The events of p's batch that come before its last one go where merging
+ * them costs least: p itself (false: they stay in the batch), one of its
+ * piles, or, when that would rewrite many times as many, a new pile. */
+static bool pile_late(struct model *m, struct part *p)
+{
+	uint64_t old = pcount(p);
+	if (!old)
+		return false;
+	struct cev last = pev(p, old - 1);
+	size_t nl = cevs_before(p->batch, p->nbatch, &last);
+	if (!nl)
+		return false;
+	bool pairs = false;
+	for (size_t i = 0; p->kind.pairs && i < nl && !pairs; i++)
+		pairs = cev_role(&p->batch[i]) >= ROLE_BEGIN;
+	struct part *pile = NULL;
+	uint64_t least = merge_cost(p, p->batch, nl, pairs), all = old;
+	for (size_t i = 0; i < p->npiles; i++) {
+		uint64_t cost = merge_cost(p->piles[i], p->batch, nl, pairs);
+		if (cost < least)
+			pile = p->piles[i], least = cost;
+		all += pcount(p->piles[i]);
+	}
+	/* (piles are merged and paired again whole: worth it when late events
+	 * would rewrite much of the source at a time, and go on coming: a late
+	 * chain's second batch makes the pile, a lone one is merged) */
+	bool far = least >= PILE_MIN && least / PILE_REACH >= nl && least >= all / PILE_SHARE;
+	bool chain = far && p->far_seen && cev_less(&p->far_start, &p->batch[0]);
+	if (far) {
+		p->far_start = p->batch[0];
+		p->far_seen = true;
+	}
+	if (chain && p->npiles < MAX_PILES)
+		pile = new_pile(m, p);
+	if (!pile)
+		return false;
+	pile->has_pairs |= pairs;
+	evs_merge(&pile->store, p->batch, nl);
+	evs_pack_all(&pile->store); /* (late events land near a pile's end, if at all) */
+	p->batch += nl;
+	p->nbatch -= nl;
+	return true;
 }
 
 /* Merge p's batch, sorted, into place, pair and note their long spans;
@@ -1180,6 +1309,9 @@ static bool merge_part(struct model *m, struct part *p)
 		if (cev_role(c) == ROLE_COMPLETE && c->dur != DUR_NONE)
 			note_span(&m->lp[cev_lane(c)], c->ts, dur_decode(m, c->dur), c->loc);
 	}
+	bool piled = pile_late(m, p);
+	if (!p->nbatch)
+		return true;
 	uint64_t old = pcount(p);
 	struct cev last = old ? pev(p, old - 1) : (struct cev){0};
 	bool late = old && cev_less(&p->batch[0], &last);
@@ -1187,12 +1319,12 @@ static bool merge_part(struct model *m, struct part *p)
 		merge_late(m, p);
 	} else {
 		evs_merge(&p->store, p->batch, p->nbatch);
-		pair_range(m, p, old, false);
+		pair_range(m, p, old, PAIR_NEW);
 	}
 	p->nbatch = 0;
 	snap_take(m, p, pcount(p));
 	evs_pack(&p->store);
-	return late;
+	return late || piled;
 }
 
 /* How many compact events come before key, in all parts. */
@@ -1255,13 +1387,15 @@ static void commit_sorted(struct model *m, struct sortbuf *b, struct batch_kind 
 		struct part *p = m->parts[i];
 		if (p->nbatch)
 			late |= merge_part(m, p);
-		else if (m->cparts > 1) /* (a source read before: its newest are not where events land now) */
+		else if (m->cparts > 1 && !p->home) /* (a source read before: its newest are not where events land now) */
 			evs_pack_all(&p->store);
 	}
 	if (seqs ? late : first < old)
 		m->generation++;
 	m->npend = 0;
 	m->ncompact = nev_in(m, m->cparts);
+	for (size_t i = 0; i < m->nnewpiles; i++)
+		m->ncompact += pcount(m->newpiles[i]);
 }
 
 /* On the committer thread (while the main thread decodes on). */
@@ -1291,6 +1425,7 @@ static void finish_commit(struct model *m)
 		return;
 	pthread_join(m->commit_thread, NULL);
 	m->committing = false;
+	add_new_piles(m);
 	m->epoch++;
 	m->reach_seen = reach_of(m);
 	release_sortbuf(&m->sort_committer, nev(m));
@@ -1324,13 +1459,21 @@ static void keep_room(struct model *m)
 	xgrow(&m->parts, &m->capparts, m->nparts + ROOM_PARTS, sizeof *m->parts);
 }
 
-void model_commit(struct model *m)
+/* Everything added so far committed (on this thread), piles and all. */
+static void commit_now(struct model *m)
 {
 	finish_commit(m);
 	sort_events(&m->sort_main, m->pend, m->npend);
 	release_sortbuf(&m->sort_main, nev(m) + m->npend);
 	commit_sorted(m, &m->sort_main, seal(m));
+	add_new_piles(m);
 	m->epoch++;
+}
+
+void model_commit(struct model *m)
+{
+	commit_now(m);
+	settle(m);
 }
 
 void model_sync(struct model *m) { finish_commit(m); }
@@ -1356,6 +1499,7 @@ void model_commit_some(struct model *m)
 		if (!sorted)
 			sort_events(&m->sort_main, m->pend, m->npend);
 		commit_sorted(m, &m->sort_main, m->sealed);
+		add_new_piles(m);
 		m->epoch++;
 	}
 }
@@ -1410,6 +1554,96 @@ uint32_t model_add_seq(struct model *m, const struct seq_ops *ops, void *ctx)
 	return (uint32_t)m->nseqs++;
 }
 
+/* Part p's lanes paired again from scratch, their long spans that may be
+ * gone forgotten. */
+static void pair_afresh(struct model *m, struct part *p)
+{
+	for (size_t li = 0; li < m->clanes; li++)
+		if (lane_in(m, li, p)) {
+			m->lp[li].nlongest = 0;
+			m->lp[li].depth = 0;
+		}
+	while (p->nsnaps)
+		free(p->snaps[--p->nsnaps].data);
+	pair_range(m, p, 0, PAIR_AFRESH);
+	evs_pack(&p->store);
+}
+
+/* Home's piles merged into it.  Pairs change only when a pile holds
+ * begins or ends; otherwise the stacks' begins are found again. */
+static void settle_home(struct model *m, struct part *home)
+{
+	size_t k = home->npiles + 1;
+	struct part **ps = xmalloc(k * sizeof *ps);
+	ps[0] = home;
+	bool pairs = false;
+	for (size_t i = 0; i < home->npiles; i++) {
+		ps[i + 1] = home->piles[i];
+		pairs |= home->piles[i]->has_pairs;
+	}
+	struct held *held = NULL;
+	size_t nheld = 0, cap = 0;
+	for (size_t li = 0; li < m->clanes && !pairs; li++)
+		for (uint32_t j = 0; j < m->lp[li].depth && lane_in(m, li, home); j++)
+			hold(&held, &nheld, &cap, home, &m->lp[li].stk[j], pcount(home));
+	struct evstore one = {.pk = home->store.pk, .pk_lent = home->store.pk_lent};
+	home->store.pk = NULL;
+	merge_stores(ps, k, &one);
+	evs_free(&home->store);
+	home->store = one;
+	home->npiles = 0;
+	home->has_pairs |= pairs;
+	free(ps);
+	if (pairs) {
+		pair_afresh(m, home);
+	} else {
+		for (size_t i = 0; i < nheld; i++)
+			*held[i].where = evs_bound(&home->store, &held[i].key, false);
+		while (home->nsnaps)
+			free(home->snaps[--home->nsnaps].data);
+		snap_take(m, home, pcount(home));
+	}
+	free(held);
+}
+
+/* Every source's piles merged into their homes (and paired with them):
+ * late chains cost one merge, not one each batch. */
+static void settle(struct model *m)
+{
+	m->clanes = m->nlanes;
+	uint64_t from = UINT64_MAX;
+	for (size_t i = 0; i < m->nparts; i++) {
+		struct part *p = m->parts[i];
+		for (size_t j = 0; j < p->npiles; j++) {
+			struct cev first = pev(p->piles[j], 0);
+			from = MIN(from, parts_bound(m, &first));
+		}
+		if (p->npiles)
+			settle_home(m, p);
+	}
+	if (from == UINT64_MAX)
+		return;
+	uint32_t *to = xmalloc(m->nparts * sizeof *to);
+	size_t k = 0;
+	for (size_t i = 0; i < m->nparts; i++) {
+		to[i] = (uint32_t)k;
+		if (m->parts[i]->home)
+			part_free(m->parts[i]);
+		else
+			m->parts[k++] = m->parts[i];
+	}
+	for (size_t li = 0; li < m->nlanes; li++)
+		m->lp[li].part = to[m->lp[li].part];
+	for (size_t i = 0; i < m->capsource_part; i++)
+		if (m->source_part[i])
+			m->source_part[i] = to[m->source_part[i] - 1] + 1;
+	free(to);
+	m->nparts = m->cparts = k;
+	m->epoch++;
+	m->generation++;
+	m->changed_from = MIN(m->changed_from, from);
+}
+
 struct dropping {
 	struct model *m;
 	uint32_t input;
@@ -1429,7 +1663,7 @@ static bool keep_input(void *ctx, const struct cev *c)
 
 uint64_t model_drop_input(struct model *m, uint32_t input)
 {
-	model_commit(m); /* (clanes and cparts: all of them) */
+	model_commit(m); /* (clanes and cparts: all of them; no piles) */
 	uint64_t n = nev(m);
 	for (size_t i = 0; i < m->nparts; i++)
 		evs_filter(&m->parts[i]->store, keep_input, &(struct dropping){m, input});
@@ -1440,22 +1674,8 @@ uint64_t model_drop_input(struct model *m, uint32_t input)
 	for (size_t i = 0; i < m->ntypes; i++)
 		if (m->seen[i].ex.input == input)
 			m->seen[i].ex.input = NO_EXAMPLE; /* the next one added takes its place */
-	/* pair again from scratch, and forget long spans that may be gone */
-	for (size_t i = 0; i < m->nlanes; i++)
-		m->lp[i].nlongest = 0;
-	for (size_t k = 0; k < m->nparts; k++) {
-		struct part *p = m->parts[k];
-		while (p->nsnaps)
-			free(p->snaps[--p->nsnaps].data);
-		repair_from(m, p, 0);
-		evs_pack(&p->store);
-		n = pcount(p);
-		for (uint64_t i = 0; i < n; i++) {
-			struct cev c = pev(p, i);
-			if (cev_role(&c) == ROLE_COMPLETE && c.dur != DUR_NONE)
-				note_span(&m->lp[cev_lane(&c)], c.ts, dur_decode(m, c.dur), c.loc);
-		}
-	}
+	for (size_t k = 0; k < m->nparts; k++)
+		pair_afresh(m, m->parts[k]);
 	m->epoch++;
 	m->generation++;
 	m->changed_from = 0;
@@ -2037,21 +2257,25 @@ static bool feed_on(struct feed *f)
 	return true;
 }
 
-/* Every part's events merged into one store, in the order they are read
- * in (nothing's position changes). */
-static void merge_stores(struct model *m, struct evstore *into)
+static inline skey part_key(const struct cev *c) { return (skey)((uint64_t)c->ts ^ (1ull << 63)) << 64 | c->loc; }
+
+/* The events of parts ps[0..k) merged into one store, in the order they
+ * are read in. */
+static void merge_stores(struct part *const *ps, size_t k, struct evstore *into)
 {
-	size_t k = m->nparts, nout = 0;
 	struct feed *f = xcalloc(k, sizeof *f);
 	struct tourney t;
 	tourney_init(&t, k);
+	uint64_t left = 0;
 	for (size_t s = 0; s < k; s++) {
-		f[s] = (struct feed){.st = &m->parts[s]->store, .n = pcount(m->parts[s]), .at = SIZE_MAX};
-		t.key[s] = feed_on(&f[s]) ? stream_key(m, s, f[s].run[0].ts, f[s].run[0].loc) : NO_KEY;
+		f[s] = (struct feed){.st = &ps[s]->store, .n = pcount(ps[s]), .at = SIZE_MAX};
+		t.key[s] = feed_on(&f[s]) ? part_key(&f[s].run[0]) : NO_KEY;
+		left += f[s].n;
 	}
 	tourney_play(&t);
 	struct cev *out = xmalloc(EVS_BLOCK * sizeof *out);
-	for (uint64_t left = nev(m); left; left--) {
+	size_t nout = 0;
+	for (; left; left--) {
 		struct feed *w = &f[t.top];
 		out[nout++] = w->run[w->at];
 		if (nout == EVS_BLOCK) {
@@ -2059,7 +2283,7 @@ static void merge_stores(struct model *m, struct evstore *into)
 			evs_pack(into);
 			nout = 0;
 		}
-		t.key[t.top] = feed_on(w) ? stream_key(m, t.top, w->run[w->at].ts, w->run[w->at].loc) : NO_KEY;
+		t.key[t.top] = feed_on(w) ? part_key(&w->run[w->at]) : NO_KEY;
 		tourney_replay(&t);
 	}
 	evs_merge(into, out, nout);
@@ -2075,7 +2299,7 @@ static void merge_stores(struct model *m, struct evstore *into)
  * growing append at the end of the one, where the newest events lie. */
 void model_merge_parts(struct model *m)
 {
-	finish_commit(m);
+	model_commit(m);
 	if (m->nparts < 2)
 		return;
 	m->clanes = m->nlanes;
@@ -2092,7 +2316,7 @@ void model_merge_parts(struct model *m)
 	struct evstore *st0 = &m->parts[0]->store;
 	one->store.pk = st0->pk; /* (part 0's, lent to the others) */
 	st0->pk = NULL;
-	merge_stores(m, &one->store);
+	merge_stores(m->parts, m->nparts, &one->store);
 	for (size_t i = 0; i < m->nparts; i++) {
 		one->has_pairs |= m->parts[i]->has_pairs;
 		part_free(m->parts[i]);
@@ -2116,7 +2340,10 @@ void model_merge_parts(struct model *m)
 bool model_savable(struct model *m)
 {
 	finish_commit(m);
-	return !m->npend;
+	if (m->npend)
+		return false;
+	settle(m); /* (what is saved has no piles) */
+	return true;
 }
 
 size_t model_npools(const struct model *m) { return m->nparts; }

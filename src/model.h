@@ -155,12 +155,16 @@ const struct type *model_type_get(const struct model *m, uint32_t type);
 
 /* Add an event to the compact array (any order); model_commit() sorts what
  * was added, merges it into place and pairs spans.  Events added but not yet
- * committed are not visible. */
+ * committed are not visible.  (Chains of a source's events that came late
+ * and far back, its sub-streams over a period already read, wait in piles
+ * of their own, read in order but not paired, until model_commit(): it
+ * merges and pairs them once, where each batch would have rewritten what
+ * lay after it.) */
 void model_add(struct model *m, const struct event *e);
 void model_commit(struct model *m);
-/* The same in a pipeline (a loader's batches): the pending events are
- * sorted, then merged, paired and packed on another thread while more are
- * added, until the next commit (any call that reads the committed events,
+/* The same in a pipeline (a loader's batches; piles wait): the pending
+ * events are sorted, then merged, paired and packed on another thread
+ * while more are added, until the next commit (any call that reads the committed events,
  * or model_commit(), waits for it). */
 void model_commit_some(struct model *m);
 /* Wait for the commit under way, if any: the model can be read again; the

@@ -738,6 +738,102 @@ static void test_parts(void)
 	m = NULL;
 }
 
+/* One source whose chains of events cover the same period (sub-streams
+ * written one after another: cat f f f f), committed in pieces: late
+ * chains go to piles, read in order among the rest; once settled the
+ * source is one part again, paired as one commit of everything pairs it
+ * (durations, open begins, long spans).  late_pairs false: the later
+ * chains hold instants only (a pile with nothing to pair). */
+#define PILE_CHAINS 4
+#define PILE_EVENTS 100000
+
+static struct added *chains(unsigned every, bool late_pairs, size_t *n)
+{
+	setup();
+	struct added *v = calloc(PILE_CHAINS * PILE_EVENTS, sizeof *v);
+	size_t k = 0;
+	for (uint32_t c = 0; c < PILE_CHAINS; c++) {
+		uint64_t rng = 21 + c;
+		int64_t t = 0;
+		/* (instants: fewer, over the same period, each batch of them
+		 * landing among many events) */
+		unsigned sparse = c && !late_pairs ? 25 : 1;
+		for (unsigned i = 0; i < PILE_EVENTS / sparse; i++, k++) {
+			uint64_t x = rng_next_test(&rng);
+			/* in order but for steps back (a writer's batches) */
+			int64_t ts = x % 10 == 0 ? t - (int64_t)((x >> 8) % 500)
+						 : (t += (int64_t)((x >> 8) % 4 * sparse));
+			unsigned kind = c && !late_pairs ? 2 : (unsigned)(x >> 20) % 4;
+			uint32_t type = kind == 0 ? t_begin : kind == 1 ? t_end : kind == 2 ? t_inst : t_complete;
+			uint32_t role = kind == 0 ? ROLE_BEGIN : kind == 1 ? ROLE_END : kind == 2 ? ROLE_INSTANT : ROLE_COMPLETE;
+			struct event e = {.ts = ts, .dur = kind == 3 ? (x >> 40) % 100000 : TTV_NODUR,
+					  .lane = (x >> 24) & 1 ? lane_a : lane_b, .type = type, .flags = role, .off = k};
+			model_add(m, &e);
+			v[k] = (struct added){e, (uint64_t)k << 16 | type};
+			if (every && k % every == every - 1)
+				model_commit_some(m);
+		}
+	}
+	if (every) { /* (all committed; the piles wait) */
+		model_commit_some(m);
+		model_sync(m);
+	} else {
+		model_commit(m);
+	}
+	qsort(v, k, sizeof *v, by_place);
+	*n = k;
+	return v;
+}
+
+/* A lane's long spans, as one string (to compare). */
+static void longest_of(uint32_t lane, char *out, size_t cap)
+{
+	const struct long_span *ls;
+	uint64_t rest;
+	size_t nl = model_lane_longest(m, lane, &ls, &rest), at = 0;
+	at += (size_t)snprintf(out + at, cap - at, "%llu:", (unsigned long long)rest);
+	for (size_t i = 0; i < nl && at < cap; i++)
+		at += (size_t)snprintf(out + at, cap - at, " %lld+%llu@%llu", (long long)ls[i].ts,
+				       (unsigned long long)ls[i].dur, (unsigned long long)ls[i].off);
+}
+
+static void test_piles(void)
+{
+	for (int late_pairs = 1; late_pairs >= 0; late_pairs--) {
+		size_t n;
+		free(chains(0, late_pairs, &n)); /* everything at once: what to compare with */
+		uint64_t *dur = calloc(n, sizeof *dur);
+		struct event e;
+		for (uint64_t p = 0; p < n; p++) {
+			model_get(m, p, &e);
+			dur[p] = e.dur;
+		}
+		char want[2][4096], got[2][4096];
+		longest_of(lane_a, want[0], sizeof want[0]);
+		longest_of(lane_b, want[1], sizeof want[1]);
+		struct added *v = chains(3001, late_pairs, &n);
+		size_t piles = model_npools(m) - 1;
+		bool placed = model_count(m) == n;
+		for (uint64_t p = 0; p < n && placed; p++) {
+			model_get(m, p, &e);
+			placed = e.ts == v[p].e.ts && e.off == v[p].e.off && e.pos == p;
+		}
+		ok(piles >= (late_pairs ? PILE_CHAINS - 1 : 1) && piles <= 2 * PILE_CHAINS && placed,
+		   "chains over one period in one source%s: late ones in piles (%zu), read in order among the rest",
+		   late_pairs ? "" : " (later ones instants)", piles);
+		model_commit(m);
+		for (uint64_t p = 0; p < n; p++)
+			v[p].e.dur = dur[p];
+		longest_of(lane_a, got[0], sizeof got[0]);
+		longest_of(lane_b, got[1], sizeof got[1]);
+		ok(model_npools(m) == 1 && same_order(v, n) && open_begins_placed(),
+		   "... settled: one part, paired as one commit pairs it, open begins placed");
+		ok(!strcmp(want[0], got[0]) && !strcmp(want[1], got[1]), "... the same long spans");
+		free(v);
+		free(dur);
+	}
+}
+
 /* Random puts and deletes on a small key space (long probe runs that wrap
  * around the table), checked against a plain array after every step. */
 static void test_hmap_del(void)
@@ -907,6 +1003,7 @@ int main(void)
 	test_long_and_meta();
 	test_sequences();
 	test_parts();
+	test_piles();
 	model_free(m);
 	return done_testing();
 }

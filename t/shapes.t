@@ -85,6 +85,19 @@ for size in 80x24 160x40; do
 	wait_for 'exit=0' 50 || fail "tmux $size: q ends the viewer"
 	tm kill-server
 done
+# one file holding one recording three times over (cat f f f: chains of
+# sub-streams over one period, the later ones landing far back): each
+# copy's events, paired as in the copy alone (late chains wait in piles
+# of their own and are paired once all is read)
+"$TBIN/d9write" --generate 200000 --seed 5 copy.bin >/dev/null
+cat copy.bin copy.bin copy.bin >cat3.bin
+"$TTV" --dump cat3.bin | sort >together
+"$TTV" --dump copy.bin | awk '{ for (i = 0; i < 3; i++) print }' | sort >alone
+if [ -s together ] && cmp -s together alone; then
+	ok 0 "dial9, three copies in one file: every event of each, paired as in one copy"
+else
+	ok 1 "dial9, three copies in one file: every event of each ($(wc -l <together) lines, want $(wc -l <alone))"
+fi
 run_w() { "$TBIN/ptwrite" "$@" >/dev/null 2>&1; echo $?; }
 is "$(run_w --generate 10 --instances)" 2 "--instances without K: a usage error"
 
