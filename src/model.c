@@ -2078,6 +2078,34 @@ bool model_get_shared(const struct model *m) { return m->nseqs == 1; }
 
 bool model_split_reads(const struct model *m) { return nstreams(m) == 1; }
 
+size_t model_parts(const struct model *m)
+{
+	for (size_t k = 0; k < m->nparts; k++)
+		if (m->parts[k]->npiles)
+			return 0; /* (a lane's events in several) */
+	return m->nseqs == 1 ? m->nparts : 0;
+}
+
+uint64_t model_part_count(const struct model *m, size_t k) { return pcount(m->parts[k]); }
+
+uint32_t model_lane_part(const struct model *m, uint32_t lane) { return lane < m->nlanes ? m->lp[lane].part : 0; }
+
+void model_part_read(const struct model *m, size_t k, uint64_t i, size_t n, struct event *e)
+{
+	const struct evstore *st = &m->parts[k]->store;
+	while (n) {
+		const struct cev *c;
+		size_t got = evs_span(st, i, n, &c);
+		for (size_t j = 0; j < got; j++, e++) {
+			cev_event(m, &c[j], e);
+			e->seq = 0;
+			e->pos = UINT64_MAX;
+		}
+		i += got;
+		n -= got;
+	}
+}
+
 int64_t model_ts(struct model *m, uint64_t pos)
 {
 	if (nstreams(m) == 1)

@@ -176,6 +176,15 @@ uint64_t model_pending(const struct model *m);
  * each commit of late events costs about that much. */
 uint64_t model_late_reach(const struct model *m);
 
+/* The parts read apart, for what is counted per lane: each part holds
+ * whole lanes (a source's), each lane's events in time order, so no
+ * merged order need be followed.  model_parts() is 0 when that does not
+ * hold (sequences, piles waiting); events read have pos UINT64_MAX. */
+size_t model_parts(const struct model *m);
+uint64_t model_part_count(const struct model *m, size_t k);
+uint32_t model_lane_part(const struct model *m, uint32_t lane);
+void model_part_read(const struct model *m, size_t k, uint64_t i, size_t n, struct event *e);
+
 /* Every source's events in one store from now on (once all are read or
  * caught up): what a position costs to find then no longer grows with the
  * number of sources.  Nothing's position changes. */

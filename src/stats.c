@@ -47,9 +47,19 @@ static void durstat_merge(struct durstat *d, const struct durstat *o)
 	d->self += o->self;
 }
 
+/* Where an event lies in the trace's order: its time, then its position,
+ * or when parts are read apart (walk_parts: no position), its input and
+ * offset (parts order their events so; at one place, by type). */
+typedef unsigned __int128 place_t;
+static inline place_t place_of(const struct event *e)
+{
+	uint64_t at = e->pos != UINT64_MAX ? e->pos : (uint64_t)e->input << 40 | e->off;
+	return (place_t)((uint64_t)e->ts ^ (1ull << 63)) << 64 | at;
+}
+
 struct spanstat {
 	uint32_t type, name;
-	uint64_t first; /* position of its first event: the order of equal rows */
+	place_t first; /* of its first event: the order of equal rows */
 	struct durstat d;
 };
 
@@ -117,19 +127,21 @@ static void tally_free(struct tally *st)
 	free(st->counters);
 }
 
-static uint32_t span_slot(struct tally *st, uint32_t type, uint32_t name, uint64_t pos)
+static uint32_t span_slot(struct tally *st, uint32_t type, uint32_t name, place_t first)
 {
 	uint64_t key = (uint64_t)type << 32 | name, v;
 	struct slot_cache *c = &st->recent[(key * 0x9e3779b97f4a7c15ull) >> (64 - RECENT_BITS)];
-	if (c->key == key + 1)
-		return c->slot;
-	if (!hmap_get(&st->span_index, key, &v)) {
+	if (c->key == key + 1) {
+		v = c->slot;
+	} else if (!hmap_get(&st->span_index, key, &v)) {
 		xgrow(&st->spans, &st->capspans, st->nspans + 1, sizeof *st->spans);
-		st->spans[st->nspans] = (struct spanstat){.type = type, .name = name, .first = pos};
+		st->spans[st->nspans] = (struct spanstat){.type = type, .name = name, .first = first};
 		hmap_put(&st->span_index, key, st->nspans);
 		v = st->nspans++;
 	}
 	*c = (struct slot_cache){key + 1, (uint32_t)v};
+	if (first < st->spans[v].first) /* (parts read apart: not in order) */
+		st->spans[v].first = first;
 	return (uint32_t)v;
 }
 
@@ -159,7 +171,7 @@ static void push_at(struct tally *st, struct lane_stack *ls, size_t j, const str
 	if (j < ls->n)
 		memmove(ls->s + j + 1, ls->s + j, (ls->n - j) * sizeof *ls->s);
 	ls->n++;
-	ls->s[j] = (struct open_span){e->ts, end, 0, span_slot(st, e->type, e->name, e->pos)};
+	ls->s[j] = (struct open_span){e->ts, end, 0, span_slot(st, e->type, e->name, place_of(e))};
 }
 
 static void push(struct tally *st, struct lane_stack *ls, const struct event *e, int64_t end)
@@ -197,7 +209,7 @@ static void complete(struct tally *st, struct lane_stack *ls, const struct event
 	if (j < ls->n && (!j || end <= ls->s[j - 1].end)) {
 		push_at(st, ls, j, e, end);
 	} else { /* overlaps without nesting (e.g. calls of several threads of one process) */
-		uint32_t slot = span_slot(st, e->type, e->name, e->pos);
+		uint32_t slot = span_slot(st, e->type, e->name, place_of(e));
 		durstat_add(&st->spans[slot].d, e->dur, e->dur);
 	}
 }
@@ -290,9 +302,7 @@ static void tally_merge(struct tally *st, const struct tally *o)
 	for (size_t i = 0; i < o->nspans; i++) {
 		const struct spanstat *s = &o->spans[i];
 		uint32_t slot = span_slot(st, s->type, s->name, s->first); /* (may move spans) */
-		struct spanstat *d = &st->spans[slot];
-		durstat_merge(&d->d, &s->d);
-		d->first = MIN(d->first, s->first);
+		durstat_merge(&st->spans[slot].d, &s->d);
 	}
 	for (uint32_t l = 0; l < model_nlanes(st->t->m); l++)
 		if (o->counters[l].n)
@@ -316,6 +326,7 @@ struct walk {
 	uint64_t lo, n; /* the stretch */
 	uint64_t pass[STRETCH / 64];
 	struct event *ring[RING];
+	uint8_t *part_of; /* walk_parts: per part, the thread that counts it */
 	/* per thread, on a cache line of its own: pieces decoded and tallied */
 	struct progress {
 		_Alignas(64) atomic_uint_fast64_t n;
@@ -419,6 +430,61 @@ static void walk_stretch(struct walk *w)
 	}
 }
 
+/* Without filters, and when the model's parts hold whole lanes
+ * (model_parts), each thread counts whole parts, read apart: what is
+ * counted is per lane, so no merged order (a tournament per event among
+ * many sources) need be followed.  Parts are shared out by their events,
+ * the biggest first, each to the thread with fewer so far. */
+static void count_parts(struct walk *w, unsigned me)
+{
+	struct model *m = w->t->m;
+	for (size_t k = 0; k < model_parts(m); k++) {
+		if (w->part_of[k] != me)
+			continue;
+		uint64_t n = model_part_count(m, k);
+		for (uint64_t i = 0; i < n; i += PIECE) {
+			size_t got = (size_t)MIN(PIECE, n - i);
+			model_part_read(m, k, i, got, w->ring[me]);
+			tally_piece(w, me, w->ring[me], 0, got);
+		}
+	}
+}
+
+static void second_parts(void *arg) { count_parts(arg, 1); }
+
+static bool walk_parts(struct walk *w)
+{
+	struct model *m = w->t->m;
+	size_t np = model_parts(m);
+	if (w->filtering || np < 2)
+		return false;
+	uint64_t(*c)[2] = xcalloc(np, sizeof *c), load[2] = {0, 0};
+	w->part_of = xcalloc(np, 1);
+	for (size_t k = 0; k < np; k++)
+		c[k][0] = model_part_count(m, k), c[k][1] = k;
+	qsort(c, np, sizeof *c, by_count_desc);
+	for (size_t i = 0; w->two && i < np; i++) {
+		unsigned to = load[1] < load[0];
+		load[to] += c[i][0];
+		w->part_of[c[i][1]] = (uint8_t)to;
+	}
+	free(c);
+	for (uint32_t l = 0; l < model_nlanes(m); l++)
+		w->lane[l] = (uint8_t)((w->lane[l] & LANE_COUNTER) | w->part_of[model_lane_part(m, l)]);
+	if (w->two && worker_start(second_parts, w)) {
+		count_parts(w, 0);
+		worker_wait();
+	} else {
+		for (size_t k = 0; k < np; k++)
+			w->part_of[k] = 0;
+		for (uint32_t l = 0; l < model_nlanes(m); l++)
+			w->lane[l] &= LANE_COUNTER;
+		count_parts(w, 0);
+	}
+	free(w->part_of);
+	return true;
+}
+
 /* Count the events the filters keep. */
 static void walk(struct walk *w)
 {
@@ -445,7 +511,9 @@ static int by_calls(const void *a, const void *b)
 		return x->d.n < y->d.n ? 1 : -1;
 	if (x->d.total != y->d.total)
 		return x->d.total < y->d.total ? 1 : -1;
-	return x->first < y->first ? -1 : x->first > y->first;
+	if (x->first != y->first)
+		return x->first < y->first ? -1 : 1;
+	return x->type < y->type ? -1 : x->type > y->type;
 }
 
 static int by_key(const void *a, const void *b)
@@ -717,7 +785,8 @@ void batch_stats(struct trace *t, struct filterset *fs, bool json, FILE *out)
 	share_lanes(w);
 	tally_init(&w->part[0], t);
 	tally_init(&w->part[1], t);
-	walk(w);
+	if (!walk_parts(w))
+		walk(w);
 	struct tally *st = &w->part[0];
 	tally_close(st);
 	tally_close(&w->part[1]);

@@ -95,6 +95,18 @@ check "$TMP/g.bin" "dial9, filtered by a type" "type:Poll"
 flat "$TMP/g.sc" "syscall capture: counts and durations"
 flat "$TMP/g.sc" "syscall capture, filtered by text" "read"
 flat "$TMP/g.pt" "podtrace: counts and durations (types of one name told apart by category)"
+# Fleets (each instance a part of the model): without a filter each part
+# is counted apart, on its own thread, with no merged order followed; a
+# filter that keeps everything reads the merged order.  The same report.
+for w in htwrite d9write ptwrite scwrite; do
+	"$TBIN/$w" --generate 20000 --seed 9 --instances 5 "$TMP/fleet-$w" >/dev/null
+	set -- $(find "$TMP/fleet-$w" -type f | sort)
+	[ "$w" != d9write ] || set -- "$TMP/fleet-$w"
+	"$TTV" --stats --json "$@" >"$TMP/apart"
+	"$TTV" --stats --json -e . "$@" >"$TMP/merged"
+	ok "$(cmp -s "$TMP/apart" "$TMP/merged"; echo $?)" "$w, 5 instances: --stats counting each apart = reading them merged"
+done
+check "$TMP/fleet-d9write" "dial9, 5 instances (each counted apart): against the independent count"
 run --stats "$TMP/g.pt"
 like "$OUT" "HTTP_REQ \(HTTP/2\)" "podtrace: the text report tells them apart too"
 
