@@ -721,10 +721,15 @@ size_t dir_list(const char *dir, struct dir_entry **out)
 	while ((de = readdir(d))) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
-		buf_reset(&full);
-		buf_printf(&full, "%s/%s", dir, de->d_name);
+		/* (what the directory says, when it says: one stat less per entry) */
+		enum path_kind k = de->d_type == DT_DIR ? PATH_DIR : de->d_type == DT_REG ? PATH_FILE : PATH_NONE;
+		if (de->d_type != DT_DIR && de->d_type != DT_REG) { /* unknown, a link, or other */
+			buf_reset(&full);
+			buf_printf(&full, "%s/%s", dir, de->d_name);
+			k = path_kind(full.p);
+		}
 		xgrow(out, &cap, n + 1, sizeof **out);
-		(*out)[n++] = (struct dir_entry){xstrdup(de->d_name), path_kind(full.p)};
+		(*out)[n++] = (struct dir_entry){xstrdup(de->d_name), k};
 	}
 	buf_free(&full);
 	closedir(d);

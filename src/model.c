@@ -184,6 +184,7 @@ struct model {
 
 	struct part **parts; /* committed: [0] made first, then one per source after the first, and piles */
 	size_t nparts, capparts;
+	struct merging *merging; /* model_merge_step's, under way */
 	struct part **newpiles; /* piles the committer made, added to parts when it is done */
 	size_t nnewpiles, capnewpiles;
 	/* the lanes and parts the committer sees (those made before its batch
@@ -232,6 +233,7 @@ static void finish_commit(struct model *m);
 static void release_sortbuf(struct sortbuf *b, uint64_t events);
 static void merge_stores(struct part *const *ps, size_t k, struct evstore *into);
 static void settle(struct model *m);
+static void merging_end(struct model *m);
 
 /* ---- parts ---------------------------------------------------------------- */
 
@@ -429,6 +431,7 @@ void model_free(struct model *m)
 		pthread_join(m->commit_thread, NULL);
 	add_new_piles(m);
 	free(m->newpiles);
+	merging_end(m);
 	for (size_t i = 0; i < m->nlanes; i++) {
 		free(m->lp[i].stk);
 		free(m->lp[i].longest);
@@ -1440,6 +1443,8 @@ static void finish_commit(struct model *m)
  * lanes and parts they may name). */
 static struct batch_kind seal(struct model *m)
 {
+	if (m->npend)
+		merging_end(m); /* (the parts change: a merge under way starts again) */
 	struct batch_kind k = m->tail;
 	m->tail = (struct batch_kind){0};
 	m->clanes = m->nlanes;
@@ -1664,6 +1669,7 @@ static bool keep_input(void *ctx, const struct cev *c)
 uint64_t model_drop_input(struct model *m, uint32_t input)
 {
 	model_commit(m); /* (clanes and cparts: all of them; no piles) */
+	merging_end(m);
 	uint64_t n = nev(m);
 	for (size_t i = 0; i < m->nparts; i++)
 		evs_filter(&m->parts[i]->store, keep_input, &(struct dropping){m, input});
@@ -2287,51 +2293,97 @@ static bool feed_on(struct feed *f)
 
 static inline skey part_key(const struct cev *c) { return (skey)((uint64_t)c->ts ^ (1ull << 63)) << 64 | c->loc; }
 
-/* The events of parts ps[0..k) merged into one store, in the order they
- * are read in. */
-static void merge_stores(struct part *const *ps, size_t k, struct evstore *into)
-{
-	struct feed *f = xcalloc(k, sizeof *f);
+/* A merge of parts' events into one store, in the order they are read in,
+ * done in steps (merger_run): the parts are only read meanwhile. */
+struct merger {
+	struct evstore *into;
+	struct feed *f;
 	struct tourney t;
-	tourney_init(&t, k);
-	uint64_t left = 0;
+	struct cev *out;
+	size_t nout;
+	uint64_t left;
+};
+
+static void merger_init(struct merger *mg, struct part *const *ps, size_t k, struct evstore *into)
+{
+	*mg = (struct merger){.into = into, .f = xcalloc(k, sizeof *mg->f), .out = xmalloc(EVS_BLOCK * sizeof *mg->out)};
+	tourney_init(&mg->t, k);
 	for (size_t s = 0; s < k; s++) {
-		f[s] = (struct feed){.st = &ps[s]->store, .n = pcount(ps[s]), .at = SIZE_MAX};
-		t.key[s] = feed_on(&f[s]) ? part_key(&f[s].run[0]) : NO_KEY;
-		left += f[s].n;
+		struct feed *f = &mg->f[s];
+		*f = (struct feed){.st = &ps[s]->store, .n = pcount(ps[s]), .at = SIZE_MAX};
+		mg->t.key[s] = feed_on(f) ? part_key(&f->run[0]) : NO_KEY;
+		mg->left += f->n;
 	}
-	tourney_play(&t);
-	struct cev *out = xmalloc(EVS_BLOCK * sizeof *out);
-	size_t nout = 0;
-	for (; left; left--) {
-		struct feed *w = &f[t.top];
-		out[nout++] = w->run[w->at];
-		if (nout == EVS_BLOCK) {
-			evs_merge(into, out, nout);
-			evs_pack(into);
-			nout = 0;
-		}
-		t.key[t.top] = feed_on(w) ? part_key(&w->run[w->at]) : NO_KEY;
-		tourney_replay(&t);
-	}
-	evs_merge(into, out, nout);
-	evs_pack(into);
-	free(out);
-	tourney_free(&t);
-	free(f);
+	tourney_play(&mg->t);
 }
 
-/* Once every source is read (or caught up), the parts become one: reading
- * a merged order costs a tournament per event, and finding a position
- * asks every part, while one store answers at once.  Sources that go on
- * growing append at the end of the one, where the newest events lie. */
-void model_merge_parts(struct model *m)
+/* Merge on until done (true) or, at a block's end, past the deadline. */
+static bool merger_run(struct merger *mg, uint64_t deadline)
 {
-	model_commit(m);
-	if (m->nparts < 2)
+	for (; mg->left; mg->left--) {
+		struct feed *w = &mg->f[mg->t.top];
+		mg->out[mg->nout++] = w->run[w->at];
+		if (mg->nout == EVS_BLOCK) {
+			evs_merge(mg->into, mg->out, mg->nout);
+			evs_pack(mg->into);
+			mg->nout = 0;
+			if (deadline != UINT64_MAX && now_ns() >= deadline) {
+				mg->left--;
+				mg->t.key[mg->t.top] = feed_on(w) ? part_key(&w->run[w->at]) : NO_KEY;
+				tourney_replay(&mg->t);
+				return !mg->left;
+			}
+		}
+		mg->t.key[mg->t.top] = feed_on(w) ? part_key(&w->run[w->at]) : NO_KEY;
+		tourney_replay(&mg->t);
+	}
+	evs_merge(mg->into, mg->out, mg->nout);
+	evs_pack(mg->into);
+	mg->nout = 0;
+	return true;
+}
+
+static void merger_free(struct merger *mg)
+{
+	free(mg->out);
+	tourney_free(&mg->t);
+	free(mg->f);
+}
+
+/* The events of parts ps[0..k) merged into one store at once. */
+static void merge_stores(struct part *const *ps, size_t k, struct evstore *into)
+{
+	struct merger mg;
+	merger_init(&mg, ps, k, into);
+	merger_run(&mg, UINT64_MAX);
+	merger_free(&mg);
+}
+
+/* The parts becoming one (model_merge_step): the store they merge into. */
+struct merging {
+	struct merger mg;
+	struct part *one;
+};
+
+static void merging_end(struct model *m)
+{
+	if (!m->merging)
 		return;
+	merger_free(&m->merging->mg);
+	if (m->merging->one)
+		part_free(m->merging->one);
+	free(m->merging);
+	m->merging = NULL;
+}
+
+/* The one store done: it takes the parts' place; the stacks' begins are
+ * found again in it. */
+static void merging_done(struct model *m)
+{
+	struct part *one = m->merging->one;
+	m->merging->one = NULL;
+	merging_end(m);
 	m->clanes = m->nlanes;
-	/* the stacks' begins, to be found again in the one store */
 	struct held *held = NULL;
 	size_t nheld = 0, cap = 0;
 	for (size_t li = 0; li < m->nlanes; li++) {
@@ -2340,11 +2392,6 @@ void model_merge_parts(struct model *m)
 		for (uint32_t j = 0; j < l->depth; j++)
 			hold(&held, &nheld, &cap, p, &l->stk[j], pcount(p));
 	}
-	struct part *one = xcalloc(1, sizeof *one);
-	struct evstore *st0 = &m->parts[0]->store;
-	one->store.pk = st0->pk; /* (part 0's, lent to the others) */
-	st0->pk = NULL;
-	merge_stores(m->parts, m->nparts, &one->store);
 	for (size_t i = 0; i < m->nparts; i++) {
 		one->has_pairs |= m->parts[i]->has_pairs;
 		part_free(m->parts[i]);
@@ -2361,6 +2408,38 @@ void model_merge_parts(struct model *m)
 	bigmem_free(&m->restored); /* (what a saved index lent the parts) */
 	snap_take(m, one, pcount(one));
 	m->epoch++;
+}
+
+/* Once every source is read (or caught up), the parts become one: reading
+ * a merged order costs a tournament per event, and finding a position
+ * asks every part, while one store answers at once.  Sources that go on
+ * growing append at the end of the one, where the newest events lie.
+ * In steps, the parts read as they are meanwhile; events committed
+ * meanwhile (seal) make it start again. */
+bool model_merge_step(struct model *m, uint64_t budget_ns)
+{
+	if (!m->merging) {
+		finish_commit(m);
+		if (m->nparts < 2 || m->npend)
+			return false;
+		m->merging = xcalloc(1, sizeof *m->merging);
+		m->merging->one = xcalloc(1, sizeof *m->merging->one); /* (with a packer of its own) */
+		merger_init(&m->merging->mg, m->parts, m->nparts, &m->merging->one->store);
+	}
+	uint64_t deadline = budget_ns == UINT64_MAX ? UINT64_MAX : now_ns() + budget_ns;
+	if (!merger_run(&m->merging->mg, deadline))
+		return true;
+	merging_done(m);
+	return false;
+}
+
+bool model_merging(const struct model *m) { return m->merging; }
+
+void model_merge_parts(struct model *m)
+{
+	model_commit(m);
+	while (model_merge_step(m, UINT64_MAX))
+		;
 }
 
 /* ---- the saved index ------------------------------------------------------- */

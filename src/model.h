@@ -187,8 +187,13 @@ void model_part_read(const struct model *m, size_t k, uint64_t i, size_t n, stru
 
 /* Every source's events in one store from now on (once all are read or
  * caught up): what a position costs to find then no longer grows with the
- * number of sources.  Nothing's position changes. */
+ * number of sources.  Nothing's position changes.  model_merge_step()
+ * merges for about budget_ns at a time (the parts are read as they are
+ * meanwhile; events committed meanwhile make it start again): true while
+ * there is more to do. */
 void model_merge_parts(struct model *m);
+bool model_merge_step(struct model *m, uint64_t budget_ns);
+bool model_merging(const struct model *m);
 
 /* Remove every event of an input (its file was truncated: the bytes they
  * point at are gone).  Returns how many were removed. */

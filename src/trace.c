@@ -460,6 +460,8 @@ static void commit_batch(struct model *m, uint64_t budget_ns)
 		model_commit_some(m);
 }
 
+#define MERGE_LEAST_NS 2000000
+
 bool trace_step(struct trace *t, uint64_t budget_ns, bool wait)
 {
 	trace_save_end(t, false); /* (the events it writes change now) */
@@ -505,8 +507,12 @@ bool trace_step(struct trace *t, uint64_t budget_ns, bool wait)
 	model_sync(t->m);
 	if (!more || !model_count(t->m))
 		model_commit(t->m);
-	if (!more && t->one_store)
+	/* the viewer's sources made one store: in steps while the keys are
+	 * read (a file that grows: at once, or appends would start it again) */
+	if (!more && t->one_store && t->follow)
 		model_merge_parts(t->m);
+	else if (!more && t->one_store)
+		more = model_merge_step(t->m, MAX(deadline - MIN(deadline, now_ns()), MERGE_LEAST_NS));
 	return more;
 }
 

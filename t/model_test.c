@@ -677,11 +677,33 @@ static void test_parts(void)
 		}
 		ok(pairs && npaired > 1000, "... partners found across the parts (%llu)", (unsigned long long)npaired);
 		ok(open_begins_placed(), "... open begins at their global positions");
-		model_merge_parts(m);
+		if (c == 1) { /* in steps (the viewer's), read as they are between them */
+			size_t steps = 0;
+			bool between = true;
+			while (model_merge_step(m, 1)) {
+				uint64_t p = (++steps * 7919) % n;
+				model_get(m, p, &e);
+				between &= same_event(&e, &v[p].e);
+			}
+			ok(steps > 10 && between, "... made one in steps (%zu), read as they were meanwhile", steps);
+		} else {
+			model_merge_parts(m);
+		}
 		ok(same_order(v, n) && open_begins_placed(), "... the parts made one: the same order, pairs and open begins");
 		free(v);
 	}
 	free(dur);
+	/* events committed while the parts are made one: it starts again */
+	struct added *during = fleet(false, 3001, &n);
+	for (int k = 0; k < 3; k++)
+		model_merge_step(m, 1);
+	struct event late = during[n / 2].e;
+	late.off = 999999;
+	model_add(m, &late);
+	model_commit(m);
+	model_merge_parts(m);
+	ok(model_count(m) == n + 1 && model_npools(m) == 1 && sorted(), "events committed during the merge: in the one store");
+	free(during);
 	/* with sequences too: at equal times the parts' events first, then
 	 * each sequence's in turn */
 	struct added *v = fleet(false, 3001, &n);

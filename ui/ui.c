@@ -800,7 +800,8 @@ static void load_step(struct app *a, uint64_t budget_ns, bool wait)
 	trace_progress(a->t, &read_before, &total_before);
 	a->loading = trace_step(a->t, budget_ns, wait);
 	trace_progress(a->t, &read, &total);
-	a->load_waits = read == read_before && total == total_before;
+	/* (nothing read, nothing to wait for: waiting for more to come) */
+	a->load_waits = read == read_before && total == total_before && !model_merging(a->m);
 	if (model_count(a->m) != before || model_generation(a->m) != a->vis.gen || !a->loading ||
 	    a->t->notices != a->notices)
 		after_load(a, before, was_at_end, was_last);

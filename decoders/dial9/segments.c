@@ -458,7 +458,7 @@ static struct seg *seg_at(const struct d9dir *dd, const char *rel, const char *k
 
 struct walk_dir {
 	struct d9dir *dd;
-	bool probing; /* only whether there are segments: no groups, no heads read */
+	bool probing; /* only whether there is a segment: no groups, no heads read, done at the first */
 	struct seg *s;
 	size_t n, cap, files;
 };
@@ -471,7 +471,7 @@ static void walk_tree(struct walk_dir *w, const char *rel, int depth)
 	size_t ne = dir_list(path.p, &e);
 	if (ne) /* in the same order on every file system: traces (sources) are made in it */
 		qsort(e, ne, sizeof *e, by_entry_name);
-	for (size_t i = 0; i < ne && w->files < TREE_FILES; i++) {
+	for (size_t i = 0; i < ne && w->files < TREE_FILES && !(w->probing && w->n); i++) {
 		const char *name = e[i].name;
 		if (name[0] == '.') /* .lock, and anything hidden */
 			continue;
