@@ -834,7 +834,7 @@ static void lsd_sort(uint64_t *x, uint64_t *tmp, size_t n, unsigned from, unsign
  * by the rest, least significant digit first (all of it that way when
  * the times differ in few bits).  False when the keys do not fit (a batch
  * spanning years): the caller sorts otherwise. */
-static bool radix_sort(struct sortbuf *b, struct cev *a, size_t n)
+static bool radix_sort(struct sortbuf *b, struct cev *a, size_t n, struct cev *tmp)
 {
 	int64_t lo = a[0].ts, hi = a[0].ts;
 	for (size_t i = 1; i < n; i++) {
@@ -870,7 +870,6 @@ static bool radix_sort(struct sortbuf *b, struct cev *a, size_t n)
 			lsd_sort(o + start[d], k + start[d], start[d + 1] - start[d], ibits, top);
 		k = o;
 	}
-	struct cev *tmp = scratch(b, n);
 	uint64_t imask = ((uint64_t)1 << ibits) - 1;
 	for (size_t i = 0; i < n; i++)
 		tmp[i] = a[k[i] & imask];
@@ -885,13 +884,15 @@ static bool radix_sort(struct sortbuf *b, struct cev *a, size_t n)
 	return true;
 }
 
-static void sort_events(struct sortbuf *b, struct cev *a, size_t n)
+/* Sort a[0..n), with room for n more at tmp (NULL: b's scratch, taken
+ * only when wanted). */
+static void sort_in(struct sortbuf *b, struct cev *a, size_t n, struct cev *tmp)
 {
 	/* how far out of order: judged by the batch's first events */
 	size_t descents = 0, probe = MIN(n, 8192);
 	for (size_t i = 1; i < probe; i++)
 		descents += cev_less(&a[i], &a[i - 1]);
-	if (descents > probe / 64 && radix_sort(b, a, n))
+	if (descents > probe / 64 && radix_sort(b, a, n, tmp ? tmp : scratch(b, n)))
 		return;
 	if (insertion_sort(a, n))
 		return;
@@ -903,8 +904,7 @@ static void sort_events(struct sortbuf *b, struct cev *a, size_t n)
 			run[nrun++] = i;
 		}
 	run[nrun] = n;
-	struct cev *tmp = scratch(b, n);
-	struct cev *src = a, *dst = tmp;
+	struct cev *src = a, *dst = tmp ? tmp : scratch(b, n);
 	while (nrun > 1) {
 		size_t k = 0;
 		for (size_t r = 0; r < nrun; r += 2) {
@@ -922,6 +922,8 @@ static void sort_events(struct sortbuf *b, struct cev *a, size_t n)
 	if (src != a)
 		memcpy(a, src, n * sizeof *a);
 }
+
+static void sort_events(struct sortbuf *b, struct cev *a, size_t n) { sort_in(b, a, n, NULL); }
 
 
 /* ---- span pairing --------------------------------------------------------- */
@@ -1339,15 +1341,20 @@ static uint64_t parts_bound(const struct model *m, const struct cev *key)
 	return n;
 }
 
-/* Share the pending events, sorted, out to their parts (each part's in
- * order, one after another in b's scratch), each with what it holds. */
-static void share_out(struct model *m, struct sortbuf *b, struct batch_kind k)
+/* Share the pending events out to their parts (each part's one after
+ * another in b's scratch), each with what it holds, and sort what is not
+ * sorted yet: each part's on its own (a batch from many sources over one
+ * period merged whole would cost pass after pass for nothing).  The
+ * least of them (NULL: none). */
+static const struct cev *share_out(struct model *m, struct sortbuf *b, struct batch_kind k, bool sorted)
 {
 	if (m->cparts == 1) {
+		if (!sorted)
+			sort_events(b, m->pend, m->npend);
 		m->parts[0]->batch = m->pend;
 		m->parts[0]->nbatch = m->npend;
 		m->parts[0]->kind = k;
-		return;
+		return m->npend ? &m->pend[0] : NULL;
 	}
 	size_t *at = xcalloc(m->cparts + 1, sizeof *at);
 	for (size_t i = 0; i < m->npend; i++)
@@ -1361,30 +1368,40 @@ static void share_out(struct model *m, struct sortbuf *b, struct batch_kind k)
 	struct cev *out = scratch(b, m->npend);
 	for (size_t i = 0; i < m->npend; i++) {
 		const struct cev *c = &m->pend[i];
-		struct part *p = m->parts[lane_part(m, cev_lane(c))];
-		out[at[lane_part(m, cev_lane(c))] + p->nbatch++] = *c;
+		uint32_t pi = lane_part(m, cev_lane(c));
+		struct part *p = m->parts[pi];
+		out[at[pi] + p->nbatch++] = *c;
 		p->kind.pairs |= cev_role(c) >= ROLE_BEGIN;
 		p->kind.spans |= cev_role(c) == ROLE_COMPLETE && c->dur != DUR_NONE;
 	}
-	for (size_t i = 0; i < m->cparts; i++)
-		m->parts[i]->batch = out + at[i];
+	const struct cev *least = NULL;
+	for (size_t i = 0; i < m->cparts; i++) {
+		struct part *p = m->parts[i];
+		p->batch = out + at[i];
+		if (!sorted && p->nbatch) /* (pend, shared out, is room to sort in) */
+			sort_in(b, out + at[i], p->nbatch, m->pend + at[i]);
+		if (p->nbatch && (!least || cev_less(&p->batch[0], least)))
+			least = &p->batch[0];
+	}
 	free(at);
+	return least;
 }
 
-/* The pending events, sorted (what k says they hold), merged into their
- * parts, paired and packed.  Positions before the batch's first event
- * keep their events; when that is not at the end, the order changed
- * behind committed positions (the generation).  (With sequences, whose
- * records interleave, every position may have changed: they are not
- * asked here, on the committer's thread.) */
-static void commit_sorted(struct model *m, struct sortbuf *b, struct batch_kind k)
+/* The pending events (sorted already or not) merged into their parts,
+ * paired and packed (what k says they hold).  Positions before the
+ * batch's first event keep their events; when that is not at the end,
+ * the order changed behind committed positions (the generation).  (With
+ * sequences, whose records interleave, every position may have changed:
+ * they are not asked here, on the committer's thread.) */
+static void commit_pending(struct model *m, struct sortbuf *b, struct batch_kind k, bool sorted)
 {
 	if (!m->npend)
 		return;
 	bool seqs = m->nseqs > 1;
-	uint64_t old = nev_in(m, m->cparts), first = seqs ? 0 : parts_bound(m, &m->pend[0]);
+	uint64_t old = nev_in(m, m->cparts);
+	const struct cev *least = share_out(m, b, k, sorted);
+	uint64_t first = seqs ? 0 : parts_bound(m, least);
 	m->changed_from = MIN(m->changed_from, first);
-	share_out(m, b, k);
 	bool late = false;
 	for (size_t i = 0; i < m->cparts; i++) {
 		struct part *p = m->parts[i];
@@ -1405,9 +1422,7 @@ static void commit_sorted(struct model *m, struct sortbuf *b, struct batch_kind 
 static void *committer(void *arg)
 {
 	struct model *m = arg;
-	if (!m->sealed_sorted)
-		sort_events(&m->sort_committer, m->pend, m->npend);
-	commit_sorted(m, &m->sort_committer, m->sealed);
+	commit_pending(m, &m->sort_committer, m->sealed, m->sealed_sorted);
 	atomic_store_explicit(&m->commit_done, true, memory_order_release);
 	return NULL;
 }
@@ -1468,9 +1483,8 @@ static void keep_room(struct model *m)
 static void commit_now(struct model *m)
 {
 	finish_commit(m);
-	sort_events(&m->sort_main, m->pend, m->npend);
 	release_sortbuf(&m->sort_main, nev(m) + m->npend);
-	commit_sorted(m, &m->sort_main, seal(m));
+	commit_pending(m, &m->sort_main, seal(m), false);
 	add_new_piles(m);
 	m->epoch++;
 }
@@ -1485,10 +1499,11 @@ void model_sync(struct model *m) { finish_commit(m); }
 
 /* Who sorts a batch balances the two threads: when the committer is still
  * busy with the last one, this thread sorts the next meanwhile (decoding
- * is the lighter side); when it is idle, it sorts too. */
+ * is the lighter side); when it is idle, it sorts too.  (With several
+ * parts the committer sorts each part's share: cheaper than the whole.) */
 void model_commit_some(struct model *m)
 {
-	bool sorted = m->committing && !atomic_load_explicit(&m->commit_done, memory_order_acquire);
+	bool sorted = m->committing && !atomic_load_explicit(&m->commit_done, memory_order_acquire) && m->nparts == 1;
 	if (sorted)
 		sort_events(&m->sort_main, m->next, m->nnext);
 	finish_commit(m);
@@ -1501,9 +1516,7 @@ void model_commit_some(struct model *m)
 	keep_room(m);
 	m->committing = !pthread_create(&m->commit_thread, NULL, committer, m);
 	if (!m->committing) { /* no thread to be had: commit here */
-		if (!sorted)
-			sort_events(&m->sort_main, m->pend, m->npend);
-		commit_sorted(m, &m->sort_main, m->sealed);
+		commit_pending(m, &m->sort_main, m->sealed, sorted);
 		add_new_piles(m);
 		m->epoch++;
 	}
@@ -2420,7 +2433,10 @@ bool model_merge_step(struct model *m, uint64_t budget_ns)
 {
 	if (!m->merging) {
 		finish_commit(m);
-		if (m->nparts < 2 || m->npend)
+		if (m->npend)
+			return false;
+		settle(m); /* (piles pair with their source first) */
+		if (m->nparts < 2)
 			return false;
 		m->merging = xcalloc(1, sizeof *m->merging);
 		m->merging->one = xcalloc(1, sizeof *m->merging->one); /* (with a packer of its own) */
