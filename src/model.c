@@ -193,6 +193,7 @@ struct model {
 	uint64_t ncompact; /* events in the parts (set as commits end: model_count asks often) */
 	uint32_t *source_part; /* source id -> part + 1 (0: none yet) */
 	size_t capsource_part;
+	bool part0_given; /* to the first source */
 	struct cev *pend;     /* added, not yet committed */
 	size_t npend, cappend;
 	struct bigmem pend_mem; /* where pend lives */
@@ -300,11 +301,10 @@ static uint32_t source_part(struct model *m, uint32_t source)
 	size_t had = m->capsource_part;
 	xgrow(&m->source_part, &m->capsource_part, (size_t)source + 1, sizeof *m->source_part);
 	memset(m->source_part + had, 0, (m->capsource_part - had) * sizeof *m->source_part);
-	bool first = true;
-	for (size_t i = 0; i < m->capsource_part && first; i++)
-		first = !m->source_part[i];
+	bool first = !m->part0_given;
 	if (!first)
 		add_part(m);
+	m->part0_given = true;
 	m->source_part[source] = first ? 1 : (uint32_t)m->nparts;
 	return m->source_part[source] - 1;
 }
