@@ -1629,18 +1629,17 @@ static void settle_home(struct model *m, struct part *home)
 static void settle(struct model *m)
 {
 	m->clanes = m->nlanes;
-	uint64_t from = UINT64_MAX;
-	for (size_t i = 0; i < m->nparts; i++) {
-		struct part *p = m->parts[i];
-		for (size_t j = 0; j < p->npiles; j++) {
-			struct cev first = pev(p->piles[j], 0);
+	uint64_t from = UINT64_MAX; /* (found before any pile is merged: its events would count twice) */
+	for (size_t i = 0; i < m->nparts; i++)
+		for (size_t j = 0; j < m->parts[i]->npiles; j++) {
+			struct cev first = pev(m->parts[i]->piles[j], 0);
 			from = MIN(from, parts_bound(m, &first));
 		}
-		if (p->npiles)
-			settle_home(m, p);
-	}
 	if (from == UINT64_MAX)
 		return;
+	for (size_t i = 0; i < m->nparts; i++)
+		if (m->parts[i]->npiles)
+			settle_home(m, m->parts[i]);
 	uint32_t *to = xmalloc(m->nparts * sizeof *to);
 	size_t k = 0;
 	for (size_t i = 0; i < m->nparts; i++) {
