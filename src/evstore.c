@@ -473,8 +473,7 @@ static void pack_even(struct evstore *s, const struct cev *a, size_t n, uint64_t
 	}
 }
 
-/* How many of a[0..n) come before key. */
-static size_t count_before(const struct cev *a, size_t n, const struct cev *key)
+size_t cevs_before(const struct cev *a, size_t n, const struct cev *key)
 {
 	size_t lo = 0, hi = n;
 	while (lo < hi) {
@@ -527,7 +526,7 @@ static void insert_packed(struct evstore *s, const struct cev *a, size_t n)
 		if (j < n && b + 1 < s->nblk) {
 			struct cev f;
 			unpack_at(s, &s->blk[b + 1], 0, &f);
-			k = j + count_before(a + j, n - j, &f);
+			k = j + cevs_before(a + j, n - j, &f);
 		}
 		if (k == j) {
 			struct evblock moved = s->blk[b];
@@ -588,7 +587,7 @@ void evs_merge(struct evstore *s, const struct cev *a, size_t n)
 	if (n && s->npacked) {
 		struct cev last;
 		evs_get(s, s->npacked - 1, &last);
-		late = count_before(a, n, &last);
+		late = cevs_before(a, n, &last);
 	}
 	if (late) {
 		reach = before - s->blk[block_for(s, &a[0])].start;

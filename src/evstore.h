@@ -51,6 +51,9 @@ static inline bool cev_less(const struct cev *a, const struct cev *b)
 	return a->ts < b->ts || (a->ts == b->ts && a->loc < b->loc);
 }
 
+/* How many of sorted a[0..n) come before key. */
+size_t cevs_before(const struct cev *a, size_t n, const struct cev *key);
+
 /* Merge sorted a[0..na) and b[0..nb) into out (out may overlap b when
  * out + na == b). */
 void cev_merge(const struct cev *a, size_t na, const struct cev *b, size_t nb, struct cev *out);

@@ -1218,20 +1218,6 @@ static void merge_late(struct model *m, struct part *p)
 #define PILE_SHARE 8
 #define MAX_PILES 16
 
-/* How many of sorted a[0..n) come before key. */
-static size_t cevs_before(const struct cev *a, size_t n, const struct cev *key)
-{
-	size_t lo = 0, hi = n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (cev_less(&a[mid], key))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 /* What merging sorted late events a[0..n) into part p rewrites: the
  * blocks they land in, and when some begin or end a span, the pairing of
  * everything after them; for a pile (it pairs nothing), what lies after
