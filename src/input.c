@@ -487,6 +487,9 @@ void input_release(struct input *in, uint64_t off, uint64_t len)
 	uint64_t a = (off + page - 1) & ~(page - 1), b = (off + len) & ~(page - 1);
 	if (!in->map || b <= a || b > in->maplen)
 		return;
+	if (a < atomic_load_explicit(&in->warm_hi, memory_order_relaxed) &&
+	    b > atomic_load_explicit(&in->warm_lo, memory_order_relaxed))
+		atomic_store_explicit(&in->warm_hi, 0, memory_order_relaxed);
 	madvise((uint8_t *)in->map + a, b - a, MADV_DONTNEED);
 }
 
@@ -526,7 +529,7 @@ static __thread struct scan_window {
 } windows[SCAN_WINDOWS];
 static __thread uint64_t scan_tick;
 
-static struct scan_window *window_for(const struct input *in, uint64_t off)
+static struct scan_window *window_for(struct input *in, uint64_t off)
 {
 	struct scan_window *lru = &windows[0];
 	for (int i = 0; i < SCAN_WINDOWS; i++) {
@@ -537,8 +540,13 @@ static struct scan_window *window_for(const struct input *in, uint64_t off)
 			lru = w;
 	}
 	/* the least used region gives way (its pages stay until trace_release:
-	 * its input may be gone, and is only ever compared) */
-	*lru = (struct scan_window){.in = in, .lo = off, .hi = off};
+	 * its input may be gone, and is only ever compared).  A scan in time
+	 * order over more inputs than windows takes each up again in turn:
+	 * what is still mapped ahead of off is not mapped again (the window
+	 * starts at off: what is behind may be another thread's) */
+	uint64_t lo = atomic_load_explicit(&in->warm_lo, memory_order_relaxed);
+	uint64_t hi = atomic_load_explicit(&in->warm_hi, memory_order_relaxed);
+	*lru = (struct scan_window){.in = in, .lo = off, .hi = off >= lo && off < hi ? hi : off};
 	return lru;
 }
 
@@ -553,6 +561,8 @@ void input_scan(struct input *in, uint64_t off)
 	w->lo = off > SCAN_WINDOW ? off - SCAN_WINDOW : 0;
 	w->hi = MIN(off + 2 * (uint64_t)SCAN_WINDOW, in->size);
 	input_prefetch(in, off, w->hi - off);
+	atomic_store_explicit(&in->warm_lo, off, memory_order_relaxed);
+	atomic_store_explicit(&in->warm_hi, w->hi, memory_order_relaxed);
 }
 
 
@@ -638,6 +648,7 @@ void input_restart(struct input *in)
 	else if (in->map)
 		munmap((void *)in->map, in->maplen);
 	in->map = NULL;
+	atomic_store_explicit(&in->warm_hi, 0, memory_order_relaxed);
 	in->maplen = 0;
 	in->size = in->consumed = in->raw = 0;
 	in->has_last_ts = false;

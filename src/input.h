@@ -10,6 +10,7 @@
 #ifndef TTV_INPUT_H
 #define TTV_INPUT_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -60,6 +61,10 @@ struct input {
 	bool replaced;     /* following: another input reads the file now at its path */
 	int wd;            /* inotify watch on it, -1 when none */
 	bool done;         /* the decoder stopped, or consumed everything of a final input */
+	/* scans: [warm_lo, warm_hi) was mapped in ahead of one and not let go
+	 * since (a hint shared by the scanning threads: a scan that takes up
+	 * this input again need not map it in again) */
+	_Atomic uint64_t warm_lo, warm_hi;
 };
 
 /* Open a path ("-" = standard input, "tcp:HOST:PORT" = a stream served on
