@@ -606,9 +606,7 @@ bool filterset_parallel_ok(const struct filterset *fs, const struct trace *t)
 	return filterset_active(fs) && model_get_shared(t->m) && trace_reentrant(t);
 }
 
-/* Before filters run on two threads: every lazily made thing made now (the
- * decoders' tables, the caches sized for every string the model holds). */
-static void filterset_prepare(struct filterset *fs, struct trace *t)
+void filterset_prepare(struct filterset *fs, struct trace *t)
 {
 	struct model *m = t->m;
 	trace_settle(t);

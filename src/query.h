@@ -100,6 +100,9 @@ bool filterset_active(const struct filterset *fs);
 /* Can filterset_mark() use two threads on this trace?  (Filters are on,
  * every decoder is reentrant, the model has no sequences.) */
 bool filterset_parallel_ok(const struct filterset *fs, const struct trace *t);
+/* Before filters run on two threads: every lazily made thing made now (the
+ * decoders' tables, the caches sized for every string the model holds). */
+void filterset_prepare(struct filterset *fs, struct trace *t);
 /* Which events at positions [lo, hi) pass keep() (when given) and every
  * filter: sets or clears bit p - base of bits for each (base is a multiple
  * of 64 or equals lo; bits outside [lo, hi) are left as they were).  Stops

@@ -327,6 +327,7 @@ struct walk {
 	uint64_t pass[STRETCH / 64];
 	struct event *ring[RING];
 	uint8_t *part_of; /* walk_parts: per part, the thread that counts it */
+	uint64_t piece_pass[2][PIECE / 64]; /* walk_parts, filtering: per thread, its piece's */
 	/* per thread, on a cache line of its own: pieces decoded and tallied */
 	struct progress {
 		_Alignas(64) atomic_uint_fast64_t n;
@@ -364,16 +365,17 @@ static void share_lanes(struct walk *w)
 	free(c);
 }
 
-/* Account the events of this thread's lanes among ev[0, n) (at stretch
- * offset at). */
-static void tally_piece(struct walk *w, unsigned me, const struct event *ev, uint64_t at, uint64_t n)
+/* Account the events of this thread's lanes among ev[0, n) that pass:
+ * bit at + i of pass (NULL: all). */
+static void tally_piece(struct walk *w, unsigned me, const struct event *ev, const uint64_t *pass, uint64_t at,
+			uint64_t n)
 {
 	struct tally *st = &w->part[me];
 	for (uint64_t i = 0; i < n; i++) {
 		const struct event *e = &ev[i];
 		uint8_t l = w->lane[e->lane];
 		uint64_t k = at + i;
-		if ((l & LANE_SECOND) == me && (!w->filtering || w->pass[k / 64] >> (k % 64) & 1))
+		if ((l & LANE_SECOND) == me && (!pass || pass[k / 64] >> (k % 64) & 1))
 			tally_event(st, e, l & LANE_COUNTER);
 	}
 }
@@ -403,7 +405,7 @@ static void walk_part(struct walk *w, unsigned me)
 		model_read(w->t->m, w->lo + from, (size_t)(to - from), ev + (from - a));
 		atomic_store_explicit(&w->decoded[me].n, k + 1, memory_order_release);
 		await(&w->decoded[!me].n, k + 1);
-		tally_piece(w, me, ev, a, b - a);
+		tally_piece(w, me, ev, w->filtering ? w->pass : NULL, a, b - a);
 		atomic_store_explicit(&w->tallied[me].n, k + 1, memory_order_release);
 	}
 }
@@ -424,17 +426,32 @@ static void walk_stretch(struct walk *w)
 	for (uint64_t a = 0; a < w->n; a += PIECE) {
 		uint64_t n = MIN(PIECE, w->n - a);
 		model_read(w->t->m, w->lo + a, (size_t)n, w->ring[0]);
-		tally_piece(w, 0, w->ring[0], a, n);
+		const uint64_t *pass = w->filtering ? w->pass : NULL;
+		tally_piece(w, 0, w->ring[0], pass, a, n);
 		if (w->two) /* (the worker was busy: its lanes too) */
-			tally_piece(w, 1, w->ring[0], a, n);
+			tally_piece(w, 1, w->ring[0], pass, a, n);
 	}
 }
 
-/* Without filters, and when the model's parts hold whole lanes
- * (model_parts), each thread counts whole parts, read apart: what is
- * counted is per lane, so no merged order (a tournament per event among
- * many sources) need be followed.  Parts are shared out by their events,
- * the biggest first, each to the thread with fewer so far. */
+/* Which of ev[0, n) pass the filters: into this thread's piece_pass. */
+static const uint64_t *pass_piece(struct walk *w, unsigned me, const struct event *ev, size_t n)
+{
+	uint64_t *pass = w->piece_pass[me];
+	memset(pass, 0, sizeof w->piece_pass[me]);
+	for (size_t i = 0; i < n; i++) {
+		trace_scan(w->t, &ev[i]);
+		if (filterset_match(w->fs, w->t, &ev[i]))
+			pass[i / 64] |= 1ull << (i % 64);
+	}
+	return pass;
+}
+
+/* When the model's parts hold whole lanes (model_parts), each thread
+ * counts whole parts, read apart: what is counted is per lane, so no
+ * merged order (a tournament per event among many sources) need be
+ * followed, and filters decode each source in its own order (not jumping
+ * from file to file).  Parts are shared out by their events, the biggest
+ * first, each to the thread with fewer so far. */
 static void count_parts(struct walk *w, unsigned me)
 {
 	struct model *m = w->t->m;
@@ -444,8 +461,9 @@ static void count_parts(struct walk *w, unsigned me)
 		uint64_t n = model_part_count(m, k);
 		for (uint64_t i = 0; i < n; i += PIECE) {
 			size_t got = (size_t)MIN(PIECE, n - i);
-			model_part_read(m, k, i, got, w->ring[me]);
-			tally_piece(w, me, w->ring[me], 0, got);
+			struct event *ev = w->ring[me];
+			model_part_read(m, k, i, got, ev);
+			tally_piece(w, me, ev, w->filtering ? pass_piece(w, me, ev, got) : NULL, 0, got);
 		}
 	}
 }
@@ -456,8 +474,10 @@ static bool walk_parts(struct walk *w)
 {
 	struct model *m = w->t->m;
 	size_t np = model_parts(m);
-	if (w->filtering || np < 2)
+	if (np < 2)
 		return false;
+	if (w->filtering && w->two)
+		filterset_prepare(w->fs, w->t);
 	uint64_t(*c)[2] = xcalloc(np, sizeof *c), load[2] = {0, 0};
 	w->part_of = xcalloc(np, 1);
 	for (size_t k = 0; k < np; k++)
@@ -471,16 +491,12 @@ static bool walk_parts(struct walk *w)
 	free(c);
 	for (uint32_t l = 0; l < model_nlanes(m); l++)
 		w->lane[l] = (uint8_t)((w->lane[l] & LANE_COUNTER) | w->part_of[model_lane_part(m, l)]);
-	if (w->two && worker_start(second_parts, w)) {
-		count_parts(w, 0);
+	bool started = w->two && worker_start(second_parts, w);
+	count_parts(w, 0);
+	if (started)
 		worker_wait();
-	} else {
-		for (size_t k = 0; k < np; k++)
-			w->part_of[k] = 0;
-		for (uint32_t l = 0; l < model_nlanes(m); l++)
-			w->lane[l] &= LANE_COUNTER;
-		count_parts(w, 0);
-	}
+	else if (w->two) /* (the worker was busy: its parts too) */
+		count_parts(w, 1);
 	free(w->part_of);
 	return true;
 }

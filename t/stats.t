@@ -95,17 +95,49 @@ check "$TMP/g.bin" "dial9, filtered by a type" "type:Poll"
 flat "$TMP/g.sc" "syscall capture: counts and durations"
 flat "$TMP/g.sc" "syscall capture, filtered by text" "read"
 flat "$TMP/g.pt" "podtrace: counts and durations (types of one name told apart by category)"
-# Fleets (each instance a part of the model): without a filter each part
-# is counted apart, on its own thread, with no merged order followed; a
-# filter that keeps everything reads the merged order.  The same report.
+# The order --stats lists span rows in: calls, then total time (most
+# first), then where the row's first span lies in the trace's order (its
+# line in --dump).  Rows are type and name (and category: a podtrace type
+# name is one per category).
+ORDER='
+use strict; use warnings; use JSON::PP;
+my (%row, $i);
+while (<STDIN>) {
+	$i++;
+	s/,"fields":.*//; # (the keys before it are the ones read here: quicker than decode_json)
+	next if /"meta":true/ || !/"dur":(\d+)/;
+	my $dur = $1;
+	next unless /"role":"(?:complete|begin)"/;
+	my $line = $_;
+	my @k = map { $line =~ /"$_":("(?:[^"\\]|\\.)*")/ ? $1 : "\"\"" } qw(type name category);
+	my $r = $row{join "\t", @k} //= [0, 0, $i];
+	$r->[0]++; $r->[1] += $dur;
+}
+my $json = JSON::PP->new->allow_nonref;
+print join("\t", map { $json->decode($_) } (split /\t/)[0, 1]), "\n"
+	for sort { $row{$b}[0] <=> $row{$a}[0] || $row{$b}[1] <=> $row{$a}[1] || $row{$a}[2] <=> $row{$b}[2] } keys %row;
+'
+ROWS='
+use strict; use warnings; use JSON::PP;
+my $j = decode_json(join "", <STDIN>);
+print "$_->{type}\t", $_->{name} // "", "\n" for @{$j->{spans}};
+'
+# Fleets (each instance a part of the model): each part is counted apart,
+# on its own thread, filters deciding its events in its own order, with no
+# merged order followed: the rows come in the trace's order all the same.
 for w in htwrite d9write ptwrite scwrite; do
 	"$TBIN/$w" --generate 20000 --seed 9 --instances 5 "$TMP/fleet-$w" >/dev/null
 	set -- $(find "$TMP/fleet-$w" -type f | sort)
 	[ "$w" != d9write ] || set -- "$TMP/fleet-$w"
-	"$TTV" --stats --json "$@" >"$TMP/apart"
-	"$TTV" --stats --json -e . "$@" >"$TMP/merged"
-	ok "$(cmp -s "$TMP/apart" "$TMP/merged"; echo $?)" "$w, 5 instances: --stats counting each apart = reading them merged"
+	for f in "" a; do
+		"$TTV" --dump --json ${f:+-e "$f"} "$@" | perl -e "$ORDER" >"$TMP/want"
+		"$TTV" --stats --json ${f:+-e "$f"} "$@" | perl -e "$ROWS" >"$TMP/got"
+		ok "$(head -n "$(wc -l <"$TMP/got")" "$TMP/want" | cmp -s - "$TMP/got"; echo $?)" \
+			"$w, 5 instances${f:+, filtered}: span rows in the trace's order ($(wc -l <"$TMP/got") rows)"
+	done
 done
+check "$TMP/fleet-d9write" "dial9, 5 instances (each counted apart), filtered by a type" "type:Poll"
+flat "$TMP/fleet-ptwrite" "podtrace, 5 instances (each counted apart), filtered by text" "example"
 check "$TMP/fleet-d9write" "dial9, 5 instances (each counted apart): against the independent count"
 run --stats "$TMP/g.pt"
 like "$OUT" "HTTP_REQ \(HTTP/2\)" "podtrace: the text report tells them apart too"
