@@ -236,6 +236,8 @@ lnav_rows() {
 # events/s, peak RSS and bytes per event, and each beside BASE's (the
 # figures of the row NAME was compared with: "SECONDS RSS_KB", or "" for
 # the row that is the base); sets SHAPE to this row's.
+# SHAPE_RUN, when set, is what is timed instead ("TTV OPTIONS", split on
+# blanks).
 shape_row() {
 	name=$1 base=$2
 	shift 2
@@ -243,7 +245,7 @@ shape_row() {
 	cat "$@" >/dev/null 2>&1 || find "$@" -type f -exec cat {} + >/dev/null
 	i=0
 	while [ $i -lt "$RUNS" ]; do
-		time_cmd "$TMP_R" "$TTV" --stats "$@"
+		time_cmd "$TMP_R" ${SHAPE_RUN:-"$TTV" --stats} "$@"
 		i=$((i + 1))
 	done
 	events=$("$TTV" --info --json "$@" | grep -o "\],\"events\":[0-9]*" | tr -dc 0-9)
@@ -295,6 +297,19 @@ shapes() {
 	shape_row "dial9, uploader tree, 64" "$base" "$tree"
 	echo "index: ttv --stats (load, order, pair, count) of the paths; beside: this row's time and peak RSS"
 	echo "against the one source of the same events (the copies: against one copy, 5x the events)."
+	for p in "$d9" "$DIR/shape-dial9-256" "$cat5"; do "$TTV_SAVED" --info "$p" >/dev/null; done
+	for what in "field filter:-e spawn_loc:main\.rs --stats" "text filter:-e worker --stats" "dump:--dump" \
+		"report:--report"; do
+		SHAPE_RUN="$TTV_SAVED ${what#*:}"
+		what=${what%%:*}
+		shape_row "dial9, 1: $what" "" "$d9"
+		base=$SHAPE
+		shape_row "dial9, 256 inst.: $what" "$base" "$DIR/shape-dial9-256"
+		shape_row "dial9, 5 in 1: $what" "$base" "$cat5"
+	done
+	SHAPE_RUN=
+	echo "decoding (index saved): ttv OPTIONS --stats (filters), --dump, --report of the same paths; the copies"
+	echo "beside the one source hold 5x its events."
 	echo "viewer                                          median      (min-max)"
 	first_screen "dial9, 1 source" "$d9"
 	first_screen "dial9, 256 instances" "$DIR/shape-dial9-256"
