@@ -1149,6 +1149,28 @@ static void hold(struct held **h, size_t *n, size_t *cap, const struct part *p, 
 	(*h)[(*n)++] = (struct held){where, pev(p, *where < old ? *where : old - 1), *where >= old};
 }
 
+/* Hold the open spans' positions at or after `at` on the lanes of part p
+ * (NULL: of every part), each at its event, to be found again once their
+ * part's events move (find_held). */
+static void hold_stacks(struct model *m, const struct part *p, uint64_t at, struct held **h, size_t *n, size_t *cap)
+{
+	for (size_t li = 0; li < m->clanes; li++) {
+		struct lane_pairs *l = &m->lp[li];
+		const struct part *q = p ? p : m->parts[l->part];
+		for (uint32_t j = 0; j < l->depth && (!p || lane_in(m, li, p)); j++)
+			if (l->stk[j] >= at)
+				hold(h, n, cap, q, &l->stk[j], pcount(q));
+	}
+}
+
+/* The held positions, found again in the store their events are in now. */
+static void find_held(struct held *h, size_t n, const struct evstore *st)
+{
+	for (size_t i = 0; i < n; i++)
+		*h[i].where = evs_bound(st, &h[i].key, false) + h[i].after;
+	free(h);
+}
+
 /* Late events will be merged into part p at at, moving the committed
  * events at [at, old) up.  Hold every position at or after it that the
  * stacks and the snapshots keep, so that they follow their events: then
@@ -1157,12 +1179,7 @@ static void hold(struct held **h, size_t *n, size_t *cap, const struct part *p, 
 static size_t hold_moved(struct model *m, struct part *p, uint64_t at, uint64_t old, struct held **h)
 {
 	size_t n = 0, cap = 0;
-	for (size_t li = 0; li < m->clanes; li++) {
-		struct lane_pairs *l = &m->lp[li];
-		for (uint32_t j = 0; j < l->depth && lane_in(m, li, p); j++)
-			if (l->stk[j] >= at)
-				hold(h, &n, &cap, p, &l->stk[j], old);
-	}
+	hold_stacks(m, p, at, h, &n, &cap);
 	for (size_t s = 0; s < p->nsnaps; s++) {
 		struct snap *sn = &p->snaps[s];
 		if (sn->pos < at)
@@ -1199,9 +1216,7 @@ static void merge_late(struct model *m, struct part *p)
 	struct held *held = NULL;
 	size_t nheld = hold_moved(m, p, at, old, &held);
 	evs_merge(&p->store, a, p->nbatch);
-	for (size_t i = 0; i < nheld; i++)
-		*held[i].where = evs_bound(&p->store, &held[i].key, false) + held[i].after;
-	free(held);
+	find_held(held, nheld, &p->store);
 	if (late_pairs)
 		repair_from(m, p, evs_bound(&p->store, &first_pair, false));
 	else /* nothing late pairs: pair what is new after the last old event */
@@ -1587,9 +1602,8 @@ static void settle_home(struct model *m, struct part *home)
 	}
 	struct held *held = NULL;
 	size_t nheld = 0, cap = 0;
-	for (size_t li = 0; li < m->clanes && !pairs; li++)
-		for (uint32_t j = 0; j < m->lp[li].depth && lane_in(m, li, home); j++)
-			hold(&held, &nheld, &cap, home, &m->lp[li].stk[j], pcount(home));
+	if (!pairs)
+		hold_stacks(m, home, 0, &held, &nheld, &cap);
 	struct evstore one = {.pk = home->store.pk, .pk_lent = home->store.pk_lent};
 	home->store.pk = NULL;
 	merge_stores(ps, k, &one);
@@ -1598,16 +1612,14 @@ static void settle_home(struct model *m, struct part *home)
 	home->npiles = 0;
 	home->has_pairs |= pairs;
 	free(ps);
+	find_held(held, nheld, &home->store);
 	if (pairs) {
 		pair_afresh(m, home);
 	} else {
-		for (size_t i = 0; i < nheld; i++)
-			*held[i].where = evs_bound(&home->store, &held[i].key, false);
 		while (home->nsnaps)
 			free(home->snaps[--home->nsnaps].data);
 		snap_take(m, home, pcount(home));
 	}
-	free(held);
 }
 
 /* Every source's piles merged into their homes (and paired with them):
@@ -2052,6 +2064,24 @@ void model_get(struct model *m, uint64_t pos, struct event *e)
 	cursor_get(m, c, cursor_head(c), e);
 }
 
+/* Events [i, i + n) of one store; their position is i onwards when
+ * `placed` (the store is the whole model), else unknown (UINT64_MAX). */
+static void store_read(const struct model *m, const struct evstore *st, uint64_t i, size_t n, struct event *e,
+		       bool placed)
+{
+	while (n) {
+		const struct cev *c;
+		size_t got = evs_span(st, i, n, &c);
+		for (size_t j = 0; j < got; j++, e++) {
+			cev_event(m, &c[j], e);
+			e->seq = 0;
+			e->pos = placed ? i + j : UINT64_MAX;
+		}
+		i += got;
+		n -= got;
+	}
+}
+
 void model_read(struct model *m, uint64_t pos, size_t n, struct event *e)
 {
 	if (nstreams(m) != 1) {
@@ -2063,17 +2093,7 @@ void model_read(struct model *m, uint64_t pos, size_t n, struct event *e)
 		}
 		return;
 	}
-	const struct evstore *st = &m->parts[0]->store;
-	while (n) {
-		const struct cev *c;
-		size_t k = evs_span(st, pos, n, &c);
-		for (size_t j = 0; j < k; j++, e++) {
-			cev_event(m, &c[j], e);
-			e->seq = 0;
-			e->pos = pos++;
-		}
-		n -= k;
-	}
+	store_read(m, &m->parts[0]->store, pos, n, e, true);
 }
 
 /* (readers on several threads each place cursors of their own; not with
@@ -2096,18 +2116,7 @@ uint32_t model_lane_part(const struct model *m, uint32_t lane) { return lane < m
 
 void model_part_read(const struct model *m, size_t k, uint64_t i, size_t n, struct event *e)
 {
-	const struct evstore *st = &m->parts[k]->store;
-	while (n) {
-		const struct cev *c;
-		size_t got = evs_span(st, i, n, &c);
-		for (size_t j = 0; j < got; j++, e++) {
-			cev_event(m, &c[j], e);
-			e->seq = 0;
-			e->pos = UINT64_MAX;
-		}
-		i += got;
-		n -= got;
-	}
+	store_read(m, &m->parts[k]->store, i, n, e, false);
 }
 
 int64_t model_ts(struct model *m, uint64_t pos)
@@ -2384,12 +2393,7 @@ static void merging_done(struct model *m)
 	m->clanes = m->nlanes;
 	struct held *held = NULL;
 	size_t nheld = 0, cap = 0;
-	for (size_t li = 0; li < m->nlanes; li++) {
-		struct lane_pairs *l = &m->lp[li];
-		const struct part *p = m->parts[l->part];
-		for (uint32_t j = 0; j < l->depth; j++)
-			hold(&held, &nheld, &cap, p, &l->stk[j], pcount(p));
-	}
+	hold_stacks(m, NULL, 0, &held, &nheld, &cap);
 	for (size_t i = 0; i < m->nparts; i++) {
 		one->has_pairs |= m->parts[i]->has_pairs;
 		part_free(m->parts[i]);
@@ -2400,9 +2404,7 @@ static void merging_done(struct model *m)
 		m->lp[li].part = 0;
 	for (size_t i = 0; i < m->capsource_part; i++)
 		m->source_part[i] = !!m->source_part[i];
-	for (size_t i = 0; i < nheld; i++)
-		*held[i].where = evs_bound(&one->store, &held[i].key, false);
-	free(held);
+	find_held(held, nheld, &one->store);
 	bigmem_free(&m->restored); /* (what a saved index lent the parts) */
 	snap_take(m, one, pcount(one));
 	m->epoch++;
