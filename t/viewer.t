@@ -294,6 +294,13 @@ scenario next-on-lane "$V" <<'S'
 .
 S
 like "$SCREEN" '#4/10' "next-on-lane: twice along pid 100"
+# from a metadata event (the first selected of a dial9 fleet): its lane has
+# nothing on the axis, said at once rather than after searching the trace
+"$TBIN/d9write" --generate 3000 --seed 9 --instances 3 "$TMP/fleet" >/dev/null
+scenario next-on-lane-meta fleet <<'S'
+.
+S
+like "$SCREEN" 'no event after this one on its lane' "next-on-lane from a metadata event: nothing after it on its lane"
 
 scenario search "$V" <<'S'
 Tab

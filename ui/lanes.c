@@ -661,6 +661,9 @@ static bool on_axis(struct app *a, const struct event *e, uint32_t lane, uint64_
 
 static uint64_t nearest_on_lane(struct app *a, uint32_t lane, int64_t t)
 {
+	const struct lane *l = model_lane_get(a->m, lane);
+	if (!l || !l->has_span)
+		return NO_POS; /* (nothing on its axis) */
 	uint64_t mid = model_seek(a->m, t), n = model_count(a->m), fwd = NO_POS, back = NO_POS;
 	struct event e;
 	for (uint64_t p = mid, k = 0; p < n && k < NEAR_SCAN; p++, k++) {
@@ -682,6 +685,13 @@ static uint64_t nearest_on_lane(struct app *a, uint32_t lane, int64_t t)
 	return ts_sub(model_ts(a->m, fwd), t) < ts_sub(t, model_ts(a->m, back)) ? fwd : back;
 }
 
+/* Can an event of the lane's axis lie at or beyond time t, going dir? (Its
+ * timeline events span [first, last]: none when it has none.) */
+static bool lane_reaches(const struct lane *l, int64_t t, int dir)
+{
+	return l->has_span && (dir > 0 ? t <= l->last : t >= l->first);
+}
+
 static uint64_t step_on_lane(struct app *a, int dir)
 {
 	if (a->sel == NO_POS)
@@ -689,16 +699,20 @@ static uint64_t step_on_lane(struct app *a, int dir)
 	struct event e;
 	model_get(a->m, a->sel, &e);
 	uint32_t lane = e.lane;
+	const struct lane *l = model_lane_get(a->m, lane);
 	uint64_t p = a->sel;
-	for (uint64_t k = 0; k < LANE_SCAN; k++) {
+	for (uint64_t k = 0; k < LANE_SCAN && l && lane_reaches(l, e.ts, dir); k++) {
 		p = dir > 0 ? vis_next(a, p) : vis_prev(a, p);
 		if (p == NO_POS)
-			return NO_POS;
+			break;
 		model_get(a->m, p, &e);
 		if (e.lane == lane && !(e.flags & EVF_META))
 			return p;
 	}
-	message(a, true, "no other event on this lane within %d events", LANE_SCAN);
+	if (p != NO_POS && l && lane_reaches(l, e.ts, dir))
+		message(a, true, "no other event on this lane within %d events", LANE_SCAN);
+	else
+		message(a, false, "no event %s this one on its lane", dir > 0 ? "after" : "before");
 	return NO_POS;
 }
 
@@ -736,8 +750,6 @@ static void span_action(struct app *a, enum action act)
 		uint64_t p = step_on_lane(a, act == ACT_SPAN_NEXT ? 1 : -1);
 		if (p != NO_POS)
 			select_pos(a, p);
-		else
-			message(a, false, "no event %s this one on its lane", act == ACT_SPAN_NEXT ? "after" : "before");
 		return;
 	}
 	uint64_t p = act == ACT_SPAN_UP	  ? span_parent(a, &sp)
