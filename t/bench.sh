@@ -266,19 +266,44 @@ shape_row() {
 # writers' --instances), the same dial9 recording five times over in one
 # file (cat f f f f f: sub-streams over the same period) and as five paths,
 # and a dial9 uploader tree of 64 instances.  Each beside the one source.
+# shape NAME WRITER ARGS...: the path of shape NAME, written by `WRITER
+# --generate ARGS... PATH` when not kept yet (with SHAPE_IN set, PATH is
+# that file in a directory, which is the shape).  It is kept under a digest
+# of the writer's source: a writer that changes writes it anew (the old goes).
+shape() {
+	name=$1 w=$2
+	shift 2
+	key=$(cat "$ROOT/t/$w.c" "$ROOT/t/writer.h" | md5sum | cut -c1-8)
+	keep=$DIR/shape-$name.$key
+	stale "$DIR/shape-$name" "$keep"
+	if [ ! -e "$keep" ]; then
+		rm -rf "$keep.part"
+		[ -z "${SHAPE_IN:-}" ] || mkdir "$keep.part"
+		"$TBIN/$w" --generate "$@" "$keep.part${SHAPE_IN:+/$SHAPE_IN}" >/dev/null
+		mv "$keep.part" "$keep"
+	fi
+	echo "$keep"
+}
+
+# stale PREFIX KEEP: every shape kept as PREFIX or PREFIX.* but KEEP goes.
+stale() {
+	for old in "$1" "$1".*; do
+		[ "$old" = "$2" ] || rm -rf "$old"
+	done
+}
+
 shapes() {
 	printf '%-30s %11s %16s %12s %9s %8s   %s\n' shape events "index s (range)" "events/s" "RSS MB" "B/event" \
 		"beside one source"
 	for f in "podtrace ptwrite 2000000" "syscall scwrite 4000000" "htdump htwrite 4000000" "dial9 d9write 4000000"; do
 		set -- $f
 		fmt=$1 w=$2 e=$3
-		one=$DIR/shape-$fmt-1
-		[ -s "$one" ] || "$TBIN/$w" --generate "$e" --seed 1 "$one"
+		one=$(shape "$fmt-1" "$w" "$e" --seed 1)
 		shape_row "$fmt, 1 source" "" "$one"
 		base=$SHAPE
 		for k in 16 256; do
-			fleet=$DIR/shape-$fmt-$k
-			[ -d "$fleet" ] || "$TBIN/$w" --generate "$e" --seed 1 --instances "$k" "$fleet"
+			fleet=$(shape "$fmt-$k" "$w" "$e" --seed 1 --instances "$k")
+			[ "$fmt-$k" != dial9-256 ] || d9_256=$fleet
 			if [ "$fmt" = dial9 ]; then
 				shape_row "$fmt, $k instances (uploader)" "$base" "$fleet"
 			else
@@ -286,25 +311,30 @@ shapes() {
 			fi
 		done
 	done
-	d9=$DIR/shape-dial9-1 cat5=$DIR/shape-dial9-cat5
-	[ -s "$cat5" ] || cat "$d9" "$d9" "$d9" "$d9" "$d9" >"$cat5"
+	d9=$(shape dial9-1 d9write 4000000 --seed 1)
+	cat5=$DIR/shape-dial9-cat5.${d9##*.}
+	stale "$DIR/shape-dial9-cat5" "$cat5"
+	[ -s "$cat5" ] || { cat "$d9" "$d9" "$d9" "$d9" "$d9" >"$cat5.part" && mv "$cat5.part" "$cat5"; }
 	shape_row "dial9, one copy" "" "$d9"
 	base=$SHAPE
 	shape_row "dial9, 5 copies in one file" "$base" "$cat5"
 	shape_row "dial9, 5 copies as 5 paths" "$base" "$d9" "$d9" "$d9" "$d9" "$d9"
-	tree=$DIR/shape-dial9-64
-	[ -d "$tree" ] || "$TBIN/d9write" --generate 4000000 --seed 1 --instances 64 "$tree"
+	tree=$(shape dial9-64 d9write 4000000 --seed 1 --instances 64)
 	shape_row "dial9, uploader tree, 64" "$base" "$tree"
+	# as dial9's writer writes today: segments rotated (10 s here), sealed
+	# with their symbols and gzipped, a quiet thread's batch drained late
+	real=$(SHAPE_IN=trace.0.bin shape dial9-segments d9write 4000000 --seed 1 --rotate 10 --gzip --quiet)
+	shape_row "dial9, segments, gzip, quiet" "$base" "$real"
 	echo "index: ttv --stats (load, order, pair, count) of the paths; beside: this row's time and peak RSS"
 	echo "against the one source of the same events (the copies: against one copy, 5x the events)."
-	for p in "$d9" "$DIR/shape-dial9-256" "$cat5"; do "$TTV_SAVED" --info "$p" >/dev/null; done
+	for p in "$d9" "$d9_256" "$cat5"; do "$TTV_SAVED" --info "$p" >/dev/null; done
 	for what in "field filter:-e spawn_loc:main\.rs --stats" "text filter:-e worker --stats" "dump:--dump" \
 		"report:--report"; do
 		SHAPE_RUN="$TTV_SAVED ${what#*:}"
 		what=${what%%:*}
 		shape_row "dial9, 1: $what" "" "$d9"
 		base=$SHAPE
-		shape_row "dial9, 256 inst.: $what" "$base" "$DIR/shape-dial9-256"
+		shape_row "dial9, 256 inst.: $what" "$base" "$d9_256"
 		shape_row "dial9, 5 in 1: $what" "$base" "$cat5"
 	done
 	SHAPE_RUN=
@@ -312,9 +342,9 @@ shapes() {
 	echo "beside the one source hold 5x its events."
 	echo "viewer                                          median      (min-max)"
 	first_screen "dial9, 1 source" "$d9"
-	first_screen "dial9, 256 instances" "$DIR/shape-dial9-256"
+	first_screen "dial9, 256 instances" "$d9_256"
 	keys "keystroke to screen, dial9, 1 source" "$d9"
-	keys "keystroke to screen, dial9, 256 instances" "$DIR/shape-dial9-256"
+	keys "keystroke to screen, dial9, 256 instances" "$d9_256"
 	echo
 }
 if [ "${TTV_BENCH_ONLY:-}" = shapes ]; then

@@ -1,10 +1,18 @@
 /* dial9-trace-format writer for tests and benchmarks.
  *
  *   d9write OUT < SPEC            frames from a text spec
- *   d9write --generate N [--seed S] OUT
+ *   d9write --generate N [--seed S] [--rotate SECONDS] [--gzip] [--quiet] OUT
  *                                 N events as the tokio telemetry writer makes
  *                                 them: per-thread batches of ~1 MiB, each its
- *                                 own sub-stream, overlapping in time
+ *                                 own sub-stream, overlapping in time; with
+ *                                 --rotate, segments of that many seconds of
+ *                                 trace time (OUT names the first: its last
+ *                                 number before .bin counts them), each sealed
+ *                                 with its symbols, every batch drained at the
+ *                                 rotation or 30 s; --gzip writes each sealed
+ *                                 segment as gzip (NAME.gz, as the uploader);
+ *                                 --quiet adds a thread whose few events wait
+ *                                 in its batch for the drain
  *
  * Spec lines (values: see t/writer.h for escapes):
  *   header [version=V] [magic=TEXT]      a header; resets the writer's schemas and time base
@@ -24,6 +32,8 @@
  *   raw HEX...                           raw bytes
  */
 #include "t/writer.h"
+
+#include <zlib.h>
 
 enum {
 	FT_I64 = 1, FT_F64, FT_BOOL, FT_STRING, FT_BYTES, FT_PSTACK, FT_PSTR, FT_STACK, FT_VARINT, FT_MAP,
@@ -500,17 +510,64 @@ static void ev_head(struct batch *b, uint16_t id, uint64_t ts)
 }
 
 struct gen {
-	FILE *out;
+	FILE *out; /* or, with --gzip, gz */
+	gzFile gz;
 	uint64_t rng, events, target;
+	/* --rotate, --gzip, --quiet */
+	const char *path; /* OUT: segment 0 */
+	uint64_t rotate_ns, drain_ns; /* 0: one segment, no drain */
+	unsigned segment;
+	bool gzip, quiet;
 };
 
 static void flush_batch(struct gen *g, struct batch *b)
 {
-	if (b->w.len > 5 && fwrite(b->w.p, 1, b->w.len, g->out) != b->w.len) {
+	if (b->w.len > 5 && (g->gz ? gzwrite(g->gz, b->w.p, (unsigned)b->w.len) != (int)b->w.len
+				   : fwrite(b->w.p, 1, b->w.len, g->out) != b->w.len)) {
 		perror("d9write");
 		exit(1);
 	}
 	batch_start(b);
+}
+
+/* Segment i's path: OUT with its last number before ".bin" made i
+ * (trace.0.bin -> trace.1.bin, 1764320400-0.bin -> 1764320400-1.bin),
+ * and ".gz" after it when gzipped. */
+static void segment_path(const struct gen *g, unsigned i, char *path, size_t room)
+{
+	const char *bin = strstr(g->path, ".bin"), *d = bin;
+	while (bin && d > g->path && d[-1] >= '0' && d[-1] <= '9')
+		d--;
+	if (!bin || d == bin) {
+		fprintf(stderr, "d9write: --rotate wants OUT ending in a number and .bin (trace.0.bin)\n");
+		exit(2);
+	}
+	snprintf(path, room, "%.*s%u%s%s", (int)(d - g->path), g->path, i, bin, g->gzip ? ".gz" : "");
+}
+
+static void segment_open(struct gen *g)
+{
+	if (!g->rotate_ns && !g->gzip)
+		return; /* (OUT, opened by generate_run) */
+	char path[4096];
+	if (g->rotate_ns)
+		segment_path(g, g->segment, path, sizeof path);
+	else
+		snprintf(path, sizeof path, "%s.gz", g->path);
+	if (g->gzip ? !(g->gz = gzopen(path, "wb")) : !(g->out = fopen(path, "wb"))) {
+		perror(path);
+		exit(1);
+	}
+}
+
+static void segment_close(struct gen *g)
+{
+	if (g->gz ? gzclose(g->gz) != Z_OK : g->out != stdout && fclose(g->out)) {
+		perror("d9write");
+		exit(1);
+	}
+	g->gz = NULL;
+	g->out = NULL;
 }
 
 #define NWORKERS 4
@@ -521,36 +578,71 @@ struct worker {
 	uint32_t tid;
 };
 
+/* A segment's opening at time t: clock sync, then metadata (2 events). */
+static void segment_opening(struct gen *g, struct batch *flush, uint64_t t)
+{
+	need_schema(flush, S_CLOCK);
+	ev_head(flush, S_CLOCK, t);
+	wb_leb(&flush->w, 1782146175256522678ull + (t - 1000000000000ull));
+	flush_batch(g, flush);
+	need_schema(flush, S_META);
+	ev_head(flush, S_META, t + 1000);
+	static const char *const meta[][2] = {{"service", "bench"}, {"worker_threads", "4"},
+					      {"dial9.dial9-tokio-telemetry.version", "0.4.0"}};
+	wb_u32(&flush->w, 3);
+	for (int i = 0; i < 3; i++) {
+		wb_str32(&flush->w, meta[i][0], strlen(meta[i][0]));
+		wb_str32(&flush->w, meta[i][1], strlen(meta[i][1]));
+	}
+	g->events += 2;
+	flush_batch(g, flush);
+}
+
+/* The quiet thread (a blocking-pool thread, no worker: worker_id 255):
+ * a flush span every ~50 ms, its batch written only when drained. */
+static void quiet_step(struct gen *g, struct worker *q, uint64_t now, uint64_t *span_seq)
+{
+	while (q->ts + 50000000 < now && g->events + 3 <= g->target) {
+		struct batch *b = &q->b;
+		uint64_t y = rng_next(&g->rng), span = (*span_seq)++;
+		int sp = NSPANS - 1;
+		uint16_t enter = span_schema(b, sp, false), exitid = span_schema(b, sp, true);
+		uint32_t nid = pool_str(b, (int)NLOCS + sp, span_names[sp]);
+		ev_head(b, enter, q->ts += 50000000 + y % 1000000);
+		wb_leb(&b->w, 255);
+		wb_leb(&b->w, span);
+		wb_u8(&b->w, 0);
+		wb_u32(&b->w, nid);
+		wb_u8(&b->w, 0);
+		ev_head(b, exitid, q->ts += 200000 + (y >> 20) % 2000000);
+		wb_leb(&b->w, 255);
+		wb_leb(&b->w, span);
+		wb_u32(&b->w, nid);
+		need_schema(b, S_SPAN_CLOSE);
+		ev_head(b, S_SPAN_CLOSE, q->ts += 50);
+		wb_leb(&b->w, span);
+		g->events += 3;
+	}
+}
+
+static void segment_seal(struct gen *g, struct worker *wk, struct batch *flush);
+
 static void generate(struct gen *g)
 {
-	struct worker wk[NWORKERS];
+	struct worker wk[NWORKERS + 1]; /* (and the quiet thread) */
 	struct batch flush = {0};
 	batch_start(&flush);
 	uint64_t t0 = 1000000000000ull;
-	/* the segment's opening: clock sync, then metadata */
-	need_schema(&flush, S_CLOCK);
-	ev_head(&flush, S_CLOCK, t0);
-	wb_leb(&flush.w, 1782146175256522678ull);
-	flush_batch(g, &flush);
-	need_schema(&flush, S_META);
-	ev_head(&flush, S_META, t0 + 1000);
-	static const char *const meta[][2] = {{"service", "bench"}, {"worker_threads", "4"},
-					      {"dial9.dial9-tokio-telemetry.version", "0.4.0"}};
-	wb_u32(&flush.w, 3);
-	for (int i = 0; i < 3; i++) {
-		wb_str32(&flush.w, meta[i][0], strlen(meta[i][0]));
-		wb_str32(&flush.w, meta[i][1], strlen(meta[i][1]));
-	}
-	g->events += 2;
-	flush_batch(g, &flush);
-	for (int i = 0; i < NWORKERS; i++) {
+	segment_open(g);
+	segment_opening(g, &flush, t0);
+	for (int i = 0; i <= NWORKERS; i++) {
 		memset(&wk[i], 0, sizeof wk[i]);
 		batch_start(&wk[i].b);
 		wk[i].ts = t0 + 5000 + (uint64_t)i * 777;
 		wk[i].tid = 46020 + (uint32_t)i;
 		wk[i].next_task = 100 + (uint64_t)i;
 	}
-	uint64_t span_seq = 1, sample_ts = t0, queue_ts = t0, flushed_ts = t0;
+	uint64_t span_seq = 1, sample_ts = t0, queue_ts = t0, flushed_ts = t0, segment_ts = t0, drained_ts = t0;
 	while (g->events < g->target) {
 		/* the worker furthest behind runs one park/unpark cycle with a few polls */
 		int wi = 0;
@@ -674,37 +766,57 @@ static void generate(struct gen *g)
 			flushed_ts = now;
 			flush_batch(g, &flush);
 		}
+		if (g->quiet)
+			quiet_step(g, &wk[NWORKERS], now, &span_seq);
+		if (g->rotate_ns && now >= segment_ts + g->rotate_ns && g->events < g->target) {
+			segment_ts = drained_ts = now;
+			segment_seal(g, wk, &flush);
+			segment_close(g);
+			g->segment++;
+			segment_open(g);
+			segment_opening(g, &flush, now);
+		} else if (g->drain_ns && now >= drained_ts + g->drain_ns) {
+			drained_ts = now;
+			for (int i = 0; i <= NWORKERS; i++)
+				flush_batch(g, &wk[i].b);
+		}
 	}
-	for (int i = 0; i < NWORKERS; i++) {
-		flush_batch(g, &wk[i].b);
+	segment_seal(g, wk, &flush);
+	for (int i = 0; i <= NWORKERS; i++)
 		free(wk[i].b.w.p);
-	}
-	/* symbols, appended to the last batch without a header and with time 0,
-	 * as the writer does when it seals a segment (not counted in N) */
-	uint16_t symid = (uint16_t)flush.next_dyn++;
-	put_schema(&flush.w, symid, "SymbolTableEntry",
+	free(flush.w.p);
+}
+
+/* Sealing a segment: every thread's batch written, then symbols appended
+ * to the last batch without a header and with time 0, as the writer does
+ * (not counted in N). */
+static void segment_seal(struct gen *g, struct worker *wk, struct batch *flush)
+{
+	for (int i = 0; i <= NWORKERS; i++)
+		flush_batch(g, &wk[i].b);
+	uint16_t symid = (uint16_t)flush->next_dyn++;
+	put_schema(&flush->w, symid, "SymbolTableEntry",
 		   "addr:varint,size:varint,symbol_name:pstr,inline_depth:varint,source_file:opt-pstr,source_line:varint");
-	uint32_t file = pool_str(&flush, (int)NLOCS + NSPANS + 1, "src/lib.rs");
+	uint32_t file = pool_str(flush, (int)NLOCS + NSPANS + 1, "src/lib.rs");
 	for (int k = 0; k < 200; k++) {
 		for (int depth = 0; depth <= k % 3; depth++) {
 			char name[64];
 			snprintf(name, sizeof name, "app::module%d::function%d", k % 17, k * 10 + depth);
-			wb_u8(&flush.w, 3);
-			wb_u32(&flush.w, 1);
-			wb_u32(&flush.w, flush.next_str);
-			wb_str32(&flush.w, name, strlen(name));
-			ev_head(&flush, symid, 0);
-			wb_leb(&flush.w, 0x5555550000ull + (uint64_t)k * 0x40);
-			wb_leb(&flush.w, 0x40);
-			wb_u32(&flush.w, flush.next_str++);
-			wb_leb(&flush.w, (uint64_t)depth);
-			wb_u8(&flush.w, 1);
-			wb_u32(&flush.w, file);
-			wb_leb(&flush.w, 10 + (uint64_t)k);
+			wb_u8(&flush->w, 3);
+			wb_u32(&flush->w, 1);
+			wb_u32(&flush->w, flush->next_str);
+			wb_str32(&flush->w, name, strlen(name));
+			ev_head(flush, symid, 0);
+			wb_leb(&flush->w, 0x5555550000ull + (uint64_t)k * 0x40);
+			wb_leb(&flush->w, 0x40);
+			wb_u32(&flush->w, flush->next_str++);
+			wb_leb(&flush->w, (uint64_t)depth);
+			wb_u8(&flush->w, 1);
+			wb_u32(&flush->w, file);
+			wb_leb(&flush->w, 10 + (uint64_t)k);
 		}
 	}
-	flush_batch(g, &flush);
-	free(flush.w.p);
+	flush_batch(g, flush);
 }
 
 static int spec_run(const char *out)
@@ -717,21 +829,30 @@ static int spec_run(const char *out)
 	return 0;
 }
 
+static uint64_t gen_rotate, gen_gzip, gen_quiet; /* --rotate SECONDS, --gzip, --quiet */
+
+#define DRAIN_NS 30000000000ull /* batches are drained at least this often */
+
 static int generate_run(const char *out, uint64_t n, uint64_t seed)
 {
-	FILE *f = strcmp(out, "-") ? fopen(out, "wb") : stdout;
-	if (!f) {
+	struct gen g = {.rng = seed * 0x9e3779b97f4a7c15ull + 1, .target = n, .path = out,
+			.rotate_ns = gen_rotate * 1000000000ull, .gzip = gen_gzip, .quiet = gen_quiet};
+	g.drain_ns = g.rotate_ns ? (g.rotate_ns < DRAIN_NS ? g.rotate_ns : DRAIN_NS) : g.quiet ? DRAIN_NS : 0;
+	if (!g.rotate_ns && !g.gzip && !(g.out = strcmp(out, "-") ? fopen(out, "wb") : stdout)) {
 		perror(out);
 		return 1;
 	}
-	struct gen g = {.out = f, .rng = seed * 0x9e3779b97f4a7c15ull + 1, .target = n};
 	generate(&g);
-	return fclose(f) ? 1 : 0;
+	segment_close(&g);
+	return 0;
 }
 
 int main(int argc, char **argv)
 {
+	static const struct gen_opt opts[] = {
+		{"--rotate", true, &gen_rotate}, {"--gzip", false, &gen_gzip}, {"--quiet", false, &gen_quiet}, {0}};
 	static const struct writer w = {"d9write", "OUT < SPEC", NULL, spec_run,
-					 "--generate N [--seed S] OUT", NULL, generate_run, "%s/2026-11-28/0900/bench/i-%03u/abcd-4242/1764320400-0.bin"};
+					 "--generate N [--seed S] [--rotate SECONDS] [--gzip] [--quiet] OUT", opts,
+					 generate_run, "%s/2026-11-28/0900/bench/i-%03u/abcd-4242/1764320400-0.bin"};
 	return writer_main(argc, argv, &w);
 }

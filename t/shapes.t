@@ -98,6 +98,38 @@ if [ -s together ] && cmp -s together alone; then
 else
 	ok 1 "dial9, three copies in one file: every event of each ($(wc -l <together) lines, want $(wc -l <alone))"
 fi
+# dial9 as its writer writes today: segments rotated by time (each opened
+# with its clock sync and metadata, sealed with its symbols), gzipped as
+# the uploader keeps them, and a quiet thread whose batch waits for the
+# drain (its events land behind later ones): ttv reads the directory as
+# the same segments uncompressed, every span paired
+mkdir seg plain
+"$TBIN/d9write" --generate 300000 --seed 5 --rotate 1 --gzip --quiet seg/trace.0.bin >/dev/null
+"$TBIN/d9write" --generate 300000 --seed 5 --rotate 1 --quiet plain/trace.0.bin >/dev/null
+is "$(ls seg | sed 's/[0-9][0-9]*/N/' | sort -u)" "trace.N.bin.gz" "d9write --rotate --gzip: segments trace.N.bin.gz"
+nseg=$(ls seg | wc -l)
+ok "$([ "$nseg" -ge 2 ] && [ "$nseg" = "$(ls plain | wc -l)" ]; echo $?)" "d9write --rotate 1: $nseg segments of a second"
+ok "$(for f in seg/*; do od -An -tx1 -N2 "$f"; done | grep -vc '1f 8b')" "each segment is gzip"
+"$TTV" --dump --json seg | sed 's/"file":"[^"]*",//' >gz.rows
+"$TTV" --dump --json plain | sed 's/"file":"[^"]*",//' >plain.rows
+ok "$([ -s gz.rows ] && cmp -s gz.rows plain.rows; echo $?)" "the gzipped segments read as the plain ones ($(wc -l <gz.rows) events)"
+is "$(grep -c '"type":"ClockSyncEvent"' gz.rows)" "$nseg" "each segment opens with its clock sync"
+begins=$(grep '"lane":"not a worker"' gz.rows | grep -c '"role":"begin"')
+paired=$(grep '"lane":"not a worker"' gz.rows | grep '"role":"begin"' | grep -c '"dur":[0-9]')
+ok "$([ "$begins" -gt 0 ] && [ "$begins" = "$paired" ]; echo $?)" "the quiet thread's spans are there, each paired ($paired)"
+# (in the file's order: a quiet span after events half a second later)
+"$TTV" --dump --json plain/trace.0.bin | perl -ne '
+	push @r, [/"offset":(\d+)/, /"ts":(-?\d+)/, /"lane":"([^"]*)"/];
+	END {
+		my ($max, $late);
+		for (sort { $a->[0] <=> $b->[0] } @r) {
+			my ($off, $ts, $lane) = @$_;
+			$late = 1 if $lane eq "not a worker" && defined $max && $max - $ts > 500000000;
+			$max = $ts if !defined $max || $ts > $max;
+		}
+		exit !$late;
+	}'
+ok $? "the quiet thread's batch lands behind events half a second later than its own"
 run_w() { "$TBIN/ptwrite" "$@" >/dev/null 2>&1; echo $?; }
 is "$(run_w --generate 10 --instances)" 2 "--instances without K: a usage error"
 
