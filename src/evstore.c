@@ -384,6 +384,33 @@ uint64_t evs_bound(const struct evstore *s, const struct cev *key, bool upper)
 	return lo;
 }
 
+uint64_t evs_rewrite(const struct evstore *s, const struct cev *a, size_t n)
+{
+	uint64_t rewritten = 0;
+	size_t last = SIZE_MAX, lo = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (s->nopen && !cev_less(&a[i], &s->open[0])) { /* (the rest land among the open events) */
+			rewritten += (s->nopen - cevs_before(s->open, s->nopen, &a[i])) / 8;
+			break;
+		}
+		/* the block it lands in: the last starting at or before its time
+		 * (a is sorted: the search starts where the last one ended) */
+		size_t hi = s->nblk;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (s->blk[mid].ts0 <= a[i].ts)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		size_t blk = lo ? lo - 1 : 0;
+		if (s->nblk && blk != last)
+			rewritten += s->blk[blk].n;
+		last = blk;
+	}
+	return rewritten;
+}
+
 uint64_t evs_time_bound(const struct evstore *s, int64_t t, bool upper)
 {
 	/* the block first, by its first time; then within it */

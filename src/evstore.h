@@ -150,6 +150,11 @@ static inline const struct cev *evs_peek(const struct evstore *s, uint64_t i, st
 void evs_copy(const struct evstore *s, uint64_t i, size_t n, struct cev *out);
 int64_t evs_ts(const struct evstore *s, uint64_t i);
 void evs_set_dur(struct evstore *s, uint64_t i, uint32_t dur);
+/* What merging sorted a[0..n) in costs, in events rewritten: the blocks
+ * they land in (found by their first times alone, nothing unpacked, each
+ * unpacked and packed again), and the open events from where the first
+ * of them lands on, each an eighth (only moved up). */
+uint64_t evs_rewrite(const struct evstore *s, const struct cev *a, size_t n);
 
 /* First position whose event is not before key (upper: after key). */
 uint64_t evs_bound(const struct evstore *s, const struct cev *key, bool upper);

@@ -1237,13 +1237,20 @@ static void merge_late(struct model *m, struct part *p)
  * blocks they land in, and when some begin or end a span, the pairing of
  * everything after them; for a pile (it pairs nothing), what lies after
  * them (a late chain's own pile costs nothing more). */
+/* What merging a[0, n) into p rewrites: the blocks they land in, as far
+ * as they do not pair; from the first that does, everything after it
+ * (paired again).  (A pile is merged whole, and pairs nothing.) */
 static uint64_t merge_cost(const struct part *p, const struct cev *a, size_t n, bool pairs)
 {
-	uint64_t at = evs_bound(&p->store, &a[0], false), moved = pcount(p) - at;
-	if ((pairs && !p->home) || (p->home && moved))
+	uint64_t count = pcount(p), at = evs_bound(&p->store, &a[0], false), moved = count - at;
+	if (p->home && moved)
 		return moved;
-	uint64_t span = evs_bound(&p->store, &a[n - 1], true) - at;
-	return MIN(moved, MIN(span + EVS_BLOCK, (uint64_t)n * EVS_BLOCK));
+	size_t j = 0; /* the first that pairs (symbols at time 0 that a writer appends pair nothing) */
+	while (pairs && !p->home && j < n && cev_role(&a[j]) < ROLE_BEGIN)
+		j++;
+	uint64_t repaired = pairs && !p->home ? count - evs_bound(&p->store, &a[MIN(j, n - 1)], false) : 0;
+	size_t k = pairs && !p->home ? j : n; /* those merely merged */
+	return MIN(moved, evs_rewrite(&p->store, a, k) + repaired);
 }
 
 /* (on the committer's thread: the pile joins the parts when it is done) */
