@@ -161,15 +161,30 @@ static bool is_addr_name(const char *name)
  * out of the years 0..9999. */
 static bool utc_text(uint64_t epoch_ns, char *out, size_t n)
 {
+	/* every event's fields carry its wall clock (filters ask for them
+	 * all): the date and time of the last second asked, kept per thread */
+	enum { DATE = 19 }; /* "2026-06-22T16:36:15" */
+	static __thread int64_t last_sec = INT64_MIN;
+	static __thread char last[64];
 	int64_t wall = (int64_t)epoch_ns, sec = wall / 1000000000, ns = wall % 1000000000;
 	if (ns < 0)
 		ns += 1000000000, sec--;
-	time_t t = (time_t)sec;
-	struct tm tm;
-	if (!gmtime_r(&t, &tm) || tm.tm_year + 1900 > 9999 || tm.tm_year + 1900 < 0)
+	if (n < DATE + 12)
 		return false;
-	snprintf(out, n, "%04d-%02d-%02dT%02d:%02d:%02d.%09lldZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
-		 tm.tm_hour, tm.tm_min, tm.tm_sec, (long long)ns);
+	if (sec != last_sec) {
+		time_t t = (time_t)sec;
+		struct tm tm;
+		if (!gmtime_r(&t, &tm) || tm.tm_year + 1900 > 9999 || tm.tm_year + 1900 < 0)
+			return false;
+		snprintf(last, sizeof last, "%04d-%02d-%02dT%02d:%02d:%02d", tm.tm_year + 1900, tm.tm_mon + 1,
+			 tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+		last_sec = sec;
+	}
+	memcpy(out, last, DATE);
+	out[DATE] = '.';
+	for (int i = 9; i > 0; i--, ns /= 10)
+		out[DATE + i] = (char)('0' + ns % 10);
+	memcpy(out + DATE + 10, "Z", 2);
 	return true;
 }
 
