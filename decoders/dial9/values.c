@@ -152,9 +152,38 @@ static void put_pooled_stack(struct walk *w, const char *name, uint32_t id)
 }
 
 /* Addresses read better in hex: addr, address, *_addr. */
-static bool is_addr_name(const char *name)
+/* What an integer field's name says of it.  (Every field of every event
+ * asks, for summaries and filters: most names are told apart by their
+ * first letter, without a comparison.) */
+enum int_is { IS_PLAIN, IS_ADDR, IS_WORKER, IS_TARGET_WORKER, IS_SOURCE, IS_WAKER, IS_REALTIME };
+
+static enum int_is int_is(const char *name)
 {
-	return !strcmp(name, "addr") || !strcmp(name, "address") || d9_ends_with(name, "_addr");
+	switch (name[0]) {
+	case 'a':
+		if (!strcmp(name, "addr") || !strcmp(name, "address"))
+			return IS_ADDR;
+		break;
+	case 'w':
+		if (!strcmp(name, "worker_id"))
+			return IS_WORKER;
+		if (!strcmp(name, "waker_task_id"))
+			return IS_WAKER;
+		break;
+	case 't':
+		if (!strcmp(name, "target_worker"))
+			return IS_TARGET_WORKER;
+		break;
+	case 's':
+		if (!strcmp(name, "source"))
+			return IS_SOURCE;
+		break;
+	case 'r':
+		if (!strcmp(name, "realtime_ns"))
+			return IS_REALTIME;
+		break;
+	}
+	return d9_ends_with(name, "_addr") ? IS_ADDR : IS_PLAIN;
 }
 
 /* Unix epoch nanoseconds as "2026-06-22T16:36:15.256522678Z"; false when
@@ -189,14 +218,14 @@ static bool utc_text(uint64_t epoch_ns, char *out, size_t n)
 }
 
 /* The name of a number, for the fields a tokio user reads. */
-static const char *int_name(const struct schema *s, const char *name, uint64_t v)
+static const char *int_name(const struct schema *s, enum int_is is, uint64_t v)
 {
-	if (!strcmp(name, "worker_id") || (s->kind == K_WAKE && !strcmp(name, "target_worker")))
+	if (is == IS_WORKER || (s->kind == K_WAKE && is == IS_TARGET_WORKER))
 		return v == WORKER_NONE ? (s->kind == K_WAKE ? "unknown" : "not a worker")
 		       : v == WORKER_BLOCKING ? "blocking pool" : NULL;
-	if (s->kind == K_CPU && !strcmp(name, "source"))
+	if (s->kind == K_CPU && is == IS_SOURCE)
 		return v == 0 ? "CPU profile sample" : v == 1 ? "scheduler context switch" : NULL;
-	if (s->kind == K_WAKE && !strcmp(name, "waker_task_id") && v == 0)
+	if (s->kind == K_WAKE && is == IS_WAKER && v == 0)
 		return "not inside a task";
 	return NULL;
 }
@@ -274,9 +303,10 @@ static bool walk_uint(struct walk *w, const struct schema *s, const char *name, 
 		p += n;
 	}
 	char tmp[48];
-	f_put(w->out, &(struct field){.name = name, .kind = name && is_addr_name(name) ? FK_HEX : FK_UINT, .v.u = v,
-				      .unit = unit, .value_name = name && s ? int_name(s, name, v) : NULL,
-				      .meaning = name && !strcmp(name, "realtime_ns") && utc_text(v, tmp, sizeof tmp) ? tmp : NULL});
+	enum int_is is = name ? int_is(name) : IS_PLAIN;
+	f_put(w->out, &(struct field){.name = name, .kind = is == IS_ADDR ? FK_HEX : FK_UINT, .v.u = v, .unit = unit,
+				      .value_name = s ? int_name(s, is, v) : NULL,
+				      .meaning = is == IS_REALTIME && utc_text(v, tmp, sizeof tmp) ? tmp : NULL});
 	*pp = p;
 	return true;
 }
