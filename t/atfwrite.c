@@ -4,12 +4,14 @@
  * crash state a real session can be left in.
  *
  *   atfwrite OUTDIR < SPEC          a session from a text spec
- *   atfwrite --generate MB [--seed S] [--threads T] OUTDIR
+ *   atfwrite --generate MB [--seed S] [--threads T] [--kib] [--instances K] OUTDIR
  *                                   a finalized session of about MB megabytes
  *                                   (OUTDIR is its pid directory), written the
  *                                   way the real drain writes: index batches,
  *                                   then detail-lane batches whose copies step
- *                                   back in time
+ *                                   back in time; --kib: KiB, not MB; with
+ *                                   --instances, K processes traced at once
+ *                                   (OUTDIR the session: pid_1000, pid_1001, ...)
  *
  * Spec lines (values: see t/writer.h):
  *   dir PATH               following files go to OUTDIR/PATH (default OUTDIR)
@@ -726,13 +728,14 @@ static void finalize_detail(struct gen_thread *g, uint32_t slot)
 	free(w.p);
 }
 
-static uint64_t gen_threads = 4; /* --threads */
+static uint64_t gen_threads = 4, gen_kib; /* --threads, --kib */
 
 static int generate(const char *out, uint64_t mb, uint64_t seed)
 {
 	unsigned nth = gen_threads < 1 || gen_threads > 64 ? 4 : (unsigned)gen_threads;
 	mkdirs(out);
-	uint64_t rng = seed * 0x9e3779b97f4a7c15ull + 1, target = mb << 20, written = 0;
+	nthreads = nmodules = nsymbols = 0; /* (a session of several pids: each its own manifest) */
+	uint64_t rng = seed * 0x9e3779b97f4a7c15ull + 1, target = mb << (gen_kib ? 10 : 20), written = 0;
 	struct gen_thread *g = calloc(nth, sizeof *g);
 	uint8_t zero[64] = {0};
 	for (unsigned s = 0; s < nth; s++) {
@@ -825,8 +828,9 @@ static int generate(const char *out, uint64_t mb, uint64_t seed)
 
 int main(int argc, char **argv)
 {
-	static const struct gen_opt opts[] = {{"--threads", true, &gen_threads}, {0}};
+	static const struct gen_opt opts[] = {{"--threads", true, &gen_threads}, {"--kib", false, &gen_kib}, {0}};
 	static const struct writer w = {"atfwrite", "OUTDIR < SPEC", NULL, from_spec,
-					 "--generate MB [--seed S] [--threads T] OUTDIR", opts, generate, NULL};
+					 "--generate MB [--seed S] [--threads T] [--kib] OUTDIR", opts, generate,
+					 "%s/pid_1%03u"};
 	return writer_main(argc, argv, &w);
 }

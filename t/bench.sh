@@ -261,11 +261,6 @@ shape_row() {
 		printf "\n" }'
 }
 
-# Shapes real systems write (issue 43): E events of one format as k
-# instances of a service over the same period (k = 1, 16, 256: their
-# writers' --instances), the same dial9 recording five times over in one
-# file (cat f f f f f: sub-streams over the same period) and as five paths,
-# and a dial9 uploader tree of 64 instances.  Each beside the one source.
 # shape NAME WRITER ARGS...: the path of shape NAME, written by `WRITER
 # --generate ARGS... PATH` when not kept yet (with SHAPE_IN set, PATH is
 # that file in a directory, which is the shape).  It is kept under a digest
@@ -292,20 +287,33 @@ stale() {
 	done
 }
 
+# Shapes real systems write (issue 43): E events of one format as k
+# instances of a service over the same period (k = 1, 16, 256: their
+# writers' --instances; ATF's: k processes traced in one session), the
+# same dial9 recording five times over in one file (cat f f f f f:
+# sub-streams over the same period) and as five paths, a dial9 uploader
+# tree of 64 instances, and dial9 as its writer writes today (segments,
+# gzip, a quiet thread).  Each beside the one source.  Then decoding on
+# them, and the viewer.
 shapes() {
 	printf '%-30s %11s %16s %12s %9s %8s   %s\n' shape events "index s (range)" "events/s" "RSS MB" "B/event" \
 		"beside one source"
-	for f in "podtrace ptwrite 2000000" "syscall scwrite 4000000" "htdump htwrite 4000000" "dial9 d9write 4000000"; do
+	for f in "podtrace ptwrite 2000000" "syscall scwrite 4000000" "htdump htwrite 4000000" "dial9 d9write 4000000" \
+		"atf atfwrite 90000 --kib"; do
 		set -- $f
-		fmt=$1 w=$2 e=$3
-		one=$(shape "$fmt-1" "$w" "$e" --seed 1)
+		fmt=$1 w=$2
+		shift 2
+		e=$* # (ATF's: about 90 MB of session, 4 M events)
+		one=$(shape "$fmt-1" "$w" $e --seed 1)
 		shape_row "$fmt, 1 source" "" "$one"
 		base=$SHAPE
 		for k in 16 256; do
-			fleet=$(shape "$fmt-$k" "$w" "$e" --seed 1 --instances "$k")
+			fleet=$(shape "$fmt-$k" "$w" $e --seed 1 --instances "$k")
 			[ "$fmt-$k" != dial9-256 ] || d9_256=$fleet
 			if [ "$fmt" = dial9 ]; then
 				shape_row "$fmt, $k instances (uploader)" "$base" "$fleet"
+			elif [ "$fmt" = atf ]; then
+				shape_row "$fmt, $k pids in a session" "$base" "$fleet"
 			else
 				shape_row "$fmt, $k instances" "$base" $(find "$fleet" -type f | sort)
 			fi

@@ -21,16 +21,30 @@ same_events() {
 	fi
 }
 
+# instances NAME: the paths of fleet-NAME's instances (an ATF session's
+# pid directories, else files)
+instances() {
+	if [ "$1" = atf ]; then
+		find "fleet-$1" -mindepth 1 -maxdepth 1 -type d | sort
+	else
+		find "fleet-$1" -type f | sort
+	fi
+}
+
 ran=""
 for name in $(formats); do
 	w=$(format_field "$name" writer)
-	[ "$w" != atfwrite ] || continue # (ATF: sessions of several pids, not files per instance)
 	"$TBIN/$w" --help | grep -q -- '--instances K' || fail "$w --help names --instances"
-	"$TBIN/$w" --generate 3000 --seed 7 --instances 4 "fleet-$name" >/dev/null
-	n=$(find "fleet-$name" -type f | wc -l)
-	is "$n" 4 "$name: --instances 4 writes four files"
+	units=3000
+	[ "$w" != atfwrite ] || units="2048 --kib" # (ATF: a session of 2 MiB, four pids traced at once)
+	"$TBIN/$w" --generate $units --seed 7 --instances 4 "fleet-$name" >/dev/null
+	is "$(instances "$name" | wc -l)" 4 "$name: --instances 4 writes four instances"
 	ran="$ran $name"
-	if [ "$name" = dial9 ]; then
+	if [ "$name" = atf ]; then
+		is "$(instances atf | sed 's|.*/||' | tr '\n' ' ')" "pid_1000 pid_1001 pid_1002 pid_1003 " \
+			"ATF: one session, a pid directory per process"
+		set -- "fleet-$name"
+	elif [ "$name" = dial9 ]; then
 		is "$(find "fleet-$name" -type f | sed "s|^fleet-$name/||" | sort | head -1)" \
 			"2026-11-28/0900/bench/i-000/abcd-4242/1764320400-0.bin" \
 			"dial9: in the uploader's layout (date/HHMM/service/instance/boot/epoch-index)"
@@ -43,15 +57,15 @@ for name in $(formats); do
 	# the N units are shared out; each instance starts at the same time
 	events=$("$TTV" --info --json "$@" | grep -o '\],"events":[0-9]*' | tr -dc 0-9)
 	ok "$([ "$events" -ge 3000 ]; echo $?)" "$name: N units in all ($events events)"
-	for f in $(find "fleet-$name" -type f | sort); do
+	for f in $(instances "$name"); do
 		"$TTV" --info --json "$f" | grep -o '"first_ts":[0-9]*,"last_ts":[0-9]*' | head -1 | tr -dc '0-9,\n'
 	done >spans
 	ok "$(awk -F, '{ if (NR == 1 || $1 < lo) lo = $1; if ($1 > hi) hi = $1; if (NR == 1) span = $2 - $1 }
 		END { exit !(NR == 4 && hi - lo < span / 10) }' spans; echo $?)" \
 		"$name: the instances start together (within a tenth of one's span)"
-	same_events "$name: the instances read together hold each one's events" $(find "fleet-$name" -type f | sort)
+	same_events "$name: the instances read together hold each one's events" $(instances "$name")
 done
-every_format "$ran atf" "every format but ATF has --instances"
+every_format "$ran" "every format has --instances"
 
 # the viewer on the fleet: the list shows the order --dump prints, at its
 # end, its start and paging back from the end (the sources merged)
