@@ -307,6 +307,7 @@ shapes() {
 		one=$(shape "$fmt-1" "$w" $e --seed 1)
 		shape_row "$fmt, 1 source" "" "$one"
 		base=$SHAPE
+		[ "$fmt" != syscall ] || syscall_base=$SHAPE
 		for k in 16 256; do
 			fleet=$(shape "$fmt-$k" "$w" $e --seed 1 --instances "$k")
 			[ "$fmt-$k" != dial9-256 ] || d9_256=$fleet
@@ -319,6 +320,9 @@ shapes() {
 			fi
 		done
 	done
+	# one process forking 256 children in turn: streams in exit order, its own last
+	forks=$(shape syscall-forks scwrite 4000000 --seed 1 --forks 256)
+	shape_row "syscall, 256 forks in one file" "$syscall_base" "$forks"
 	d9=$(shape dial9-1 d9write 4000000 --seed 1)
 	cat5=$DIR/shape-dial9-cat5.${d9##*.}
 	stale "$DIR/shape-dial9-cat5" "$cat5"

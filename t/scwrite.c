@@ -7,8 +7,10 @@
  *
  *   scwrite [--over] OUT < SPEC    --over: write into OUT without truncating it
  *                                  (the real writer's open), leaving a stale tail
- *   scwrite --generate N [--seed S] OUT
- *                                  N records, in streams of a few pages each
+ *   scwrite --generate N [--seed S] [--forks K] OUT
+ *                                  N records, in streams of a few pages each;
+ *                                  --forks: of one process forking K children
+ *                                  in turn (streams in exit order, its last)
  *
  * Spec lines (values: see t/writer.h):
  *   header tid= [epoch=] [mono=] [be] [version=] [short] [seg16] [uname=] [nouname] [novar]
@@ -587,6 +589,79 @@ static void gen_record(struct proc *p, struct file *f, uint64_t *rng, int64_t *t
 	proc_add(p, f, seg.p, seg.len, false);
 }
 
+/* A process started at time ts, as the writer starts one. */
+static struct proc *gen_start(struct file *f, int32_t tid, int64_t ts)
+{
+	struct spec h = {0};
+	char tids[32], monos[32];
+	snprintf(tids, sizeof tids, "%d", tid);
+	snprintf(monos, sizeof monos, "%lld", (long long)ts);
+	snprintf(h.key[0], sizeof h.key[0], "tid");
+	snprintf(h.key[1], sizeof h.key[1], "mono");
+	h.val[0] = tids, h.vlen[0] = strlen(tids);
+	h.val[1] = monos, h.vlen[1] = strlen(monos);
+	h.nkeys = 2;
+	return start(f, &h);
+}
+
+/* A clone() record at ts: the child's pid in the parent, 0 in the child. */
+static void clone_record(struct proc *p, struct file *f, int64_t ret, int64_t ts)
+{
+	struct wbuf v = {0}, seg = {0};
+	put(&v, 56, 2, p->be);
+	wb_u8(&v, (uint8_t)((ret ? 1 : 0) | 4 | 8));
+	wb_u8(&v, 0);
+	if (ret)
+		put(&v, (uint64_t)ret, 8, p->be);
+	put(&v, (uint64_t)ts, 8, p->be);
+	float dur = 80000.25f;
+	uint32_t bits;
+	memcpy(&bits, &dur, 4);
+	put(&v, bits, 4, p->be);
+	segment(&seg, p->be, false, 2, &v);
+	proc_add(p, f, seg.p, seg.len, false);
+	free(v.p);
+	free(seg.p);
+}
+
+/* What the file holds so far, written out. */
+static bool gen_write(struct file *f, FILE *fp)
+{
+	if (fwrite(f->img.p, 1, f->img.len, fp) != f->img.len)
+		return false;
+	f->base = f->pos;
+	f->img.len = 0;
+	return true;
+}
+
+static uint64_t gen_forks; /* --forks K */
+
+/* One process that forks K children, one after another (a shell running
+ * commands): each child's stream (the parent's unflushed records, clone()
+ * = 0, its own) is appended at its exit, the parent's, with a few records
+ * around each fork, at its own exit: streams in exit order, the parent's
+ * last and reaching back to the start. */
+static bool gen_forking(struct file *f, FILE *fp, uint64_t n, uint64_t *rng, int64_t ts)
+{
+	struct proc *p = gen_start(f, 20000, ts);
+	uint64_t done = 0;
+	for (uint64_t i = 0; i < gen_forks; i++) {
+		gen_record(p, f, rng, &ts);
+		clone_record(p, f, 20001 + (int64_t)i, ts);
+		struct proc *c = proc_copy(p);
+		clone_record(c, f, 0, ts);
+		done += 3;
+		for (uint64_t quota = (n > done ? n - done : 0) / (gen_forks - i); quota && !c->dead; quota--, done++)
+			gen_record(c, f, rng, &ts);
+		proc_exit(c, f);
+		gen_record(p, f, rng, &ts); /* (its wait4) */
+		if (!gen_write(f, fp))
+			return false;
+	}
+	proc_exit(p, f);
+	return gen_write(f, fp);
+}
+
 static int generate(const char *out, uint64_t n, uint64_t seed)
 {
 	FILE *fp = fopen(out, "wb");
@@ -599,36 +674,24 @@ static int generate(const char *out, uint64_t n, uint64_t seed)
 	int64_t ts = 7000000000000;
 	int32_t tid = 20000;
 	uint64_t done = 0;
-	while (done < n) {
+	bool ok = true;
+	if (gen_forks)
+		ok = gen_forking(&f, fp, n, &rng, ts);
+	while (ok && !gen_forks && done < n) {
 		/* one process: a few pages, then a normal exit (its stream is complete) */
-		struct spec h = {0};
-		char tids[32];
-		snprintf(tids, sizeof tids, "%d", tid);
-		snprintf(h.key[0], sizeof h.key[0], "tid");
-		h.val[0] = tids;
-		h.vlen[0] = strlen(tids);
-		char monos[32];
-		snprintf(monos, sizeof monos, "%lld", (long long)ts);
-		snprintf(h.key[1], sizeof h.key[1], "mono");
-		h.val[1] = monos;
-		h.vlen[1] = strlen(monos);
-		h.nkeys = 2;
-		struct proc *p = start(&f, &h);
+		struct proc *p = gen_start(&f, tid, ts);
 		while (done < n && p->pages < 4 && !p->dead) {
 			gen_record(p, &f, &rng, &ts);
 			done++;
 		}
 		proc_exit(p, &f);
-		if (fwrite(f.img.p, 1, f.img.len, fp) != f.img.len) {
-			perror(out);
-			return 1;
-		}
-		f.base = f.pos;
-		f.img.len = 0;
+		ok = gen_write(&f, fp);
 		tid += 7;
 	}
 	free(f.img.p);
-	return fclose(fp) ? 1 : 0;
+	if (!ok)
+		perror(out);
+	return fclose(fp) || !ok ? 1 : 0;
 }
 
 static uint64_t over; /* --over */
@@ -657,7 +720,8 @@ static int spec_run(const char *path)
 int main(int argc, char **argv)
 {
 	static const struct gen_opt flags[] = {{"--over", false, &over}, {0}};
+	static const struct gen_opt opts[] = {{"--forks", true, &gen_forks}, {0}};
 	static const struct writer w = {"scwrite", "[--over] OUT < SPEC", flags, spec_run,
-					 "--generate N [--seed S] OUT", NULL, generate, "%s/instance-%03u.sc"};
+					 "--generate N [--seed S] [--forks K] OUT", opts, generate, "%s/instance-%03u.sc"};
 	return writer_main(argc, argv, &w);
 }

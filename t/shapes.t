@@ -144,6 +144,20 @@ ok "$([ "$begins" -gt 0 ] && [ "$begins" = "$paired" ]; echo $?)" "the quiet thr
 		exit !$late;
 	}'
 ok $? "the quiet thread's batch lands behind events half a second later than its own"
+# a syscall capture of one process forking children in turn (a shell):
+# each child's stream appended at its exit, the parent's last, reaching
+# back to the start; each child named as one, the parent's records from
+# before each fork marked as copies in the child's stream
+"$TBIN/scwrite" --generate 60000 --seed 5 --forks 8 forks.sc >/dev/null
+"$TTV" --info forks.sc >forks.info
+is "$(grep -c 'role: "child' forks.info) $(grep -c 'role: "process"' forks.info)" "8 1" \
+	"scwrite --forks 8: eight children's streams and the parent's"
+is "$(grep 'role:' forks.info | tail -1 | tr -d ' ')" 'role:"process"' "the parent's stream comes last (exit order)"
+"$TTV" --dump --json forks.sc >forks.rows
+ok "$([ "$(grep -c '"type":"clone"' forks.rows)" -ge 16 ]; echo $?)" "each fork's clone() in the parent and in the child"
+first_parent=$(grep '"lane":"pid 20000 (stream 9' forks.rows | head -1 | sed 's/.*"ts":\([0-9]*\).*/\1/')
+first_all=$(head -1 forks.rows | sed 's/.*"ts":\([0-9]*\).*/\1/')
+is "$first_parent" "$first_all" "the parent's stream, written last, starts with the trace"
 run_w() { "$TBIN/ptwrite" "$@" >/dev/null 2>&1; echo $?; }
 is "$(run_w --generate 10 --instances)" 2 "--instances without K: a usage error"
 
