@@ -2109,21 +2109,47 @@ bool model_get_shared(const struct model *m) { return m->nseqs == 1; }
 
 bool model_split_reads(const struct model *m) { return nstreams(m) == 1; }
 
+/* Does sequence s hold the whole of its lane?  (A decoder's sequence is
+ * one lane's records; a lane with events of a part too, or of another
+ * sequence, counts more than the sequence holds.) */
+static bool seq_whole_lane(const struct model *m, size_t s)
+{
+	uint64_t n = SEQ(m, s, count);
+	if (!n)
+		return true;
+	struct event first, last;
+	SEQ(m, s, get, 0, &first);
+	SEQ(m, s, get, n - 1, &last);
+	return first.lane == last.lane && first.lane < m->nlanes && m->lanes[first.lane].count == n;
+}
+
 size_t model_parts(const struct model *m)
 {
 	for (size_t k = 0; k < m->nparts; k++)
 		if (m->parts[k]->npiles)
 			return 0; /* (a lane's events in several) */
-	return m->nseqs == 1 ? m->nparts : 0;
+	for (size_t s = 1; s < m->nseqs; s++)
+		if (!seq_whole_lane(m, s))
+			return 0;
+	return nstreams(m);
 }
 
-uint64_t model_part_count(const struct model *m, size_t k) { return pcount(m->parts[k]); }
+uint64_t model_part_count(const struct model *m, size_t k) { return stream_count(m, k); }
 
 uint32_t model_lane_part(const struct model *m, uint32_t lane) { return lane < m->nlanes ? m->lp[lane].part : 0; }
 
 void model_part_read(const struct model *m, size_t k, uint64_t i, size_t n, struct event *e)
 {
-	store_read(m, &m->parts[k]->store, i, n, e, false);
+	if (is_part(m, k)) {
+		store_read(m, &m->parts[k]->store, i, n, e, false);
+		return;
+	}
+	size_t s = stream_seq(m, k);
+	for (size_t j = 0; j < n; j++) {
+		SEQ(m, s, get, i + j, &e[j]);
+		e[j].seq = (uint32_t)s;
+		e[j].pos = UINT64_MAX;
+	}
 }
 
 int64_t model_ts(struct model *m, uint64_t pos)

@@ -178,8 +178,11 @@ uint64_t model_late_reach(const struct model *m);
 
 /* The parts read apart, for what is counted per lane: each part holds
  * whole lanes (a source's), each lane's events in time order, so no
- * merged order need be followed.  model_parts() is 0 when that does not
- * hold (sequences, piles waiting); events read have pos UINT64_MAX. */
+ * merged order need be followed.  Sequences count as parts after the
+ * parts (model_lane_part names no sequence: their reading is not shared
+ * between threads).  model_parts() is 0 when that does not hold (piles
+ * waiting, a sequence's lane with other events); events read have pos
+ * UINT64_MAX. */
 size_t model_parts(const struct model *m);
 uint64_t model_part_count(const struct model *m, size_t k);
 uint32_t model_lane_part(const struct model *m, uint32_t lane);

@@ -48,12 +48,15 @@ static void durstat_merge(struct durstat *d, const struct durstat *o)
 }
 
 /* Where an event lies in the trace's order: its time, then its position,
- * or when parts are read apart (walk_parts: no position), its input and
- * offset (parts order their events so; at one place, by type). */
+ * or when parts are read apart (walk_parts: no position), as the merged
+ * order has them at one time: a part's by input and offset (then by
+ * type), after them a sequence's by sequence and record. */
 typedef unsigned __int128 place_t;
 static inline place_t place_of(const struct event *e)
 {
-	uint64_t at = e->pos != UINT64_MAX ? e->pos : (uint64_t)e->input << 40 | e->off;
+	uint64_t at = e->pos != UINT64_MAX ? e->pos
+		      : e->seq	       ? 1ull << 63 | (uint64_t)e->seq << 40 | e->off
+				       : (uint64_t)e->input << 40 | e->off;
 	return (place_t)((uint64_t)e->ts ^ (1ull << 63)) << 64 | at;
 }
 
@@ -326,6 +329,7 @@ struct walk {
 	uint64_t lo, n; /* the stretch */
 	uint64_t pass[STRETCH / 64];
 	struct event *ring[RING];
+	size_t nparts;    /* walk_parts: the parts (model_parts) */
 	uint8_t *part_of; /* walk_parts: per part, the thread that counts it */
 	uint64_t piece_pass[2][PIECE / 64]; /* walk_parts, filtering: per thread, its piece's */
 	/* per thread, on a cache line of its own: pieces decoded and tallied */
@@ -452,10 +456,33 @@ static const uint64_t *pass_piece(struct walk *w, unsigned me, const struct even
  * followed, and filters decode each source in its own order (not jumping
  * from file to file).  Parts are shared out by their events, the biggest
  * first, each to the thread with fewer so far. */
+/* A sequence's events are read from its file's mapped records: their
+ * pages are let go as the walk moves on (as walk() does), the file's
+ * alone (releasing every file at each step costs as many system calls as
+ * files), and now and then every file's (what its records lead to). */
+#define LET_ALL_GO (16 * STRETCH)
+
+static void let_go(struct walk *w, const struct event *last, uint64_t read[2], uint64_t got, bool done)
+{
+	if (!last->seq || last->input >= w->t->nin)
+		return;
+	read[1] += got;
+	if ((read[0] += got) < STRETCH && !done)
+		return;
+	struct input *in = w->t->in[last->input];
+	input_release(in, 0, in->size);
+	read[0] = 0;
+	if (read[1] >= LET_ALL_GO) {
+		trace_release(w->t);
+		read[1] = 0;
+	}
+}
+
 static void count_parts(struct walk *w, unsigned me)
 {
 	struct model *m = w->t->m;
-	for (size_t k = 0; k < model_parts(m); k++) {
+	uint64_t read[2] = {0, 0}; /* (since this file's pages, every file's, were let go) */
+	for (size_t k = 0; k < w->nparts; k++) {
 		if (w->part_of[k] != me)
 			continue;
 		uint64_t n = model_part_count(m, k);
@@ -464,6 +491,7 @@ static void count_parts(struct walk *w, unsigned me)
 			struct event *ev = w->ring[me];
 			model_part_read(m, k, i, got, ev);
 			tally_piece(w, me, ev, w->filtering ? pass_piece(w, me, ev, got) : NULL, 0, got);
+			let_go(w, &ev[got - 1], read, got, i + got == n);
 		}
 	}
 }
@@ -473,7 +501,7 @@ static void second_parts(void *arg) { count_parts(arg, 1); }
 static bool walk_parts(struct walk *w)
 {
 	struct model *m = w->t->m;
-	size_t np = model_parts(m);
+	size_t np = w->nparts = model_parts(m);
 	if (np < 2)
 		return false;
 	if (w->filtering && w->two)

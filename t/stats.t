@@ -125,10 +125,14 @@ print "$_->{type}\t", $_->{name} // "", "\n" for @{$j->{spans}};
 # Fleets (each instance a part of the model): each part is counted apart,
 # on its own thread, filters deciding its events in its own order, with no
 # merged order followed: the rows come in the trace's order all the same.
-for w in htwrite d9write ptwrite scwrite; do
-	"$TBIN/$w" --generate 20000 --seed 9 --instances 5 "$TMP/fleet-$w" >/dev/null
+# (ATF's: a session of five processes, each thread's records a sequence
+# read where they lie)
+for w in htwrite d9write ptwrite scwrite atfwrite; do
+	units=20000
+	[ "$w" != atfwrite ] || units="60 --kib"
+	"$TBIN/$w" --generate $units --seed 9 --instances 5 "$TMP/fleet-$w" >/dev/null
 	set -- $(find "$TMP/fleet-$w" -type f | sort)
-	[ "$w" != d9write ] || set -- "$TMP/fleet-$w"
+	[ "$w" != d9write ] && [ "$w" != atfwrite ] || set -- "$TMP/fleet-$w"
 	for f in "" a; do
 		"$TTV" --dump --json ${f:+-e "$f"} "$@" | perl -e "$ORDER" >"$TMP/want"
 		"$TTV" --stats --json ${f:+-e "$f"} "$@" | perl -e "$ROWS" >"$TMP/got"
@@ -137,6 +141,8 @@ for w in htwrite d9write ptwrite scwrite; do
 	done
 done
 check "$TMP/fleet-d9write" "dial9, 5 instances (each counted apart), filtered by a type" "type:Poll"
+check "$TMP/fleet-atfwrite" "ATF, a session of 5 processes, filtered by text (each thread's sequence counted apart)" \
+	"bench_fn_1"
 flat "$TMP/fleet-ptwrite" "podtrace, 5 instances (each counted apart), filtered by text" "example"
 check "$TMP/fleet-d9write" "dial9, 5 instances (each counted apart): against the independent count"
 run --stats "$TMP/g.pt"
