@@ -118,10 +118,15 @@ struct part {
 	struct part **piles;
 	size_t npiles, cappiles;
 	struct part *home; /* (a pile's) */
+	/* Lanes whose events all came late, far back (a quiet thread's batch
+	 * drained late, a forked parent's stream written at its exit): their
+	 * pile, which becomes a part of its own once all is read (nothing of
+	 * the home rewritten or paired again for them) */
+	struct part *own_pile;
 	struct cev far_start; /* the first of the late events that last landed far back */
 	bool far_seen;
 	/* a commit's events for this part: where they lie in the batch */
-	const struct cev *batch;
+	struct cev *batch;
 	size_t nbatch;
 	struct batch_kind kind;
 };
@@ -151,7 +156,9 @@ struct lane_pairs {
 	uint64_t *stk;
 	size_t cap;
 	uint32_t depth;
-	uint32_t part; /* its source's */
+	uint32_t part; /* its source's (or the part its own pile became) */
+	bool in_home;      /* (the committer's) some event of it is in its part */
+	struct part *own;  /* (the committer's) the own pile its events go to */
 	uint64_t *open; /* model_lane_open's answer: stk's global positions */
 	size_t capopen;
 };
@@ -1266,6 +1273,65 @@ static struct part *new_pile(struct model *m, struct part *home)
 	return p;
 }
 
+/* Do late events on lanes p holds nothing of cost enough to give those
+ * lanes a pile of their own?  (a[0, n): the late ones) */
+static bool fresh_lanes_late(struct model *m, struct part *p, const struct cev *a, size_t n)
+{
+	struct cev *fresh = NULL;
+	size_t k = 0;
+	bool pairs = false;
+	for (size_t i = 0; i < n; i++) {
+		const struct lane_pairs *l = &m->lp[cev_lane(&a[i])];
+		if (l->in_home || l->own)
+			continue;
+		if (!fresh)
+			fresh = xmalloc((n - i) * sizeof *fresh);
+		fresh[k++] = a[i];
+		pairs |= p->kind.pairs && cev_role(&a[i]) >= ROLE_BEGIN;
+	}
+	bool worth = k && merge_cost(p, fresh, k, pairs) >= PILE_MIN;
+	free(fresh);
+	return worth;
+}
+
+/* Events of p's batch on lanes of their own go to its own pile (made for
+ * late events on lanes p holds nothing of, when merging them would cost
+ * PILE_MIN); the rest stay, in order.  True when some went. */
+static bool route_own(struct model *m, struct part *p, size_t nl)
+{
+	bool owned = false, worth = false;
+	for (size_t i = 0; i < p->nbatch && !owned; i++)
+		owned = m->lp[cev_lane(&p->batch[i])].own;
+	if (!owned && (!nl || !(worth = fresh_lanes_late(m, p, p->batch, nl))))
+		return false;
+	if (worth && !p->own_pile)
+		p->own_pile = new_pile(m, p);
+	for (size_t i = 0; worth && i < nl; i++) {
+		struct lane_pairs *l = &m->lp[cev_lane(&p->batch[i])];
+		if (!l->in_home)
+			l->own = p->own_pile;
+	}
+	/* (a stable partition: the own lanes' events first) */
+	struct cev *tmp = xmalloc(p->nbatch * sizeof *tmp);
+	size_t a = 0, b = p->nbatch;
+	for (size_t i = 0; i < p->nbatch; i++)
+		if (m->lp[cev_lane(&p->batch[i])].own)
+			tmp[a++] = p->batch[i];
+	for (size_t i = p->nbatch; i-- > 0;)
+		if (!m->lp[cev_lane(&p->batch[i])].own)
+			tmp[--b] = p->batch[i];
+	memcpy(p->batch, tmp, p->nbatch * sizeof *tmp);
+	free(tmp);
+	struct part *own = p->own_pile;
+	for (size_t i = 0; i < a; i++)
+		own->has_pairs |= cev_role(&p->batch[i]) >= ROLE_BEGIN;
+	evs_merge(&own->store, p->batch, a);
+	evs_pack_all(&own->store);
+	p->batch += a;
+	p->nbatch -= a;
+	return a > 0;
+}
+
 /* The events of p's batch that come before its last one go where merging
  * them costs least: p itself (false: they stay in the batch), one of its
  * piles, or, when that would rewrite many times as many, a new pile. */
@@ -1276,14 +1342,19 @@ static bool pile_late(struct model *m, struct part *p)
 		return false;
 	struct cev last = pev(p, old - 1);
 	size_t nl = cevs_before(p->batch, p->nbatch, &last);
+	bool routed = route_own(m, p, nl);
+	if (routed)
+		nl = cevs_before(p->batch, p->nbatch, &last);
 	if (!nl)
-		return false;
+		return routed;
 	bool pairs = false;
 	for (size_t i = 0; p->kind.pairs && i < nl && !pairs; i++)
 		pairs = cev_role(&p->batch[i]) >= ROLE_BEGIN;
 	struct part *pile = NULL;
 	uint64_t least = merge_cost(p, p->batch, nl, pairs), all = old;
 	for (size_t i = 0; i < p->npiles; i++) {
+		if (p->piles[i] == p->own_pile)
+			continue; /* (its lanes' alone) */
 		uint64_t cost = merge_cost(p->piles[i], p->batch, nl, pairs);
 		if (cost < least)
 			pile = p->piles[i], least = cost;
@@ -1301,7 +1372,7 @@ static bool pile_late(struct model *m, struct part *p)
 	if (chain && p->npiles < MAX_PILES)
 		pile = new_pile(m, p);
 	if (!pile)
-		return false;
+		return routed;
 	pile->has_pairs |= pairs;
 	evs_merge(&pile->store, p->batch, nl);
 	evs_pack_all(&pile->store); /* (late events land near a pile's end, if at all) */
@@ -1325,6 +1396,8 @@ static bool merge_part(struct model *m, struct part *p)
 	bool piled = pile_late(m, p);
 	if (!p->nbatch)
 		return true;
+	for (size_t i = 0; i < p->nbatch; i++)
+		m->lp[cev_lane(&p->batch[i])].in_home = true;
 	uint64_t old = pcount(p);
 	struct cev last = old ? pev(p, old - 1) : (struct cev){0};
 	bool late = old && cev_less(&p->batch[0], &last);
@@ -1629,6 +1702,38 @@ static void settle_home(struct model *m, struct part *home)
 	}
 }
 
+/* Once piles are settled (or the parts merged, or restored), every lane
+ * with events has them in its part. */
+static void lanes_at_home(struct model *m)
+{
+	for (size_t l = 0; l < m->nlanes; l++) {
+		m->lp[l].in_home = m->lanes[l].count > 0;
+		m->lp[l].own = NULL;
+	}
+}
+
+/* Home's own pile becomes a part of its own: its lanes', paired alone. */
+static void own_part(struct model *m, struct part *home)
+{
+	struct part *own = home->own_pile;
+	size_t k = 0;
+	for (size_t i = 0; i < home->npiles; i++)
+		if (home->piles[i] != own)
+			home->piles[k++] = home->piles[i];
+	home->npiles = k;
+	home->own_pile = NULL;
+	own->home = NULL;
+	uint32_t at = 0;
+	while (m->parts[at] != own)
+		at++;
+	for (size_t li = 0; li < m->nlanes; li++)
+		if (m->lp[li].own == own) {
+			m->lp[li].own = NULL;
+			m->lp[li].part = at;
+		}
+	pair_afresh(m, own);
+}
+
 /* Every source's piles merged into their homes (and paired with them):
  * late chains cost one merge, not one each batch. */
 static void settle(struct model *m)
@@ -1642,6 +1747,9 @@ static void settle(struct model *m)
 		}
 	if (from == UINT64_MAX)
 		return;
+	for (size_t i = 0; i < m->nparts; i++)
+		if (m->parts[i]->own_pile)
+			own_part(m, m->parts[i]);
 	for (size_t i = 0; i < m->nparts; i++)
 		if (m->parts[i]->npiles)
 			settle_home(m, m->parts[i]);
@@ -1661,6 +1769,7 @@ static void settle(struct model *m)
 			m->source_part[i] = to[m->source_part[i] - 1] + 1;
 	free(to);
 	m->nparts = m->cparts = k;
+	lanes_at_home(m);
 	m->epoch++;
 	m->generation++;
 	m->changed_from = MIN(m->changed_from, from);
@@ -2438,6 +2547,7 @@ static void merging_done(struct model *m)
 	for (size_t i = 0; i < m->capsource_part; i++)
 		m->source_part[i] = !!m->source_part[i];
 	find_held(held, nheld, &one->store);
+	lanes_at_home(m);
 	bigmem_free(&m->restored); /* (what a saved index lent the parts) */
 	snap_take(m, one, pcount(one));
 	m->epoch++;
@@ -2518,6 +2628,8 @@ static void save_lanes(const struct model *m, struct buf *out)
 		put_i64(out, l->first);
 		put_i64(out, l->last);
 		put_u64(out, (uint64_t)l->has_span | (uint64_t)l->counter << 1);
+		/* its part: its source's, or (| 1) the part its own pile became */
+		put_u64(out, (uint64_t)p->part << 1 | (p->part != m->source_part[l->source] - 1));
 		put_array(out, p->longest, p->nlongest, sizeof *p->longest);
 		put_u64(out, p->other_max);
 		put_array(out, p->stk, p->depth, sizeof *p->stk);
@@ -2577,9 +2689,10 @@ void model_save(const struct model *m, struct buf *out, struct buf *strings, con
  * checked to get the id it had: what the decoders' open() made before
  * (the same, in the same order) is found, the rest added.  (The stacks'
  * positions are checked once the events are there.) */
-static bool restore_lanes(struct model *m, struct blob *r, uint64_t nsources)
+static bool restore_lanes(struct model *m, struct blob *r, uint64_t nsources, uint32_t **saved_parts)
 {
 	uint64_t n = get_below(r, MAX_LANES - 1);
+	uint32_t *saved_part = *saved_parts = xcalloc(n + 1, sizeof *saved_part);
 	uint32_t nstr = strtab_count(m->st);
 	for (uint64_t id = 0; id < n && !r->bad; id++) {
 		uint32_t source = (uint32_t)get_below(r, nsources);
@@ -2595,6 +2708,7 @@ static bool restore_lanes(struct model *m, struct blob *r, uint64_t nsources)
 		uint64_t flags = get_u64(r);
 		l->has_span = flags & 1;
 		l->counter = flags >> 1 & 1;
+		saved_part[id] = (uint32_t)get_below(r, UINT32_MAX); /* (map_parts) */
 		struct lane_pairs *p = &m->lp[id];
 		size_t nlong, depth;
 		p->longest = xcalloc(LONG_SPANS, sizeof *p->longest);
@@ -2668,35 +2782,74 @@ static bool restore_snaps(struct model *m, struct part *p, struct blob *r)
 	return !r->bad;
 }
 
+/* Saved part k is the model's part map[k]: the lanes made their sources'
+ * parts again (in the order they came; saved_part: k << 1), and the parts
+ * own piles became (| 1) are made anew.  False when they do not fit. */
+static bool map_parts(struct model *m, const uint32_t *saved_part, uint64_t nsaved, uint32_t *map)
+{
+	uint8_t *mapped = xcalloc(m->nparts + 1, 1); /* (a part is one saved part's) */
+	bool fit = true;
+	for (uint64_t k = 0; k < nsaved; k++)
+		map[k] = UINT32_MAX;
+	for (size_t l = 0; l < m->nlanes && fit; l++) {
+		uint32_t k = saved_part[l] >> 1, home = m->lp[l].part;
+		fit = k < nsaved && !(saved_part[l] & 1) ? map[k] == home || (map[k] == UINT32_MAX && !mapped[home])
+							 : k < nsaved;
+		if (fit && !(saved_part[l] & 1) && map[k] == UINT32_MAX)
+			map[k] = home, mapped[home] = 1;
+	}
+	free(mapped);
+	for (size_t l = 0; l < m->nlanes && fit; l++) {
+		uint32_t k = saved_part[l] >> 1;
+		if (!(saved_part[l] & 1))
+			continue;
+		if (map[k] == UINT32_MAX) {
+			add_part(m);
+			map[k] = (uint32_t)m->nparts - 1;
+		}
+		m->lp[l].part = map[k];
+	}
+	for (uint64_t k = 0; k < nsaved && fit; k++)
+		fit = map[k] != UINT32_MAX;
+	return fit && m->nparts == nsaved;
+}
+
 /* The parts, their pools lent from the saved ones (pool[0..npool), one
  * after another), which the model keeps. */
-static bool restore_parts(struct model *m, struct blob *r, struct bigmem *pool, size_t npool, uint64_t ninputs)
+static bool restore_parts(struct model *m, struct blob *r, struct bigmem *pool, size_t npool, uint64_t ninputs,
+			  const uint32_t *saved_part)
 {
 	m->restored = *pool;
 	*pool = (struct bigmem){0};
-	if (get_u64(r) != m->nparts)
-		return false; /* (the lanes made them again, one per source) */
+	uint64_t nsaved = get_below(r, (uint64_t)m->nparts + m->nlanes);
+	uint32_t *map = xcalloc(nsaved + 1, sizeof *map);
+	if (r->bad || !map_parts(m, saved_part, nsaved, map)) {
+		free(map);
+		return false;
+	}
 	struct evs_limits lim = {ninputs, m->ntypes, m->nlanes, strtab_count(m->st)};
 	size_t at = 0;
-	for (size_t k = 0; k < m->nparts && !r->bad; k++) {
-		struct part *p = m->parts[k];
+	bool fit = true;
+	for (size_t k = 0; k < nsaved && fit && !r->bad; k++) {
+		struct part *p = m->parts[map[k]];
 		uint64_t n = get_below(r, npool - at + 1);
 		p->has_pairs = get_u64(r) & 1;
-		if (r->bad || !evs_restore(&p->store, r, (uint8_t *)m->restored.p + at, (size_t)n, &lim) ||
-		    !restore_snaps(m, p, r))
-			return false;
+		fit = !r->bad && evs_restore(&p->store, r, (uint8_t *)m->restored.p + at, (size_t)n, &lim) &&
+		      restore_snaps(m, p, r);
 		at += (size_t)n;
 	}
+	free(map);
 	m->ncompact = nev_in(m, m->nparts);
-	return !r->bad;
+	return fit && !r->bad;
 }
 
-bool model_restore(struct model *m, struct blob *r, struct bigmem *pool, size_t npool, struct bigmem *strings,
-		   size_t nstrings, uint64_t nsources, uint64_t ninputs, const void *const *owners, size_t nowners)
+static bool restore_model(struct model *m, struct blob *r, struct bigmem *pool, size_t npool,
+			  struct bigmem *strings, size_t nstrings, uint64_t nsources, uint64_t ninputs,
+			  const void *const *owners, size_t nowners, uint32_t **saved_part)
 {
 	/* (sequences: their decoders' open() registered them again) */
-	if (!strtab_adopt(m->st, strings, nstrings) || get_u64(r) != m->nseqs || !restore_lanes(m, r, nsources) ||
-	    !restore_types(m, r, owners, nowners))
+	if (!strtab_adopt(m->st, strings, nstrings) || get_u64(r) != m->nseqs ||
+	    !restore_lanes(m, r, nsources, saved_part) || !restore_types(m, r, owners, nowners))
 		return false;
 	uint64_t nraw = get_below(r, UINT32_MAX);
 	uint32_t nstr = strtab_count(m->st);
@@ -2711,7 +2864,7 @@ bool model_restore(struct model *m, struct blob *r, struct bigmem *pool, size_t 
 	m->have_span = get_u64(r) & 1;
 	m->first = get_i64(r);
 	m->last = get_i64(r);
-	if (r->bad || !restore_parts(m, r, pool, npool, ninputs))
+	if (r->bad || !restore_parts(m, r, pool, npool, ninputs, *saved_part))
 		return false;
 	for (size_t i = 0; i < m->ntypes; i++)
 		if (m->seen[i].ex.input != NO_EXAMPLE && m->seen[i].ex.input >= ninputs)
@@ -2720,8 +2873,18 @@ bool model_restore(struct model *m, struct blob *r, struct bigmem *pool, size_t 
 		for (uint32_t j = 0; j < m->lp[i].depth; j++)
 			if (m->lp[i].stk[j] >= pcount(m->parts[m->lp[i].part]))
 				return false;
+	lanes_at_home(m);
 	m->epoch++;
 	m->changed_from = 0;
 	m->generation++;
 	return true;
+}
+
+bool model_restore(struct model *m, struct blob *r, struct bigmem *pool, size_t npool, struct bigmem *strings,
+		   size_t nstrings, uint64_t nsources, uint64_t ninputs, const void *const *owners, size_t nowners)
+{
+	uint32_t *saved_part = NULL;
+	bool ok = restore_model(m, r, pool, npool, strings, nstrings, nsources, ninputs, owners, nowners, &saved_part);
+	free(saved_part);
+	return ok;
 }

@@ -921,6 +921,73 @@ static void test_sealed_segments(void)
 	free(dur);
 }
 
+/* One lane's events all late, after the rest of its source (a quiet
+ * thread's batch drained at the end): they wait in a pile of their own,
+ * which becomes a part of its own when settled (nothing of the rest
+ * rewritten or paired again), in the same order and paired as one commit
+ * pairs them. */
+static struct added *late_lane(unsigned every, size_t *n, uint32_t *quiet)
+{
+	setup();
+	enum { REST = 200000, QUIET = 3000 };
+	*quiet = model_lane(m, 0, 3, model_str(m, "quiet", 5));
+	struct added *v = calloc(REST + QUIET, sizeof *v);
+	size_t k = 0;
+	uint64_t rng = 11;
+	int64_t t = 0;
+	for (int pass = 0; pass < 2; pass++) {
+		unsigned count = pass ? QUIET : REST;
+		int64_t at = 0;
+		for (unsigned i = 0; i < count; i++, k++) {
+			uint64_t x = rng_next_test(&rng);
+			int64_t ts = pass ? (at += 60 + (int64_t)(x % 20)) : (t += 1 + (int64_t)(x % 3));
+			unsigned kind = pass ? (i % 2) : (unsigned)(x >> 20) % 4; /* (the quiet lane: begin, end) */
+			uint32_t type = kind == 0 ? t_begin : kind == 1 ? t_end : kind == 2 ? t_inst : t_complete;
+			uint32_t role = kind == 0 ? ROLE_BEGIN : kind == 1 ? ROLE_END : kind == 2 ? ROLE_INSTANT : ROLE_COMPLETE;
+			struct event e = {.ts = ts, .dur = kind == 3 ? (x >> 40) % 100 : TTV_NODUR,
+					  .lane = pass ? *quiet : (x >> 24) & 1 ? lane_a : lane_b, .type = type, .flags = role,
+					  .off = k};
+			model_add(m, &e);
+			v[k] = (struct added){e, (uint64_t)k << 16 | type};
+			if (every && k % every == every - 1)
+				model_commit_some(m);
+		}
+	}
+	if (every) {
+		model_commit_some(m);
+		model_sync(m);
+	} else {
+		model_commit(m);
+	}
+	qsort(v, k, sizeof *v, by_place);
+	*n = k;
+	return v;
+}
+
+static void test_late_lane(void)
+{
+	size_t n;
+	uint32_t quiet;
+	free(late_lane(0, &n, &quiet));
+	uint64_t *dur = calloc(n, sizeof *dur);
+	struct event e;
+	for (uint64_t p = 0; p < n; p++) {
+		model_get(m, p, &e);
+		dur[p] = e.dur;
+	}
+	struct added *v = late_lane(5001, &n, &quiet);
+	size_t before = model_npools(m);
+	model_commit(m);
+	for (uint64_t p = 0; p < n; p++)
+		v[p].e.dur = dur[p];
+	ok(before == 2 && model_npools(m) == 2 && model_lane_part(m, quiet) == 1 && model_lane_part(m, lane_a) == 0 &&
+		   same_order(v, n) && open_begins_placed(),
+	   "a lane all late: a pile of its own (parts %zu), then a part of its own (%zu), paired as one commit pairs it",
+	   before, model_npools(m));
+	free(v);
+	free(dur);
+}
+
 /* Random puts and deletes on a small key space (long probe runs that wrap
  * around the table), checked against a plain array after every step. */
 static void test_hmap_del(void)
@@ -1092,6 +1159,7 @@ int main(void)
 	test_parts();
 	test_piles();
 	test_sealed_segments();
+	test_late_lane();
 	model_free(m);
 	return done_testing();
 }
