@@ -1273,8 +1273,14 @@ static struct part *new_pile(struct model *m, struct part *home)
 	return p;
 }
 
+#define OWN_REACH 16 /* late events on lanes of their own: rewriting this many times as many */
+
 /* Do late events on lanes p holds nothing of cost enough to give those
- * lanes a pile of their own?  (a[0, n): the late ones) */
+ * lanes a pile of their own?  (a[0, n): the late ones.)  Only when few
+ * and far back (OWN_REACH), as a quiet thread's batch drained late or a
+ * forked parent's stream; not a thread's first batch arriving after the
+ * others' (that would make a part of such lanes, for the viewer to merge
+ * again). */
 static bool fresh_lanes_late(struct model *m, struct part *p, const struct cev *a, size_t n)
 {
 	struct cev *fresh = NULL;
@@ -1289,9 +1295,9 @@ static bool fresh_lanes_late(struct model *m, struct part *p, const struct cev *
 		fresh[k++] = a[i];
 		pairs |= p->kind.pairs && cev_role(&a[i]) >= ROLE_BEGIN;
 	}
-	bool worth = k && merge_cost(p, fresh, k, pairs) >= PILE_MIN;
+	uint64_t cost = k ? merge_cost(p, fresh, k, pairs) : 0;
 	free(fresh);
-	return worth;
+	return cost >= PILE_MIN && cost / OWN_REACH >= k && cost >= pcount(p) / PILE_SHARE;
 }
 
 /* Events of p's batch on lanes of their own go to its own pile (made for

@@ -926,10 +926,10 @@ static void test_sealed_segments(void)
  * which becomes a part of its own when settled (nothing of the rest
  * rewritten or paired again), in the same order and paired as one commit
  * pairs them. */
-static struct added *late_lane(unsigned every, size_t *n, uint32_t *quiet)
+static struct added *late_lane(unsigned every, size_t *n, uint32_t *quiet, unsigned QUIET)
 {
 	setup();
-	enum { REST = 200000, QUIET = 3000 };
+	enum { REST = 200000 };
 	*quiet = model_lane(m, 0, 3, model_str(m, "quiet", 5));
 	struct added *v = calloc(REST + QUIET, sizeof *v);
 	size_t k = 0;
@@ -940,7 +940,8 @@ static struct added *late_lane(unsigned every, size_t *n, uint32_t *quiet)
 		int64_t at = 0;
 		for (unsigned i = 0; i < count; i++, k++) {
 			uint64_t x = rng_next_test(&rng);
-			int64_t ts = pass ? (at += 60 + (int64_t)(x % 20)) : (t += 1 + (int64_t)(x % 3));
+			/* (the late lane over the same period as the rest) */
+			int64_t ts = pass ? (at += t / count + (int64_t)(x % 3)) : (t += 1 + (int64_t)(x % 3));
 			unsigned kind = pass ? (i % 2) : (unsigned)(x >> 20) % 4; /* (the quiet lane: begin, end) */
 			uint32_t type = kind == 0 ? t_begin : kind == 1 ? t_end : kind == 2 ? t_inst : t_complete;
 			uint32_t role = kind == 0 ? ROLE_BEGIN : kind == 1 ? ROLE_END : kind == 2 ? ROLE_INSTANT : ROLE_COMPLETE;
@@ -964,26 +965,27 @@ static struct added *late_lane(unsigned every, size_t *n, uint32_t *quiet)
 	return v;
 }
 
-static void test_late_lane(void)
+static void test_late_lane(unsigned many)
 {
 	size_t n;
 	uint32_t quiet;
-	free(late_lane(0, &n, &quiet));
+	free(late_lane(0, &n, &quiet, many));
 	uint64_t *dur = calloc(n, sizeof *dur);
 	struct event e;
 	for (uint64_t p = 0; p < n; p++) {
 		model_get(m, p, &e);
 		dur[p] = e.dur;
 	}
-	struct added *v = late_lane(5001, &n, &quiet);
+	struct added *v = late_lane(5001, &n, &quiet, many);
 	size_t before = model_npools(m);
 	model_commit(m);
 	for (uint64_t p = 0; p < n; p++)
 		v[p].e.dur = dur[p];
-	ok(before == 2 && model_npools(m) == 2 && model_lane_part(m, quiet) == 1 && model_lane_part(m, lane_a) == 0 &&
-		   same_order(v, n) && open_begins_placed(),
-	   "a lane all late: a pile of its own (parts %zu), then a part of its own (%zu), paired as one commit pairs it",
-	   before, model_npools(m));
+	bool own = model_npools(m) == 2 && model_lane_part(m, quiet) == 1 && model_lane_part(m, lane_a) == 0;
+	ok(before == 2 && own && same_order(v, n) && open_begins_placed(),
+	   "a lane all late (%u events): a pile of its own (parts %zu), then a part of its own (%zu), paired as one "
+	   "commit pairs it",
+	   many, before, model_npools(m));
 	free(v);
 	free(dur);
 }
@@ -1159,7 +1161,7 @@ int main(void)
 	test_parts();
 	test_piles();
 	test_sealed_segments();
-	test_late_lane();
+	test_late_lane(3000);
 	model_free(m);
 	return done_testing();
 }
