@@ -354,4 +354,22 @@ wait_for "2 lanes"
 ok $? "... and what came is shown"
 tm send-keys -t "$S" q
 tm kill-server 2>/dev/null
+
+# `.` from a metadata event (the first selected of a dial9 fleet): its
+# lane has nothing on the time axis, said at once (it once searched every
+# event for the next one), at 80x24 and wide
+"$TBIN/d9write" --generate 3000 --seed 9 --instances 3 "$TMP/fleet3" >/dev/null
+for size in 80x24 200x50; do
+	S=ttv-test-$$-meta-$size
+	session "$size" "cd '$TMP' && TERM=xterm-256color '$TTV' fleet3"
+	wait_for "ClockSyncEvent"
+	ok $? "tmux $size: a dial9 fleet opens on its first event, a clock sync"
+	tm send-keys -t "$S" .
+	wait_for "no event after this one on its lane"
+	ok $? "tmux $size: . from it says there is no event after it on its lane"
+	tm send-keys -t "$S" q
+	wait_for "exit=0"
+	ok $? "tmux $size: q quits"
+	tm kill-server 2>/dev/null
+done
 done_testing
