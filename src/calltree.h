@@ -39,11 +39,13 @@ struct ct_node {
 	uint32_t child, next; /* first child, next sibling (CT_NONE: none) */
 	uint64_t calls, total, self, min, max;
 	struct ct_ref longest; /* the event of its longest span */
+	place_t first;         /* of the first event that reached it: the order of siblings */
 };
 
 /* A name a node has: a span's type and principal string. */
 struct ct_sym {
 	uint32_t type, name;
+	place_t first; /* of its first span: the order of rows otherwise equal */
 };
 
 /* What the tree is of: the spans whose events keep() keeps (NULL: all;
@@ -86,6 +88,7 @@ struct calltree {
 	struct ct_stack *lanes;
 	uint32_t nlanes;
 	bool done;
+	bool apart; /* built from the model's parts read apart (calltree_build) */
 	/* when set: every span as it is counted in a node (its length in the
 	 * scope, its self time, its event); a span of a grouped type is
 	 * counted in its type's node and its name's */
@@ -106,7 +109,9 @@ void ct_scope_filters(struct ct_scope *sc, struct trace *t, struct filterset *fs
  * they are counted and the tree is done. */
 void calltree_begin(struct calltree *ct, const struct ct_scope *scope);
 bool calltree_step(struct calltree *ct, uint64_t deadline, bool more_may_come);
-/* ... or at once. */
+/* ... or at once: when the model's parts hold whole lanes, read apart
+ * (no merged order followed), siblings then put in the order the merged
+ * order makes. */
 void calltree_build(struct calltree *ct, struct trace *t, struct filterset *fs);
 /* Every span in scope, in time order: fn(ctx, its event) (a pair's begin). */
 typedef void span_fn(void *ctx, const struct event *e);

@@ -63,6 +63,19 @@ struct event {
 
 static inline enum ev_role ev_role(const struct event *e) { return (enum ev_role)(e->flags & EVF_ROLE); }
 
+/* Where an event lies in the trace's order: its time, then its position,
+ * or when parts are read apart (model_part_read: no position), as the
+ * merged order has them at one time: a part's by input and offset (then
+ * by type), after them a sequence's by sequence and record. */
+typedef unsigned __int128 place_t;
+static inline place_t event_place(const struct event *e)
+{
+	uint64_t at = e->pos != UINT64_MAX ? e->pos
+		      : e->seq	       ? 1ull << 63 | (uint64_t)e->seq << 40 | e->off
+				       : (uint64_t)e->input << 40 | e->off;
+	return (place_t)((uint64_t)e->ts ^ (1ull << 63)) << 64 | at;
+}
+
 struct lane {
 	uint32_t name;   /* interned display name */
 	uint32_t source; /* source id (which PATH it came from) */

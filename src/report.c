@@ -92,6 +92,9 @@ static int row_cmp(const void *a, const void *b)
 		return u < v ? 1 : -1;
 	if (x->total != y->total)
 		return x->total < y->total ? 1 : -1;
+	place_t fx = sort_ct->sym[x->sym].first, fy = sort_ct->sym[y->sym].first; /* (read apart: not made in that order) */
+	if (fx != fy)
+		return fx < fy ? -1 : 1;
 	return x->sym < y->sym ? -1 : x->sym > y->sym;
 }
 

@@ -47,19 +47,6 @@ static void durstat_merge(struct durstat *d, const struct durstat *o)
 	d->self += o->self;
 }
 
-/* Where an event lies in the trace's order: its time, then its position,
- * or when parts are read apart (walk_parts: no position), as the merged
- * order has them at one time: a part's by input and offset (then by
- * type), after them a sequence's by sequence and record. */
-typedef unsigned __int128 place_t;
-static inline place_t place_of(const struct event *e)
-{
-	uint64_t at = e->pos != UINT64_MAX ? e->pos
-		      : e->seq	       ? 1ull << 63 | (uint64_t)e->seq << 40 | e->off
-				       : (uint64_t)e->input << 40 | e->off;
-	return (place_t)((uint64_t)e->ts ^ (1ull << 63)) << 64 | at;
-}
-
 struct spanstat {
 	uint32_t type, name;
 	place_t first; /* of its first event: the order of equal rows */
@@ -174,7 +161,7 @@ static void push_at(struct tally *st, struct lane_stack *ls, size_t j, const str
 	if (j < ls->n)
 		memmove(ls->s + j + 1, ls->s + j, (ls->n - j) * sizeof *ls->s);
 	ls->n++;
-	ls->s[j] = (struct open_span){e->ts, end, 0, span_slot(st, e->type, e->name, place_of(e))};
+	ls->s[j] = (struct open_span){e->ts, end, 0, span_slot(st, e->type, e->name, event_place(e))};
 }
 
 static void push(struct tally *st, struct lane_stack *ls, const struct event *e, int64_t end)
@@ -212,7 +199,7 @@ static void complete(struct tally *st, struct lane_stack *ls, const struct event
 	if (j < ls->n && (!j || end <= ls->s[j - 1].end)) {
 		push_at(st, ls, j, e, end);
 	} else { /* overlaps without nesting (e.g. calls of several threads of one process) */
-		uint32_t slot = span_slot(st, e->type, e->name, place_of(e));
+		uint32_t slot = span_slot(st, e->type, e->name, event_place(e));
 		durstat_add(&st->spans[slot].d, e->dur, e->dur);
 	}
 }

@@ -118,4 +118,31 @@ is "$RC" 2 "--export folded --json: usage error"
 run --export flame "$TMP/g.ht"
 like "$ERR" "there is: chrome, folded, speedscope" "an unknown export format names those there are"
 
+# Fleets: each instance a part of the model, its spans read apart (no
+# merged order followed, src/calltree.c).  The tree is the one the merged
+# order builds (a filter that keeps every event reads in that order): the
+# same rows, siblings in the same order (the folded lines).
+for w in htwrite d9write ptwrite scwrite atfwrite; do
+	units=20000
+	[ "$w" != atfwrite ] || units="60 --kib"
+	"$TBIN/$w" --generate $units --seed 3 --instances 5 "$TMP/fleet-$w" >/dev/null
+	set -- $(find "$TMP/fleet-$w" -type f | sort)
+	[ "$w" != d9write ] && [ "$w" != atfwrite ] || set -- "$TMP/fleet-$w"
+	for how in "--report --json" "--report --sort name" "--export folded"; do
+		"$TTV" $how "$@" >"$TMP/apart"
+		"$TTV" $how -e 'type:.' "$@" >"$TMP/merged"
+		ok "$(cmp -s "$TMP/apart" "$TMP/merged"; echo $?)" \
+			"$w, 5 instances: $how read apart as in the merged order ($(wc -l <"$TMP/apart") lines)"
+	done
+done
+check "$TMP/fleet-d9write" "dial9, 5 instances (read apart)"
+check "$TMP/fleet-atfwrite" "ATF, a session of 5 processes (read apart)"
+# Equal rows come in the trace's order, whichever file holds the first:
+# b.example's file is read first, a.example's span comes first in time.
+echo "V4 ts=2000000 pid=7 type=0 latency=1000 comm=x target=b.example" | "$TBIN/ptwrite" "$TMP/tie-b.pt"
+echo "V4 ts=1000000 pid=8 type=0 latency=1000 comm=y target=a.example" | "$TBIN/ptwrite" "$TMP/tie-a.pt"
+run --report "$TMP/tie-b.pt" "$TMP/tie-a.pt"
+is "$(printf '%s\n' "$OUT" | grep -o '[ab]\.example' | tr '\n' ' ')" "a.example b.example " \
+	"two files: rows of equal time in the trace's order"
+
 done_testing
