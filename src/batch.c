@@ -7,6 +7,7 @@
 #include "src/bigmem.h"
 #include "src/esc.h"
 #include "src/hmap.h"
+#include "src/worker.h"
 
 /* ---- one event ------------------------------------------------------------ */
 
@@ -132,11 +133,266 @@ void event_detail(struct trace *t, const struct event *e, struct buf *b, int wid
 /* Filters run over this many events at a time (on two threads when they can). */
 #define SCAN_CHUNK 65536
 
+/* ---- --dump of a fleet: each part decoded apart ---------------------------- */
+
+/* When the model's parts hold whole lanes (model_parts: a fleet, each
+ * instance its own), each part's events of a window of time are decoded
+ * in their own order (not a tournament per event among many sources, and
+ * their decoders' state in turn), the parts shared between two threads,
+ * and the lines merged by their place in the merged order. */
+#define DUMP_WINDOW (1u << 16) /* events in a window (about) */
+#define DUMP_READ 1024
+
+struct dump_line {
+	place_t at;
+	size_t end; /* where its text ends in its part's */
+};
+
+struct dump_part {
+	uint64_t lo, hi; /* the window's events of the part */
+	struct buf text;
+	struct dump_line *line;
+	size_t nline, capline, next;
+};
+
+struct dump_head { /* a part in the merge's heap, by its next line's place */
+	place_t at;
+	size_t k;
+};
+
+struct dump_apart {
+	struct trace *t;
+	bool json;
+	enum time_mode tm;
+	int64_t base;
+	size_t np;
+	struct dump_part *part;
+	uint8_t *by;      /* per part: the thread that decodes it in this window */
+	int64_t until;    /* the windows so far: the events before this time */
+	uint64_t step;    /* a window's length in time, as the last ones went */
+	double mine;      /* the share of a window's events this thread decodes (it merges too) */
+	uint64_t took[2]; /* ns each thread spent on the last window (this one's: merging too) */
+	struct event *ev[2];
+	struct dump_head *heap;
+};
+
+static void decode_part(struct dump_apart *d, size_t k, struct event *ev)
+{
+	struct dump_part *p = &d->part[k];
+	for (uint64_t i = p->lo; i < p->hi; i += DUMP_READ) {
+		size_t got = (size_t)MIN(DUMP_READ, p->hi - i);
+		model_part_read(d->t->m, k, i, got, ev);
+		xgrow(&p->line, &p->capline, p->nline + got, sizeof *p->line);
+		for (size_t j = 0; j < got; j++) {
+			trace_scan(d->t, &ev[j]);
+			if (d->json)
+				dump_json(d->t, &ev[j], &p->text);
+			else
+				dump_line(d->t, &ev[j], d->base, d->tm, &p->text);
+			buf_addc(&p->text, '\n');
+			p->line[p->nline++] = (struct dump_line){model_part_place(d->t->m, k, &ev[j]), p->text.len};
+		}
+	}
+}
+
+static void decode_parts(struct dump_apart *d, unsigned me)
+{
+	uint64_t t0 = now_ns();
+	for (size_t k = 0; k < d->np; k++)
+		if (d->by[k] == me)
+			decode_part(d, k, d->ev[me]);
+	d->took[me] = now_ns() - t0;
+}
+
+static void decode_second(void *arg) { decode_parts(arg, 1); }
+
+/* Each part's window up to time until: how many events it holds. */
+static uint64_t window_to(struct dump_apart *d, int64_t until)
+{
+	uint64_t in = 0;
+	for (size_t k = 0; k < d->np; k++) {
+		struct dump_part *p = &d->part[k];
+		p->hi = until == INT64_MAX ? model_part_count(d->t->m, k) : model_part_bound(d->t->m, k, until, false);
+		in += p->hi - p->lo;
+	}
+	return in;
+}
+
+/* The time of the next event after the windows so far. */
+static int64_t next_time(struct dump_apart *d)
+{
+	int64_t t = INT64_MAX;
+	for (size_t k = 0; k < d->np; k++)
+		if (d->part[k].lo < model_part_count(d->t->m, k)) {
+			model_part_read(d->t->m, k, d->part[k].lo, 1, d->ev[0]);
+			t = MIN(t, d->ev[0]->ts);
+		}
+	return t;
+}
+
+/* The next window: each part's events before d->until + d->step, the step
+ * halved while that holds more than four windows' worth (unless they are
+ * all at one time), and doubled for the next when it held under half.
+ * How many it holds. */
+static uint64_t next_window(struct dump_apart *d)
+{
+	for (size_t k = 0; k < d->np; k++) {
+		struct dump_part *p = &d->part[k];
+		p->lo = p->hi;
+		buf_reset(&p->text);
+		p->nline = p->next = 0;
+	}
+	uint64_t in;
+	int64_t until;
+	for (;;) {
+		until = ts_add(d->until, d->step);
+		in = window_to(d, until);
+		if (!in && until != INT64_MAX)
+			d->until = next_time(d); /* (a gap in time: on to the next event) */
+		else if (in > 4 * DUMP_WINDOW && d->step > 1)
+			d->step /= 2;
+		else
+			break;
+	}
+	d->until = until;
+	if (in < DUMP_WINDOW / 2)
+		d->step = MIN(2 * d->step, UINT64_MAX / 4);
+	return in;
+}
+
+/* Share the window's parts out: this thread takes d->mine of its events,
+ * set so that both threads are done together (this one merges after). */
+static void share_out(struct dump_apart *d, uint64_t in)
+{
+	double busy = (double)d->took[0] + (double)d->took[1];
+	if (d->took[0] && d->took[1] && busy > 0) /* (the decoding cost alike per event) */
+		d->mine = MIN(0.9, MAX(0.1, d->mine * (1 + ((double)d->took[1] - (double)d->took[0]) / busy)));
+	uint64_t load = 0;
+	for (size_t k = 0; k < d->np; k++) {
+		d->by[k] = (double)load >= d->mine * (double)in;
+		load += d->by[k] ? 0 : d->part[k].hi - d->part[k].lo;
+	}
+}
+
+static void sift_down(struct dump_head *h, size_t n, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, least = i;
+		if (l < n && h[l].at < h[least].at)
+			least = l;
+		if (l + 1 < n && h[l + 1].at < h[least].at)
+			least = l + 1;
+		if (least == i)
+			return;
+		struct dump_head tmp = h[i];
+		h[i] = h[least];
+		h[least] = tmp;
+		i = least;
+	}
+}
+
+/* The window's lines in the merged order: the parts in a heap by their
+ * next line's place. */
+static void merge_lines(struct dump_apart *d, struct buf *b, FILE *out)
+{
+	struct dump_head *h = d->heap;
+	size_t n = 0;
+	for (size_t k = 0; k < d->np; k++)
+		if (d->part[k].nline)
+			h[n++] = (struct dump_head){d->part[k].line[0].at, k};
+	for (size_t i = n / 2; i-- > 0;)
+		sift_down(h, n, i);
+	while (n) {
+		struct dump_part *p = &d->part[h[0].k];
+		size_t start = p->next ? p->line[p->next - 1].end : 0;
+		buf_add(b, p->text.p + start, p->line[p->next].end - start);
+		if (++p->next == p->nline)
+			h[0] = h[--n];
+		else
+			h[0].at = p->line[p->next].at;
+		sift_down(h, n, 0);
+		if (b->len > (64u << 10)) {
+			fwrite(b->p, 1, b->len, out);
+			buf_reset(b);
+		}
+	}
+}
+
+/* Where the parts' events begin and end in time. */
+static void parts_span(const struct dump_apart *d, int64_t *first, int64_t *last)
+{
+	*first = INT64_MAX, *last = INT64_MIN;
+	for (size_t k = 0; k < d->np; k++) {
+		uint64_t n = model_part_count(d->t->m, k);
+		if (!n)
+			continue;
+		model_part_read(d->t->m, k, 0, 1, d->ev[0]);
+		*first = MIN(*first, d->ev[0]->ts);
+		model_part_read(d->t->m, k, n - 1, 1, d->ev[0]);
+		*last = MAX(*last, d->ev[0]->ts);
+	}
+}
+
+static void dump_apart_free(struct dump_apart *d)
+{
+	for (size_t k = 0; k < d->np; k++) {
+		buf_free(&d->part[k].text);
+		free(d->part[k].line);
+	}
+	free(d->part);
+	free(d->by);
+	free(d->ev[0]);
+	free(d->ev[1]);
+	free(d->heap);
+}
+
+/* --dump of a model whose parts hold whole lanes; false when they do not. */
+static bool dump_apart(struct trace *t, bool json, enum time_mode tm, int64_t base, FILE *out)
+{
+	size_t np = model_parts(t->m);
+	if (np < 2)
+		return false;
+	struct dump_apart d = {.t = t, .json = json, .tm = tm, .base = base, .np = np, .mine = 0.5,
+			       .part = xcalloc(np, sizeof *d.part), .by = xcalloc(np, 1),
+			       .ev = {xmalloc(DUMP_READ * sizeof(struct event)), xmalloc(DUMP_READ * sizeof(struct event))},
+			       .heap = xmalloc(np * sizeof *d.heap)};
+	uint64_t n = model_count(t->m);
+	int64_t first, last;
+	parts_span(&d, &first, &last);
+	d.until = first;
+	d.step = MAX(1, (uint64_t)ts_span(first, last) / MAX(1, n / DUMP_WINDOW));
+	/* the worker decodes too: only the shared array and reentrant decoders */
+	bool shared = model_get_shared(t->m) && trace_reentrant(t);
+	if (shared)
+		trace_settle(t);
+	struct buf b = {0};
+	for (uint64_t pos = 0; pos < n;) {
+		uint64_t in = next_window(&d);
+		pos += in;
+		share_out(&d, in);
+		bool two = shared && worker_start(decode_second, &d);
+		decode_parts(&d, 0);
+		if (!two)
+			decode_parts(&d, 1);
+		else
+			worker_wait();
+		uint64_t t0 = now_ns();
+		merge_lines(&d, &b, out);
+		d.took[0] += two ? now_ns() - t0 : 0;
+	}
+	fwrite(buf_str(&b), 1, b.len, out);
+	buf_free(&b);
+	dump_apart_free(&d);
+	return true;
+}
+
 void batch_dump(struct trace *t, struct filterset *fs, bool json, enum time_mode tm, FILE *out)
 {
 	int64_t first = 0, last;
 	model_span(t->m, &first, &last);
 	bool filtering = filterset_active(fs);
+	if (!filtering && dump_apart(t, json, tm, first, out))
+		return;
 	uint64_t n = model_count(t->m);
 	struct buf b = {0};
 	struct event e;

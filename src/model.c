@@ -696,6 +696,13 @@ size_t model_lane_longest(const struct model *m, uint32_t lane, const struct lon
 
 /* Where an added event goes: after the pending ones, or while they are
  * committed (model_commit_some), into next. */
+/* A compact event's loc: its input, offset and type (the order of events at one time). */
+static inline uint64_t loc_of(uint32_t input, uint64_t off, uint32_t type)
+{
+	return (uint64_t)(input & ((1u << IN_BITS) - 1)) << (OFF_BITS + TYPE_BITS) |
+	       (off & ((1ull << OFF_BITS) - 1)) << TYPE_BITS | type;
+}
+
 static struct cev *add_slot(struct model *m)
 {
 	if (UNLIKELY(m->committing)) {
@@ -716,8 +723,7 @@ void model_add(struct model *m, const struct event *e)
 	uint32_t type = e->type < m->ntypes ? e->type : 0;
 	uint32_t lane = e->lane < m->nlanes ? e->lane : 0;
 	c->ts = e->ts;
-	c->loc = (uint64_t)(e->input & ((1u << IN_BITS) - 1)) << (OFF_BITS + TYPE_BITS) |
-		 (e->off & ((1ull << OFF_BITS) - 1)) << TYPE_BITS | type;
+	c->loc = loc_of(e->input, e->off, type);
 	c->dur = LIKELY(e->dur < DUR_LONG) ? (uint32_t)e->dur : dur_encode(m, e->dur);
 	c->name = e->name;
 	c->lanef = lane << 8 | (e->flags & 0xff);
@@ -2265,6 +2271,16 @@ void model_part_read(const struct model *m, size_t k, uint64_t i, size_t n, stru
 		e[j].seq = (uint32_t)s;
 		e[j].pos = UINT64_MAX;
 	}
+}
+
+uint64_t model_part_bound(const struct model *m, size_t k, int64_t t, bool upper)
+{
+	return stream_bound(m, k, t, upper);
+}
+
+place_t model_part_place(const struct model *m, size_t k, const struct event *e)
+{
+	return stream_key(m, k, e->ts, loc_of(e->input, e->off, e->type));
 }
 
 int64_t model_ts(struct model *m, uint64_t pos)

@@ -200,6 +200,12 @@ size_t model_parts(const struct model *m);
 uint64_t model_part_count(const struct model *m, size_t k);
 uint32_t model_lane_part(const struct model *m, uint32_t lane);
 void model_part_read(const struct model *m, size_t k, uint64_t i, size_t n, struct event *e);
+/* The first event of part k at or after time t (upper: after it). */
+uint64_t model_part_bound(const struct model *m, size_t k, int64_t t, bool upper);
+/* Where event e, read from part k, lies in the merged order: what the
+ * merged order compares (exact, where event_place is not: merging what
+ * was read apart gives the merged order). */
+place_t model_part_place(const struct model *m, size_t k, const struct event *e);
 
 /* Every source's events in one store from now on (once all are read or
  * caught up): what a position costs to find then no longer grows with the

@@ -140,6 +140,22 @@ for w in htwrite d9write ptwrite scwrite atfwrite; do
 			"$w, 5 instances${f:+, filtered}: span rows in the trace's order ($(wc -l <"$TMP/got") rows)"
 	done
 done
+# --dump of a fleet decodes each instance apart (a window of time at a
+# time, the instances shared between two threads where the decoders allow)
+# and merges their lines: byte for byte the merged order's (a filter that
+# keeps every event reads in that order).  The big fleet takes several
+# windows, and its symbols at time 0 lie far before the rest.
+"$TBIN/d9write" --generate 150000 --seed 4 --instances 8 "$TMP/fleet-big" >/dev/null
+for w in htwrite d9write ptwrite scwrite atfwrite big; do
+	set -- $(find "$TMP/fleet-$w" -type f | sort)
+	[ "$w" != d9write ] && [ "$w" != atfwrite ] && [ "$w" != big ] || set -- "$TMP/fleet-$w"
+	for how in --dump "--dump --json" "--dump --time trace"; do
+		"$TTV" $how "$@" >"$TMP/apart"
+		"$TTV" $how -e 'type:.' "$@" >"$TMP/merged"
+		ok "$([ -s "$TMP/apart" ] && cmp -s "$TMP/apart" "$TMP/merged"; echo $?)" \
+			"$w, instances: $how decoded apart, in the merged order ($(wc -l <"$TMP/apart") lines)"
+	done
+done
 check "$TMP/fleet-d9write" "dial9, 5 instances (each counted apart), filtered by a type" "type:Poll"
 check "$TMP/fleet-atfwrite" "ATF, a session of 5 processes, filtered by text (each thread's sequence counted apart)" \
 	"bench_fn_1"
