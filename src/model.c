@@ -125,6 +125,10 @@ struct part {
 	struct part *own_pile;
 	struct cev far_start; /* the first of the late events that last landed far back */
 	bool far_seen;
+	/* the sources' one store (model_merge_parts): what comes to it is
+	 * settled at once (the sources caught up), so a pile would be merged
+	 * whole at every commit: late events are merged in place */
+	bool one;
 	/* a commit's events for this part: where they lie in the batch */
 	struct cev *batch;
 	size_t nbatch;
@@ -158,6 +162,7 @@ struct lane_pairs {
 	uint32_t depth;
 	uint32_t part; /* its source's (or the part its own pile became) */
 	bool in_home;      /* (the committer's) some event of it is in its part */
+	bool repairing;    /* (the committer's) late begins or ends came to it: paired again */
 	struct part *own;  /* (the committer's) the own pile its events go to */
 	uint64_t *open; /* model_lane_open's answer: stk's global positions */
 	size_t capopen;
@@ -1048,6 +1053,30 @@ static void snap_take(struct model *m, struct part *p, uint64_t pos);
  * complete spans too (every lane's long spans were forgotten). */
 enum pairing { PAIR_NEW, PAIR_AGAIN, PAIR_AFRESH };
 
+/* Event e at position i of part p paired (how: pair_range's). */
+static inline void pair_one(struct model *m, struct part *p, const struct cev *e, uint64_t i, enum pairing how)
+{
+	enum ev_role r = cev_role(e);
+	if (r != ROLE_BEGIN && r != ROLE_END) {
+		if (UNLIKELY(how == PAIR_AFRESH) && r == ROLE_COMPLETE && e->dur != DUR_NONE)
+			note_span(&m->lp[cev_lane(e)], e->ts, dur_decode(m, e->dur), e->loc);
+		return;
+	}
+	if (how != PAIR_NEW && e->dur != DUR_NONE && !cev_hinted(m, e))
+		evs_set_dur(&p->store, i, DUR_NONE); /* (e's other fields stay) */
+	struct lane_pairs *l = &m->lp[cev_lane(e)];
+	if (r == ROLE_BEGIN) {
+		if (l->depth < STACK_MAX) {
+			xgrow(&l->stk, &l->cap, l->depth + 1, sizeof *l->stk);
+			l->stk[l->depth++] = i;
+		}
+	} else if (UNLIKELY(cev_keyed(m, e))) {
+		pair_keyed(m, p, l, e, i);
+	} else {
+		pair_end(m, p, l, e, i);
+	}
+}
+
 /* Pair the begins and ends of part p from position from on. */
 static void pair_range(struct model *m, struct part *p, uint64_t from, enum pairing how)
 {
@@ -1060,26 +1089,7 @@ static void pair_range(struct model *m, struct part *p, uint64_t from, enum pair
 			next = p->snaps[p->nsnaps - 1].pos + SNAP_EVERY;
 		}
 		struct cev room;
-		const struct cev *e = evs_peek(&p->store, i, &room);
-		enum ev_role r = cev_role(e);
-		if (r != ROLE_BEGIN && r != ROLE_END) {
-			if (UNLIKELY(how == PAIR_AFRESH) && r == ROLE_COMPLETE && e->dur != DUR_NONE)
-				note_span(&m->lp[cev_lane(e)], e->ts, dur_decode(m, e->dur), e->loc);
-			continue;
-		}
-		if (how != PAIR_NEW && e->dur != DUR_NONE && !cev_hinted(m, e))
-			evs_set_dur(&p->store, i, DUR_NONE); /* (e's other fields stay) */
-		struct lane_pairs *l = &m->lp[cev_lane(e)];
-		if (r == ROLE_BEGIN) {
-			if (l->depth < STACK_MAX) {
-				xgrow(&l->stk, &l->cap, l->depth + 1, sizeof *l->stk);
-				l->stk[l->depth++] = i;
-			}
-		} else if (UNLIKELY(cev_keyed(m, e))) {
-			pair_keyed(m, p, l, e, i);
-		} else {
-			pair_end(m, p, l, e, i);
-		}
+		pair_one(m, p, evs_peek(&p->store, i, &room), i, how);
 	}
 }
 
@@ -1122,30 +1132,75 @@ static void snap_take(struct model *m, struct part *p, uint64_t pos)
 	}
 }
 
-/* Late events landed at position at of part p, before already paired
- * events: re-pair from the last snapshot at or before it. */
-static void repair_from(struct model *m, struct part *p, uint64_t at)
+/* Snapshot s's stacks of the lanes paired again (lp.repairing: lanes[0,
+ * nl)) replaced by what they are now. */
+static void snap_update(struct model *m, struct snap *s, const uint32_t *lanes, size_t nl)
 {
-	while (p->nsnaps && p->snaps[p->nsnaps - 1].pos > at)
-		free(p->snaps[--p->nsnaps].data);
-	const struct snap *s = p->nsnaps ? &p->snaps[p->nsnaps - 1] : NULL;
-	uint64_t from = s ? s->pos : 0;
-	for (size_t li = 0; li < m->clanes; li++)
-		if (lane_in(m, li, p))
-			m->lp[li].depth = 0;
+	uint64_t *data = NULL;
+	size_t n = 0, cap = 0;
+	for (size_t i = 0; i < s->n;) {
+		size_t len = 2 + s->data[i + 1];
+		if (!m->lp[s->data[i]].repairing) {
+			xgrow(&data, &cap, n + len, sizeof *data);
+			memcpy(data + n, s->data + i, len * sizeof *data);
+			n += len;
+		}
+		i += len;
+	}
+	for (size_t k = 0; k < nl; k++) {
+		const struct lane_pairs *l = &m->lp[lanes[k]];
+		if (!l->depth)
+			continue;
+		xgrow(&data, &cap, n + 2 + l->depth, sizeof *data);
+		data[n++] = lanes[k];
+		data[n++] = l->depth;
+		memcpy(data + n, l->stk, l->depth * sizeof *data);
+		n += l->depth;
+	}
+	free(s->data);
+	s->data = data;
+	s->n = n;
+}
+
+/* Late begins or ends landed at position at of part p, on lanes[0, nl)
+ * (lp.repairing): those lanes paired again from the last snapshot at or
+ * before it, the snapshots after it brought up to date for them.  The
+ * other lanes' pairs stand: their stacks and the snapshots followed their
+ * events (hold_moved), so a fleet's late batch pairs again its own lanes,
+ * not every instance's. */
+static void repair_lanes(struct model *m, struct part *p, uint64_t at, const uint32_t *lanes, size_t nl)
+{
+	size_t j = p->nsnaps;
+	while (j && p->snaps[j - 1].pos > at)
+		j--;
+	const struct snap *s = j ? &p->snaps[j - 1] : NULL;
+	for (size_t k = 0; k < nl; k++)
+		m->lp[lanes[k]].depth = 0;
 	for (size_t i = 0; s && i < s->n;) {
 		struct lane_pairs *l = &m->lp[s->data[i]];
 		uint32_t depth = (uint32_t)s->data[i + 1];
 		i += 2;
-		xgrow(&l->stk, &l->cap, depth, sizeof *l->stk);
-		for (uint32_t j = 0; j < depth; j++) {
-			l->stk[j] = s->data[i + j];
-			evs_set_dur(&p->store, l->stk[j], DUR_NONE);
+		if (l->repairing) {
+			xgrow(&l->stk, &l->cap, depth, sizeof *l->stk);
+			for (uint32_t d = 0; d < depth; d++) {
+				l->stk[d] = s->data[i + d];
+				evs_set_dur(&p->store, l->stk[d], DUR_NONE);
+			}
+			l->depth = depth;
 		}
-		l->depth = depth;
 		i += depth;
 	}
-	pair_range(m, p, from, PAIR_AGAIN);
+	uint64_t n = pcount(p);
+	for (uint64_t i = s ? s->pos : 0; i < n; i++) {
+		while (UNLIKELY(j < p->nsnaps && p->snaps[j].pos <= i))
+			snap_update(m, &p->snaps[j++], lanes, nl);
+		struct cev room;
+		const struct cev *e = evs_peek(&p->store, i, &room);
+		if (m->lp[cev_lane(e)].repairing)
+			pair_one(m, p, e, i, PAIR_AGAIN);
+	}
+	for (; j < p->nsnaps; j++) /* (at the end) */
+		snap_update(m, &p->snaps[j], lanes, nl);
 }
 
 /* A position in the pairing stacks or the snapshots that late events will
@@ -1230,10 +1285,26 @@ static void merge_late(struct model *m, struct part *p)
 	size_t nheld = hold_moved(m, p, at, old, &held);
 	evs_merge(&p->store, a, p->nbatch);
 	find_held(held, nheld, &p->store);
-	if (late_pairs)
-		repair_from(m, p, evs_bound(&p->store, &first_pair, false));
-	else /* nothing late pairs: pair what is new after the last old event */
+	if (!late_pairs) { /* nothing late pairs: pair what is new after the last old event */
 		pair_range(m, p, evs_bound(&p->store, &last_old, false) + 1, PAIR_NEW);
+		return;
+	}
+	/* the lanes of the batch's begins and ends (the new ones after the
+	 * old end too) are paired again; the others' pairs stand */
+	uint32_t *lanes = NULL;
+	size_t nl = 0, cap = 0;
+	for (size_t i = 0; i < p->nbatch; i++) {
+		struct lane_pairs *l = &m->lp[cev_lane(&a[i])];
+		if (cev_role(&a[i]) < ROLE_BEGIN || l->repairing)
+			continue;
+		l->repairing = true;
+		xgrow(&lanes, &cap, nl + 1, sizeof *lanes);
+		lanes[nl++] = cev_lane(&a[i]);
+	}
+	repair_lanes(m, p, evs_bound(&p->store, &first_pair, false), lanes, nl);
+	for (size_t k = 0; k < nl; k++)
+		m->lp[lanes[k]].repairing = false;
+	free(lanes);
 }
 
 /* ---- piles ------------------------------------------------------------------ */
@@ -1350,7 +1421,7 @@ static bool route_own(struct model *m, struct part *p, size_t nl)
 static bool pile_late(struct model *m, struct part *p)
 {
 	uint64_t old = pcount(p);
-	if (!old)
+	if (!old || p->one)
 		return false;
 	struct cev last = pev(p, old - 1);
 	size_t nl = cevs_before(p->batch, p->nbatch, &last);
@@ -2553,6 +2624,7 @@ static void merging_done(struct model *m)
 {
 	struct part *one = m->merging->one;
 	m->merging->one = NULL;
+	one->one = true;
 	merging_end(m);
 	m->clanes = m->nlanes;
 	struct held *held = NULL;

@@ -193,6 +193,34 @@ follow_latency() {
 	rm -f "$live" "$rec" "$script" "$times" "$marks"
 }
 
+# follow_fleet NAME TREE: the viewer follows a dial9 directory while its
+# files grow at once: a copy with each file cut to its first half, then
+# 8 KiB appended to each in turn (a writer's buffered output landing, torn
+# records and all); from just before each append to the screen drawn with
+# its events (as follow_latency).  A fleet's per-thread batches reach back
+# in time among the other instances' events.
+follow_fleet() {
+	name=$1 grown=$2
+	live=$DIR/follow-fleet script=$(mktemp) times=$(mktemp) marks=$(mktemp)
+	rm -rf "$live"
+	cp -rL "$grown" "$live"
+	set -- $(cd "$live" && find . -type f | sort)
+	nf=$#
+	for f; do truncate -s $(($(stat -c %s "$live/$f") / 2)) "$live/$f"; done
+	n=20 i=0
+	while [ $i -lt $n ]; do
+		eval "f=\${$((i % nf + 1))}"
+		at=$(($(stat -L -c %s "$grown/$f") / 2 + i / nf * 8192))
+		echo "shell (sleep 0.05; date +%s%N >>$marks; tail -c +$((at + 1)) $grown/$f | head -c 8192 >>$live/$f) &"
+		echo await
+		i=$((i + 1))
+	done >"$script"
+	TTV_SCRIPT=$script TTV_SCRIPT_TIMING=$times TTV_SIZE=120x40 "$TTV" --follow "$live" >/dev/null 2>&1 || true
+	grep '^await' "$times" | cut -f3 | paste - "$marks" | awk '{ print $1 - $2 }' | stats3 >"$TMP_R"
+	msrow "$name" $(cat "$TMP_R") "($n appends of 8 KiB, $nf file(s) in turn)"
+	rm -rf "$live" "$script" "$times" "$marks"
+}
+
 # lnav_row: the same 5M podtrace events as text (ttv --dump) loaded and
 # filtered by lnav headless, against ttv on the binary trace.
 lnav_rows() {
@@ -357,6 +385,11 @@ shapes() {
 	first_screen "dial9, 256 instances" "$d9_256"
 	keys "keystroke to screen, dial9, 1 source" "$d9"
 	keys "keystroke to screen, dial9, 256 instances" "$d9_256"
+	one=$DIR/follow-one
+	mkdir -p "$one"
+	ln -sf "$d9" "$one/trace.bin"
+	follow_fleet "follow: append to screen, dial9, 1 file" "$one"
+	follow_fleet "follow: append to screen, uploader tree, 64" "$tree"
 	echo
 }
 if [ "${TTV_BENCH_ONLY:-}" = shapes ]; then

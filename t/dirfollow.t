@@ -82,6 +82,33 @@ is "$(cat d9.err)" "" "dial9: no damage reported"
 mkdir mv
 tap_run "$TBIN/dirfollow_test" gen.bin sym.bin mv
 
+# ---- a dial9 fleet growing at once ----
+# An uploader tree of 8 instances, each file cut to its first half, then the
+# rest of each appended in turn: an instance's per-thread batches reach back
+# among the others' events (the viewer's one store merges them where they
+# land and pairs again only their lanes).  Each append shows at once (well
+# before await's 5 s), and at the end the viewer holds what the fleet holds
+# read whole: as many events, as many paired, the same time in spans.
+"$W" --generate 20000 --seed 5 --instances 8 fleet >/dev/null
+cp -r fleet grown
+files=$(cd fleet && find . -type f | sort)
+for f in $files; do truncate -s $(($(stat -c %s "fleet/$f") / 2)) "grown/$f"; done
+TOTALS="SELECT count(*), count(dur), sum(dur) FROM events"
+export TTV_SCRIPT_TIMING="$PWD/fleet.times"
+for f in $files; do
+	echo "shell tail -c +$(($(stat -c %s "fleet/$f") / 2 + 1)) fleet/$f >>grown/$f"
+	echo await
+done | { cat; printf 'type ;%s\nEnter\ndump fleet.txt\n' "$TOTALS"; } | scenario fleet -f grown
+unset TTV_SCRIPT_TIMING
+is "$RC" 0 "dial9 fleet: the viewer ran the script"
+is "$(grep -c '^await' fleet.times)" 8 "dial9 fleet: eight appends, to each instance in turn"
+is "$(awk -F'\t' '$1 == "await" && $2 > 1000000000' fleet.times)" "" "dial9 fleet: each append shown within a second"
+squeeze() { sed 's/  */ /g; s/ *$//'; }
+"$TTV" --sql "$TOTALS" fleet >fleet.whole
+is "$(sed -n 2p fleet.txt | squeeze)" "$(sed -n 3p fleet.whole | squeeze)" \
+	"dial9 fleet: at the end, the events and spans of the fleet read whole ($(sed -n 3p fleet.whole | squeeze))"
+is "$(cat fleet.err)" "" "dial9 fleet: no damage reported"
+
 # ---- ATF ----
 A=$TBIN/atfwrite
 atfspec() { # crash|final: the same records; final adds the manifest, rewritten headers, footers

@@ -532,6 +532,53 @@ static void test_overlapping_batches(void)
 	ok(sorted(), "... and in order");
 }
 
+/* Late batches of one lane at a time (a fleet's thread batches in one
+ * store, as the viewer's while it follows): the lanes a batch holds are
+ * paired again, the others' pairs stand, and the snapshots after where it
+ * lands are brought up to date for its lanes.  Reaching back past several
+ * snapshots, the order and pairs are those of everything committed at once. */
+static uint64_t lane_batches(uint64_t seed, bool each)
+{
+	setup();
+	uint32_t lanes[8];
+	for (uint32_t k = 0; k < 8; k++)
+		lanes[k] = model_lane(m, 0, 200 + k, model_str(m, "l", 1));
+	uint64_t s = seed, h = 1469598103934665603ull;
+	int64_t t = 1000;
+	for (unsigned b = 0; b < 400; b++) {
+		uint64_t x = rng_next_test(&s);
+		int64_t bt = t - (int64_t)((x >> 8) % 200000), end = t;
+		for (unsigned i = 0, nb = 100 + (unsigned)(x >> 30) % 900; i < nb; i++) {
+			uint64_t y = rng_next_test(&s);
+			unsigned k = (unsigned)(y >> 8) % 3;
+			add(lanes[x % 8], k == 0 ? t_begin : k == 1 ? t_end : t_inst, bt += (int64_t)(y % 7),
+			    k == 0 ? ROLE_BEGIN : k == 1 ? ROLE_END : ROLE_INSTANT, TTV_NODUR, 0);
+			end = MAX(end, bt);
+		}
+		t = end + 500;
+		if (each)
+			model_commit(m);
+	}
+	model_commit(m);
+	struct event e;
+	for (uint64_t p = 0; p < model_count(m); p++) {
+		model_get(m, p, &e);
+		uint64_t v[4] = {(uint64_t)e.ts, e.dur, e.off, e.lane};
+		for (int j = 0; j < 4; j++)
+			h = (h ^ v[j]) * 1099511628211ull;
+	}
+	return h;
+}
+
+static void test_lane_batches(void)
+{
+	for (uint64_t seed = 1; seed <= 3; seed++)
+		ok(lane_batches(seed, false) == lane_batches(seed, true),
+		   "late batches of one lane each, seed %llu: the same order and pairs as committed at once",
+		   (unsigned long long)seed);
+	ok(sorted(), "... and in order (%llu events)", (unsigned long long)model_count(m));
+}
+
 /* Sources read one after another over the same period (a fleet): each
  * source's events are their own part, merged into one order when read.
  * The order, random access both ways, seek, pairs, partners and open
@@ -1148,6 +1195,7 @@ int main(void)
 	test_intern_recent();
 	test_order();
 	test_overlapping_batches();
+	test_lane_batches();
 	test_big_sort();
 	test_radix(0, "over the whole range");
 	test_radix(1u << 20, "within 2^20 ns (by the low digits alone)");
