@@ -286,6 +286,35 @@ ok "$([ $# = 3 ] && [ $(($1 + $3)) -le "$2" ]; echo $?)" "after a truncation the
 [ $# = 3 ] || screen | tail -2 | sed 's/^/# /'
 tm kill-server 2>/dev/null
 
+# following a dial9 fleet while its instances grow at once (each one's
+# per-thread batches landing among the others' events): each append
+# shows, and the count ends at the fleet's, at 80x24 and 200x50
+"$TBIN/d9write" --generate 20000 --seed 5 --instances 8 "$TMP/fleet" >/dev/null
+total=$("$TTV" --info --json "$TMP/fleet" | grep -o '\],"events":[0-9]*' | tr -dc 0-9)
+files=$(cd "$TMP/fleet" && find . -type f | sort)
+count() { screen | tail -1 | sed -n 's|.*#[0-9]*/\([0-9]*\).*|\1|p'; }
+for size in 80x24 200x50; do
+	rm -rf "$TMP/grown"
+	cp -r "$TMP/fleet" "$TMP/grown"
+	for f in $files; do truncate -s $(($(stat -c %s "$TMP/fleet/$f") / 2)) "$TMP/grown/$f"; done
+	S=ttv-test-$$-fleet-$size
+	tm new-session -d -s "$S" -x "${size%x*}" -y "${size#*x}" "TERM=xterm-256color '$TTV' -f '$TMP/grown'; sleep 30"
+	wait_for "FOLLOW"
+	shown=0
+	for f in $files; do
+		n=$(count)
+		tail -c +$(($(stat -c %s "$TMP/fleet/$f") / 2 + 1)) "$TMP/fleet/$f" >>"$TMP/grown/$f"
+		i=0
+		while [ $i -lt 50 ] && [ "$(count)" = "$n" ]; do sleep 0.1; i=$((i + 1)); done
+		[ "$(count)" = "$n" ] || shown=$((shown + 1))
+	done
+	is "$shown" 8 "tmux $size, a dial9 fleet growing at once: each of its 8 appends shows"
+	wait_for "/$total "
+	ok $? "tmux $size, ... and the count ends at the fleet's ($total events)"
+	[ "$(count)" = "$total" ] || screen | tail -2 | sed 's/^/# /'
+	tm kill-server 2>/dev/null
+done
+
 # idle: with nothing to read or filter the viewer sleeps in poll(), whatever
 # the format (ATF and dial9 models change generation as they load, which
 # once left the loop spinning at 100% CPU)
