@@ -535,7 +535,10 @@ static void flush_batch(struct gen *g, struct batch *b)
  * and ".gz" after it when gzipped. */
 static void segment_path(const struct gen *g, unsigned i, char *path, size_t room)
 {
-	const char *bin = strstr(g->path, ".bin"), *d = bin;
+	const char *bin = NULL, *d; /* (the last ".bin": a directory's name may hold one too) */
+	for (const char *at = strstr(g->path, ".bin"); at; at = strstr(at + 1, ".bin"))
+		bin = at;
+	d = bin;
 	while (bin && d > g->path && d[-1] >= '0' && d[-1] <= '9')
 		d--;
 	if (!bin || d == bin) {

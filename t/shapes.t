@@ -124,6 +124,9 @@ is "$(ls seg | sed 's/[0-9][0-9]*/N/' | sort -u)" "trace.N.bin.gz" "d9write --ro
 nseg=$(ls seg | wc -l)
 ok "$([ "$nseg" -ge 2 ] && [ "$nseg" = "$(ls plain | wc -l)" ]; echo $?)" "d9write --rotate 1: $nseg segments of a second"
 ok "$(for f in seg/*; do od -An -tx1 -N2 "$f"; done | grep -vc '1f 8b')" "each segment is gzip"
+mkdir in.bin.d
+"$TBIN/d9write" --generate 20000 --seed 5 --rotate 1 --gzip in.bin.d/trace.0.bin >/dev/null
+ok "$([ -s in.bin.d/trace.0.bin.gz ]; echo $?)" "d9write --rotate: the segments are named after OUT's last .bin, not a directory's"
 "$TTV" --dump --json seg | sed 's/"file":"[^"]*",//' >gz.rows
 "$TTV" --dump --json plain | sed 's/"file":"[^"]*",//' >plain.rows
 ok "$([ -s gz.rows ] && cmp -s gz.rows plain.rows; echo $?)" "the gzipped segments read as the plain ones ($(wc -l <gz.rows) events)"
