@@ -60,7 +60,7 @@ static struct pattern *compile(const char *re, char **err, size_t *at_out)
 	}
 	struct pattern *p = xcalloc(1, sizeof *p);
 	p->code = c;
-	p->jit = pcre2_jit_compile(c, PCRE2_JIT_COMPLETE) == 0;
+	p->jit = pcre2_jit_compile(c, PCRE2_JIT_COMPLETE | PCRE2_JIT_PARTIAL_HARD) == 0;
 	p->mctx = pcre2_match_context_create(NULL);
 	pcre2_set_match_limit(p->mctx, MATCH_LIMIT);
 	pcre2_set_depth_limit(p->mctx, DEPTH_LIMIT);
@@ -116,6 +116,16 @@ int pattern_find(struct pattern *p, const char *s, size_t n, size_t from, size_t
 		*me = ov[1];
 	}
 	return result(r);
+}
+
+int pattern_match_start(struct pattern *p, const char *s, size_t n, size_t *resume)
+{
+	pcre2_match_data *md = thread_md();
+	int r = pcre2_match(p->code, (PCRE2_SPTR)s, n, 0, PCRE2_PARTIAL_HARD, md, p->mctx);
+	/* (hard: the first attempt that reaches the end stops the search, so
+	 * every one before it failed on what is there) */
+	*resume = r == PCRE2_ERROR_PARTIAL ? MIN(pcre2_get_ovector_pointer(md)[0], n) : n;
+	return r == PCRE2_ERROR_PARTIAL ? 0 : result(r);
 }
 
 int pattern_match_nojit(struct pattern *p, const char *s, size_t n)
@@ -587,13 +597,23 @@ bool filter_hit(struct filter *f, struct trace *t, const struct event *e, bool *
 	default: {
 		/* Full text is the line (lane, type, summary) and, where the
 		 * summary leaves fields out, every field after it: one match, so
-		 * a costly pattern costs one match limit per event. */
+		 * a costly pattern costs one match limit per event.  A match in
+		 * the line that needs nothing after it is a match in the whole:
+		 * the fields (a second walk of the event) only when there is none,
+		 * and the search goes on from where the line left it. */
 		struct buf *b = scratch();
+		size_t from = 0; /* (where a match may start: none before) */
 		if (event_text(t, e, b)) {
+			int r = pattern_match_start(f->re, buf_str(b), b->len, &from);
+			if (r != 0) {
+				if (r < 0)
+					note_expensive(expensive);
+				return r > 0;
+			}
 			buf_addc(b, ' ');
 			fields_line(t, e, b);
 		}
-		int r = pattern_match(f->re, buf_str(b), b->len, NULL, NULL);
+		int r = pattern_find(f->re, buf_str(b), b->len, from, NULL, NULL);
 		if (r < 0)
 			note_expensive(expensive);
 		return r > 0;

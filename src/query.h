@@ -78,6 +78,10 @@ int pattern_match(struct pattern *p, const char *s, size_t n, size_t *ms, size_t
 /* The same, starting at offset `from` (to find every match in a line). */
 int pattern_find(struct pattern *p, const char *s, size_t n, size_t from, size_t *ms, size_t *me);
 /* The same pattern without JIT (tests compare both). */
+/* A match in s[0, n) that needs nothing after it (s starts a longer
+ * text: a match here is one there too).  0 also when one might need more:
+ * *resume is where a match in the longer text may start (none before). */
+int pattern_match_start(struct pattern *p, const char *s, size_t n, size_t *resume);
 int pattern_match_nojit(struct pattern *p, const char *s, size_t n);
 
 /* Parse and compile a filter spec.  False (and *err) on a bad pattern, and
