@@ -221,10 +221,13 @@ follow_fleet() {
 	rm -rf "$live" "$script" "$times" "$marks"
 }
 
-# lnav_row: the same 5M podtrace events as text (ttv --dump) loaded and
-# filtered by lnav headless, against ttv on the binary trace.
+# lnav_rows TEXT RE PATH...: the events of the paths as text (ttv --dump,
+# kept as TEXT) loaded and filtered by lnav headless, against ttv on the
+# traces themselves.
 lnav_rows() {
-	pt=$1 re=$2
+	txt=$1 re=$2
+	shift 2
+	paths=$* # (set -- below takes the arguments; the bench's paths hold no spaces)
 	if ! command -v lnav >/dev/null; then
 		if [ "$(id -u)" = 0 ]; then
 			DEBIAN_FRONTEND=noninteractive apt-get install -y -qq lnav >/dev/null
@@ -233,19 +236,19 @@ lnav_rows() {
 			return
 		fi
 	fi
-	txt=${pt%.ptrace}.txt
-	[ -s "$txt" ] || "$TTV" --dump "$pt" >"$txt"
-	cat "$pt" "$txt" >/dev/null
+	[ -s "$txt" ] || "$TTV" --dump $paths >"$txt"
+	cat "$txt" >/dev/null
+	cat $paths >/dev/null 2>&1 || find $paths -type f -exec cat {} + >/dev/null
 	for what in load filter; do
 		: >"$TMP_R"; : >"$TMP_C"
 		i=0
 		while [ $i -lt "$RUNS" ]; do
 			if [ $what = load ]; then
 				time_cmd "$TMP_R" lnav -n -q "$txt"
-				time_cmd "$TMP_C" "$TTV" --stats "$pt"
+				time_cmd "$TMP_C" "$TTV" --stats $paths
 			else
 				time_cmd "$TMP_R" lnav -n -c ":filter-in $re" "$txt"
-				time_cmd "$TMP_C" "$TTV" -e "$re" --stats "$pt"
+				time_cmd "$TMP_C" "$TTV" -e "$re" --stats $paths
 			fi
 			i=$((i + 1))
 		done
@@ -390,6 +393,12 @@ shapes() {
 	ln -sf "$d9" "$one/trace.bin"
 	follow_fleet "follow: append to screen, dial9, 1 file" "$one"
 	follow_fleet "follow: append to screen, uploader tree, 64" "$tree"
+	echo
+	# lnav on the same shapes (the events as ttv --dump prints them)
+	for f in "dial9, 1 source:$d9" "dial9, 256 instances:$d9_256" "dial9, 5 copies in one file:$cat5"; do
+		echo "side by side with lnav, ${f%%:*}"
+		lnav_rows "${f#*:}.txt" 'main\.rs' "${f#*:}"
+	done
 	echo
 }
 if [ "${TTV_BENCH_ONLY:-}" = shapes ]; then
@@ -602,7 +611,7 @@ shapes
 PT5=$DIR/podtrace-5M.ptrace
 [ -s "$PT5" ] || "$TBIN/ptwrite" --generate 5000000 --seed 1 "$PT5"
 echo "side by side with lnav, podtrace 5M"
-lnav_rows "$PT5" 'example\.com'
+lnav_rows "${PT5%.ptrace}.txt" 'example\.com' "$PT5"
 echo
 echo "memory: $("$TBIN/pagetouch" 1024)"
 echo "(a loader that stores N bytes per event in fresh memory cannot pass first-touch rate / N events/s)"
