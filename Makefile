@@ -168,7 +168,7 @@ $(BUILD)/t/%: t/%.c $(CORE_OBJS)
 # The suite runs twice: on the normal build, then on an ASan+UBSan build;
 # then what runs on two threads (filters: t/query_test.c; the --stats walk:
 # t/stats.t; the viewer saving its index: t/savebg.t) runs under ThreadSanitizer.
-TSAN_BINS := build-tsan/ttv $(addprefix build-tsan/t/,query_test ptwrite scwrite d9write htwrite)
+TSAN_BINS := build-tsan/ttv $(addprefix build-tsan/t/,query_test ptwrite scwrite d9write htwrite atfwrite)
 # Everything the suite starts carries TTV_SUITE_TAG; after each pass,
 # t/leftovers.sh names and stops what still runs, and the pass fails.
 SUITE_TAG := TTV_SUITE_TAG=check-$(shell date +%s%N)

@@ -368,6 +368,8 @@ static bool dump_apart(struct trace *t, bool json, enum time_mode tm, int64_t ba
 	struct buf b = {0};
 	for (uint64_t pos = 0; pos < n;) {
 		uint64_t in = next_window(&d);
+		if (!in)
+			break; /* (the parts hold no more: they hold every event) */
 		pos += in;
 		share_out(&d, in);
 		bool two = shared && worker_start(decode_second, &d);
