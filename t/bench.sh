@@ -172,12 +172,23 @@ filter_time() {
 	rm -f "$script" "$times"
 }
 
+# follow_measure NAME LIVE SCRIPT MARKS NOTE: the viewer follows LIVE
+# through SCRIPT, whose appends write their wall-clock times to MARKS; a row
+# of the times from each mark to the screen drawn after it (TTV_SCRIPT_TIMING)
+follow_measure() {
+	times=$(mktemp)
+	TTV_SCRIPT=$3 TTV_SCRIPT_TIMING=$times TTV_SIZE=120x40 "$TTV" --follow "$2" >/dev/null 2>&1 || true
+	grep '^await' "$times" | cut -f3 | paste - "$4" | awk '{ print $1 - $2 }' | stats3 >"$TMP_R"
+	msrow "$1" $(cat "$TMP_R") "$5"
+	rm -f "$times"
+}
+
 # follow_latency NAME: the viewer follows a 1M-event podtrace file while
 # another process appends one record at a time; from the wall-clock time just
 # before each append to the screen drawn with the new event (TTV_SCRIPT_TIMING).
 follow_latency() {
 	name=$1
-	live=$DIR/follow-live.ptrace rec=$(mktemp) script=$(mktemp) times=$(mktemp) marks=$(mktemp)
+	live=$DIR/follow-live.ptrace rec=$(mktemp) script=$(mktemp) marks=$(mktemp)
 	"$TBIN/ptwrite" --generate 1000000 --seed 2 "$live"
 	echo "V4 ts=999999999999999 pid=4242 type=0 latency=1000 comm=appender target=late.example" |
 		"$TBIN/ptwrite" "$rec"
@@ -187,10 +198,8 @@ follow_latency() {
 		echo await
 		i=$((i + 1))
 	done >"$script"
-	TTV_SCRIPT=$script TTV_SCRIPT_TIMING=$times TTV_SIZE=120x40 "$TTV" --follow "$live" >/dev/null 2>&1 || true
-	grep '^await' "$times" | cut -f3 | paste - "$marks" | awk '{ print $1 - $2 }' | stats3 >"$TMP_R"
-	msrow "$name" $(cat "$TMP_R") "($n appends of one record)"
-	rm -f "$live" "$rec" "$script" "$times" "$marks"
+	follow_measure "$name" "$live" "$script" "$marks" "($n appends of one record)"
+	rm -f "$live" "$rec" "$script" "$marks"
 }
 
 # follow_fleet NAME TREE: the viewer follows a dial9 directory while its
@@ -201,7 +210,7 @@ follow_latency() {
 # in time among the other instances' events.
 follow_fleet() {
 	name=$1 grown=$2
-	live=$DIR/follow-fleet script=$(mktemp) times=$(mktemp) marks=$(mktemp)
+	live=$DIR/follow-fleet script=$(mktemp) marks=$(mktemp)
 	rm -rf "$live"
 	cp -rL "$grown" "$live"
 	set -- $(cd "$live" && find . -type f | sort)
@@ -215,10 +224,8 @@ follow_fleet() {
 		echo await
 		i=$((i + 1))
 	done >"$script"
-	TTV_SCRIPT=$script TTV_SCRIPT_TIMING=$times TTV_SIZE=120x40 "$TTV" --follow "$live" >/dev/null 2>&1 || true
-	grep '^await' "$times" | cut -f3 | paste - "$marks" | awk '{ print $1 - $2 }' | stats3 >"$TMP_R"
-	msrow "$name" $(cat "$TMP_R") "($n appends of 8 KiB, $nf file(s) in turn)"
-	rm -rf "$live" "$script" "$times" "$marks"
+	follow_measure "$name" "$live" "$script" "$marks" "($n appends of 8 KiB, $nf file(s) in turn)"
+	rm -rf "$live" "$script" "$marks"
 }
 
 # lnav_rows TEXT RE PATH...: the events of the paths as text (ttv --dump,

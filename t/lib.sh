@@ -171,6 +171,20 @@ generate() {
 	"$TBIN/$_w" --generate $((_k ? _k : 1)) --seed "$3" "$4"
 }
 
+# fleet WRITER SEED OUT: five instances of WRITER's --generate over one
+# period (ATF's: a session of five processes); prints their paths
+fleet() {
+	_u=20000
+	[ "$1" != atfwrite ] || _u="60 --kib"
+	"$TBIN/$1" --generate $_u --seed "$2" --instances 5 "$3" >/dev/null && fleet_paths "$1" "$3"
+}
+fleet_paths() { # WRITER DIR: the paths to give ttv (the directory where the format reads one)
+	case $1 in
+	d9write | atfwrite) echo "$2" ;;
+	*) find "$2" -type f | sort | xargs ;;
+	esac
+}
+
 # every_format LIST DESCRIPTION: LIST (format names, in any order, repeats
 # allowed) is every format of the table.  A test that keeps a fixture per
 # format checks with it that a new row did not go without one.

@@ -123,11 +123,8 @@ like "$ERR" "there is: chrome, folded, speedscope" "an unknown export format nam
 # order builds (a filter that keeps every event reads in that order): the
 # same rows, siblings in the same order (the folded lines).
 for w in htwrite d9write ptwrite scwrite atfwrite; do
-	units=20000
-	[ "$w" != atfwrite ] || units="60 --kib"
-	"$TBIN/$w" --generate $units --seed 3 --instances 5 "$TMP/fleet-$w" >/dev/null
-	set -- $(find "$TMP/fleet-$w" -type f | sort)
-	[ "$w" != d9write ] && [ "$w" != atfwrite ] || set -- "$TMP/fleet-$w"
+	# shellcheck disable=SC2046
+	set -- $(fleet "$w" 3 "$TMP/fleet-$w")
 	for how in "--report --json" "--report --sort name" "--export folded"; do
 		"$TTV" $how "$@" >"$TMP/apart"
 		"$TTV" $how -e 'type:.' "$@" >"$TMP/merged"

@@ -132,11 +132,8 @@ print "$_->{type}\t", $_->{name} // "", "\n" for @{$j->{spans}};
 # (ATF's: a session of five processes, each thread's records a sequence
 # read where they lie)
 for w in htwrite d9write ptwrite scwrite atfwrite; do
-	units=20000
-	[ "$w" != atfwrite ] || units="60 --kib"
-	"$TBIN/$w" --generate $units --seed 9 --instances 5 "$TMP/fleet-$w" >/dev/null
-	set -- $(find "$TMP/fleet-$w" -type f | sort)
-	[ "$w" != d9write ] && [ "$w" != atfwrite ] || set -- "$TMP/fleet-$w"
+	# shellcheck disable=SC2046
+	set -- $(fleet "$w" 9 "$TMP/fleet-$w")
 	for f in "" a; do
 		"$TTV" --dump --json ${f:+-e "$f"} "$@" | perl -e "$ORDER" >"$TMP/want"
 		"$TTV" --stats --json ${f:+-e "$f"} "$@" | perl -e "$ROWS" >"$TMP/got"
@@ -151,8 +148,10 @@ done
 # windows, and its symbols at time 0 lie far before the rest.
 "$TBIN/d9write" --generate 150000 --seed 4 --instances 8 "$TMP/fleet-big" >/dev/null
 for w in htwrite d9write ptwrite scwrite atfwrite big; do
-	set -- $(find "$TMP/fleet-$w" -type f | sort)
-	[ "$w" != d9write ] && [ "$w" != atfwrite ] && [ "$w" != big ] || set -- "$TMP/fleet-$w"
+	writer=$w
+	[ "$w" != big ] || writer=d9write
+	# shellcheck disable=SC2046
+	set -- $(fleet_paths $writer "$TMP/fleet-$w")
 	for how in --dump "--dump --json" "--dump --time trace"; do
 		"$TTV" $how "$@" >"$TMP/apart"
 		"$TTV" $how -e 'type:.' "$@" >"$TMP/merged"
@@ -163,7 +162,7 @@ done
 check "$TMP/fleet-d9write" "dial9, 5 instances (each counted apart), filtered by a type" "type:Poll"
 check "$TMP/fleet-atfwrite" "ATF, a session of 5 processes, filtered by text (each thread's sequence counted apart)" \
 	"bench_fn_1"
-flat "$(find "$TMP/fleet-ptwrite" -type f | sort | tr '\n' ' ')" \
+flat "$(fleet_paths ptwrite "$TMP/fleet-ptwrite")" \
 	"podtrace, 5 instances (each counted apart), filtered by text" "example"
 check "$TMP/fleet-d9write" "dial9, 5 instances (each counted apart): against the independent count"
 run --stats "$TMP/g.pt"
