@@ -100,6 +100,15 @@ struct batch_kind {
 	bool spans; /* complete spans (with a duration) */
 };
 
+/* A batch of several parts' events grouped by part, each group sorted
+ * (the main thread's work while the committer is busy): part i's are at
+ * [at[i], at[i + 1]), kind[i] what they hold.  nparts: 0 when not made. */
+struct grouping {
+	size_t *at;
+	struct batch_kind *kind;
+	size_t nparts, cap;
+};
+
 /* The compact events of one source in (time, place) order, and what
  * pairs them: lanes never span sources, so each part pairs on its own,
  * and a source read after another that covers the same time appends to
@@ -224,6 +233,7 @@ struct model {
 	struct sortbuf sort_main, sort_committer; /* each thread's room to sort in */
 	_Atomic bool commit_done; /* the committer has finished its batch */
 	bool sealed_sorted;       /* the batch it was given is sorted already */
+	struct grouping next_by_part, pend_by_part; /* next's (and then pend's) grouping, if made */
 	uint64_t *longdur;
 	size_t nlong, caplong;
 	uint64_t reach_seen; /* the store's reach after the last commit (model_late_reach) */
@@ -467,6 +477,8 @@ void model_free(struct model *m)
 	free(m->seen);
 	bigmem_free(&m->pend_mem);
 	bigmem_free(&m->next_mem);
+	free(m->next_by_part.at), free(m->next_by_part.kind);
+	free(m->pend_by_part.at), free(m->pend_by_part.kind);
 	release_sortbuf(&m->sort_main, 0);
 	release_sortbuf(&m->sort_committer, 0);
 	free(m->longdur);
@@ -1505,14 +1517,70 @@ static uint64_t parts_bound(const struct model *m, const struct cev *key)
 	return n;
 }
 
-/* Share the pending events out to their parts (each part's one after
- * another in b's scratch), each with what it holds, and sort what is not
- * sorted yet: each part's on its own (a batch from many sources over one
- * period merged whole would cost pass after pass for nothing).  The
- * least of them (NULL: none). */
+/* src[0..n) scattered by part into dst (stably: a sorted batch stays
+ * sorted in each group), the first nparts parts' lanes below nlanes (the
+ * lane table as the calling thread sees it). */
+static void group_parts(const struct model *m, size_t nlanes, size_t nparts, const struct cev *src, size_t n,
+			struct cev *dst, struct grouping *g)
+{
+	if (nparts + 1 > g->cap) {
+		g->cap = nparts + 1;
+		g->at = xrealloc(g->at, g->cap * sizeof *g->at);
+		g->kind = xrealloc(g->kind, g->cap * sizeof *g->kind);
+	}
+	g->nparts = nparts;
+	memset(g->at, 0, (nparts + 1) * sizeof *g->at);
+	memset(g->kind, 0, nparts * sizeof *g->kind);
+	for (size_t i = 0; i < n; i++) {
+		uint32_t l = cev_lane(&src[i]);
+		g->at[(l < nlanes ? m->lp[l].part : 0) + 1]++;
+	}
+	for (size_t i = 0; i < nparts; i++)
+		g->at[i + 1] += g->at[i];
+	for (size_t i = 0; i < n; i++) {
+		const struct cev *c = &src[i];
+		uint32_t l = cev_lane(c), pi = l < nlanes ? m->lp[l].part : 0;
+		dst[g->at[pi]++] = *c;
+		g->kind[pi].pairs |= cev_role(c) >= ROLE_BEGIN;
+		g->kind[pi].spans |= cev_role(c) == ROLE_COMPLETE && c->dur != DUR_NONE;
+	}
+	memmove(g->at + 1, g->at, nparts * sizeof *g->at); /* (each at[i] had moved to the group's end) */
+	g->at[0] = 0;
+}
+
+/* Each of g's groups of a sorted, with room as large as a at tmp. */
+static void sort_groups(struct sortbuf *b, struct cev *a, struct cev *tmp, const struct grouping *g)
+{
+	for (size_t i = 0; i < g->nparts; i++)
+		if (g->at[i + 1] > g->at[i])
+			sort_in(b, a + g->at[i], g->at[i + 1] - g->at[i], tmp + g->at[i]);
+}
+
+/* The batch the main thread adds to meanwhile (next), made ready for the
+ * committer while it is busy: sorted (with several parts, each part's on
+ * its own: a batch from many sources over one period merged whole would
+ * cost pass after pass for nothing). */
+static void presort_next(struct model *m)
+{
+	if (m->nparts == 1) {
+		sort_events(&m->sort_main, m->next, m->nnext);
+		return;
+	}
+	struct cev *room = scratch(&m->sort_main, m->nnext);
+	group_parts(m, m->nlanes, m->nparts, m->next, m->nnext, room, &m->next_by_part);
+	memcpy(m->next, room, m->nnext * sizeof *m->next); /* (the room stays this thread's) */
+	sort_groups(&m->sort_main, m->next, room, &m->next_by_part);
+}
+
+/* Share the pending events out to their parts, each with what it holds:
+ * grouped by part already (presort_next) or here (into b's scratch, each
+ * part's sorted unless the batch was).  The least of them (NULL: none). */
 static const struct cev *share_out(struct model *m, struct sortbuf *b, struct batch_kind k, bool sorted)
 {
-	if (m->cparts == 1) {
+	struct grouping *g = &m->pend_by_part;
+	if (!sorted)
+		g->nparts = 0; /* (made for an earlier batch) */
+	if (m->cparts == 1 && !g->nparts) {
 		if (!sorted)
 			sort_events(b, m->pend, m->npend);
 		m->parts[0]->batch = m->pend;
@@ -1520,34 +1588,24 @@ static const struct cev *share_out(struct model *m, struct sortbuf *b, struct ba
 		m->parts[0]->kind = k;
 		return m->npend ? &m->pend[0] : NULL;
 	}
-	size_t *at = xcalloc(m->cparts + 1, sizeof *at);
-	for (size_t i = 0; i < m->npend; i++)
-		at[lane_part(m, cev_lane(&m->pend[i])) + 1]++;
-	for (size_t i = 0; i < m->cparts; i++) {
-		at[i + 1] += at[i];
-		struct part *p = m->parts[i];
-		p->nbatch = 0;
-		p->kind = (struct batch_kind){0};
-	}
-	struct cev *out = scratch(b, m->npend);
-	for (size_t i = 0; i < m->npend; i++) {
-		const struct cev *c = &m->pend[i];
-		uint32_t pi = lane_part(m, cev_lane(c));
-		struct part *p = m->parts[pi];
-		out[at[pi] + p->nbatch++] = *c;
-		p->kind.pairs |= cev_role(c) >= ROLE_BEGIN;
-		p->kind.spans |= cev_role(c) == ROLE_COMPLETE && c->dur != DUR_NONE;
+	struct cev *base = m->pend;
+	if (!g->nparts) {
+		base = scratch(b, m->npend);
+		group_parts(m, m->clanes, m->cparts, m->pend, m->npend, base, g);
+		if (!sorted)
+			sort_groups(b, base, m->pend, g);
 	}
 	const struct cev *least = NULL;
-	for (size_t i = 0; i < m->cparts; i++) {
+	for (size_t i = 0; i < m->cparts; i++) { /* (parts after g's: piles made since, given nothing) */
 		struct part *p = m->parts[i];
-		p->batch = out + at[i];
-		if (!sorted && p->nbatch) /* (pend, shared out, is room to sort in) */
-			sort_in(b, out + at[i], p->nbatch, m->pend + at[i]);
+		bool in = i < g->nparts;
+		p->batch = base + (in ? g->at[i] : 0);
+		p->nbatch = in ? g->at[i + 1] - g->at[i] : 0;
+		p->kind = in ? g->kind[i] : (struct batch_kind){0};
 		if (p->nbatch && (!least || cev_less(&p->batch[0], least)))
 			least = &p->batch[0];
 	}
-	free(at);
+	g->nparts = 0;
 	return least;
 }
 
@@ -1616,6 +1674,8 @@ static void finish_commit(struct model *m)
 	struct bigmem mem = m->pend_mem;
 	m->pend = m->next, m->cappend = m->capnext, m->pend_mem = m->next_mem, m->npend = m->nnext;
 	m->next = p, m->capnext = cap, m->next_mem = mem, m->nnext = 0;
+	struct grouping g = m->pend_by_part;
+	m->pend_by_part = m->next_by_part, m->next_by_part = g;
 }
 
 /* The events added so far, as the committer will take them (and the
@@ -1663,13 +1723,12 @@ void model_sync(struct model *m) { finish_commit(m); }
 
 /* Who sorts a batch balances the two threads: when the committer is still
  * busy with the last one, this thread sorts the next meanwhile (decoding
- * is the lighter side); when it is idle, it sorts too.  (With several
- * parts the committer sorts each part's share: cheaper than the whole.) */
+ * is the lighter side: presort_next); when it is idle, it sorts too. */
 void model_commit_some(struct model *m)
 {
-	bool sorted = m->committing && !atomic_load_explicit(&m->commit_done, memory_order_acquire) && m->nparts == 1;
+	bool sorted = m->committing && !atomic_load_explicit(&m->commit_done, memory_order_acquire);
 	if (sorted)
-		sort_events(&m->sort_main, m->next, m->nnext);
+		presort_next(m);
 	finish_commit(m);
 	if (!m->npend)
 		return;

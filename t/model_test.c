@@ -601,7 +601,11 @@ static int by_place(const void *x, const void *y)
 }
 
 /* The fleet's events into a fresh model: each source its lanes (or all
- * in source 0: one_source), committed every `every` events (0: once). */
+ * in source 0: one_source), committed every `every` events (0: once);
+ * the sources one after another, or in turn (fleet_in_turn: read side by
+ * side, each commit holding every source's events: the main thread groups
+ * them by part while the committer is busy). */
+static bool fleet_in_turn;
 static struct added *fleet(bool one_source, unsigned every, size_t *n)
 {
 	setup();
@@ -611,23 +615,26 @@ static struct added *fleet(bool one_source, unsigned every, size_t *n)
 			lanes[s][k] = model_lane(m, one_source ? 0 : s, 100 + s * 2 + k, model_str(m, "l", 1));
 	struct added *v = calloc(PARTS_SOURCES * PARTS_EVENTS, sizeof *v);
 	size_t k = 0;
-	for (uint32_t s = 0; s < PARTS_SOURCES; s++) {
-		uint64_t rng = 11 + s;
-		int64_t t = 0;
-		for (unsigned i = 0; i < PARTS_EVENTS; i++, k++) {
-			uint64_t x = rng_next_test(&rng);
-			/* the same period for every source, times often equal across them */
-			int64_t ts = x % 10 == 0 ? t - (int64_t)((x >> 8) % 500) : (t += (int64_t)((x >> 8) % 4));
-			unsigned kind = (unsigned)(x >> 20) % 3;
-			uint32_t type = kind == 0 ? t_begin : kind == 1 ? t_end : t_inst;
-			struct event e = {.ts = ts, .dur = TTV_NODUR, .lane = lanes[s][(x >> 24) & 1], .type = type,
-					  .flags = kind == 0 ? ROLE_BEGIN : kind == 1 ? ROLE_END : ROLE_INSTANT,
-					  .input = s, .off = i};
-			model_add(m, &e);
-			v[k] = (struct added){e, (uint64_t)s << 52 | (uint64_t)i << 16 | type};
-			if (every && k % every == every - 1)
-				model_commit_some(m);
-		}
+	uint64_t rngs[PARTS_SOURCES];
+	int64_t ts_of[PARTS_SOURCES] = {0};
+	for (uint32_t s = 0; s < PARTS_SOURCES; s++)
+		rngs[s] = 11 + s;
+	for (uint32_t j = 0; j < PARTS_SOURCES * PARTS_EVENTS; j++, k++) {
+		uint32_t s = fleet_in_turn ? j % PARTS_SOURCES : j / PARTS_EVENTS;
+		unsigned i = fleet_in_turn ? j / PARTS_SOURCES : j % PARTS_EVENTS;
+		int64_t *t = &ts_of[s];
+		uint64_t x = rng_next_test(&rngs[s]);
+		/* the same period for every source, times often equal across them */
+		int64_t ts = x % 10 == 0 ? *t - (int64_t)((x >> 8) % 500) : (*t += (int64_t)((x >> 8) % 4));
+		unsigned kind = (unsigned)(x >> 20) % 3;
+		uint32_t type = kind == 0 ? t_begin : kind == 1 ? t_end : t_inst;
+		struct event e = {.ts = ts, .dur = TTV_NODUR, .lane = lanes[s][(x >> 24) & 1], .type = type,
+				  .flags = kind == 0 ? ROLE_BEGIN : kind == 1 ? ROLE_END : ROLE_INSTANT,
+				  .input = s, .off = i};
+		model_add(m, &e);
+		v[k] = (struct added){e, (uint64_t)s << 52 | (uint64_t)i << 16 | type};
+		if (every && k % every == every - 1)
+			model_commit_some(m);
 	}
 	model_commit(m);
 	qsort(v, k, sizeof *v, by_place);
@@ -679,15 +686,16 @@ static void test_parts(void)
 		dur[p] = e.dur;
 	}
 	free(one);
-	unsigned commits[] = {0, 3001, 65536};
+	unsigned commits[] = {0, 3001, 65536, 3001, 997};
 	for (size_t c = 0; c < ARRAY_LEN(commits); c++) {
+		fleet_in_turn = c >= 3;
 		struct added *v = fleet(false, commits[c], &n);
 		struct event e, o;
 		bool back = true, jumps = true, pairs = true, read = true;
 		for (uint64_t p = 0; p < n; p++)
 			v[p].e.dur = dur[p];
-		ok(same_order(v, n), "parts, commits every %u: the order of one store (time, then input and offset), its pairs",
-		   commits[c]);
+		ok(same_order(v, n), "parts%s, commits every %u: the order of one store (time, then input and offset), its pairs",
+		   fleet_in_turn ? " read in turn" : "", commits[c]);
 		for (uint64_t p = n; p-- > n - 5000;) {
 			model_get(m, p, &e);
 			back &= same_event(&e, &v[p].e);
