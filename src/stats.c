@@ -565,6 +565,7 @@ struct stats_cells {
 	size_t ncell, nspans_shown;
 	uint64_t *per_type;
 	bool *same_name; /* per type: another type that has events has its name */
+	struct buf *label; /* per type, as cells name it (made when first wanted: many lanes share them) */
 	uint32_t ntypes;
 };
 
@@ -586,29 +587,33 @@ static void note_same_names(struct model *m, struct stats_cells *c)
 	hmap_free(&first);
 }
 
-/* A type as a lane's counts name it. */
-static void type_label(struct model *m, const struct stats_cells *c, uint32_t ty, bool json, struct buf *b)
+/* A type as a lane's counts name it (JSON or text: a report is one). */
+static void type_label(struct model *m, struct stats_cells *c, uint32_t ty, bool json, struct buf *b)
 {
-	const struct type *tp = model_type_get(m, ty);
-	struct buf t = {0};
-	size_t n;
-	const char *s = model_strget(m, tp->name, &n);
-	buf_add(&t, s, n);
-	if (c->same_name[ty] && tp->category) {
-		s = model_strget(m, tp->category, &n);
-		buf_adds(&t, " (");
+	struct buf *l = &c->label[ty];
+	if (!l->len) {
+		const struct type *tp = model_type_get(m, ty);
+		struct buf t = {0};
+		size_t n;
+		const char *s = model_strget(m, tp->name, &n);
 		buf_add(&t, s, n);
-		buf_addc(&t, ')');
+		if (c->same_name[ty] && tp->category) {
+			s = model_strget(m, tp->category, &n);
+			buf_adds(&t, " (");
+			buf_add(&t, s, n);
+			buf_addc(&t, ')');
+		}
+		(json ? esc_json : esc_term)(l, t.p, t.len);
+		buf_free(&t);
 	}
-	(json ? esc_json : esc_term)(b, t.p, t.len);
-	buf_free(&t);
+	buf_add(b, l->p, l->len);
 }
 
 static void stats_cells(const struct tally *st, bool json, struct stats_cells *c)
 {
 	struct model *m = st->t->m;
 	c->ncell = 0;
-	if (st->dense) {
+	if (st->dense) { /* (read in key order) */
 		size_t nd = (size_t)(model_nlanes(m) + 1) * st->ntypes;
 		c->cell = xcalloc(nd + 1, sizeof *c->cell);
 		for (size_t i = 0; i < nd; i++)
@@ -619,10 +624,11 @@ static void stats_cells(const struct tally *st, bool json, struct stats_cells *c
 		for (size_t i = 0; i < st->lane_type.cap; i++)
 			if (st->lane_type.used[i])
 				c->cell[c->ncell++] = (struct cell){st->lane_type.keys[i], st->lane_type.vals[i]};
+		qsort(c->cell, c->ncell, sizeof *c->cell, by_key);
 	}
-	qsort(c->cell, c->ncell, sizeof *c->cell, by_key);
 	c->ntypes = model_ntypes(m);
 	c->per_type = xcalloc(c->ntypes + 1, sizeof *c->per_type);
+	c->label = xcalloc(c->ntypes + 1, sizeof *c->label);
 	for (size_t i = 0; i < c->ncell; i++)
 		c->per_type[c->cell[i].key & 0xffff] += c->cell[i].count;
 	note_same_names(m, c);
@@ -673,7 +679,7 @@ static void counters_json(const struct tally *st, struct buf *b)
 	buf_addc(b, ']');
 }
 
-static void stats_json(const struct tally *st, const struct stats_cells *c, struct buf *b, FILE *out)
+static void stats_json(const struct tally *st, struct stats_cells *c, struct buf *b, FILE *out)
 {
 	struct model *m = st->t->m;
 	buf_printf(b, "{\"events\":%llu,\"lanes\":[", (unsigned long long)st->events);
@@ -688,7 +694,8 @@ static void stats_json(const struct tally *st, const struct stats_cells *c, stru
 			buf_addc(b, ',');
 		}
 		type_label(m, c, ty, true, b);
-		buf_printf(b, ":%llu", (unsigned long long)c->cell[i].count);
+		buf_addc(b, ':');
+		buf_u64(b, c->cell[i].count);
 		out_flush(b, out, OUT_CHUNK);
 	}
 	buf_adds(b, c->ncell ? "}}],\"types\":[" : "],\"types\":[");
@@ -731,7 +738,7 @@ static void stats_json(const struct tally *st, const struct stats_cells *c, stru
 	buf_adds(b, "}\n");
 }
 
-static void stats_text(const struct tally *st, const struct stats_cells *c, struct buf *b, FILE *out)
+static void stats_text(const struct tally *st, struct stats_cells *c, struct buf *b, FILE *out)
 {
 	struct model *m = st->t->m;
 	buf_printf(b, "%llu events\n\nevents by lane and type\n", (unsigned long long)st->events);
@@ -742,7 +749,9 @@ static void stats_text(const struct tally *st, const struct stats_cells *c, stru
 			term_sid(b, m, lane_name(m, lane));
 			buf_addc(b, '\n');
 		}
-		buf_printf(b, "    %10llu  ", (unsigned long long)c->cell[i].count);
+		buf_adds(b, "    ");
+		buf_u64_right(b, c->cell[i].count, 10);
+		buf_adds(b, "  ");
 		type_label(m, c, ty, false, b);
 		buf_addc(b, '\n');
 		out_flush(b, out, OUT_CHUNK);
@@ -836,6 +845,9 @@ void batch_stats(struct trace *t, struct filterset *fs, bool json, FILE *out)
 	free(c.cell);
 	free(c.per_type);
 	free(c.same_name);
+	for (uint32_t ty = 0; ty <= c.ntypes; ty++)
+		buf_free(&c.label[ty]);
+	free(c.label);
 	tally_free(&w->part[0]);
 	tally_free(&w->part[1]);
 	for (unsigned i = 0; i < RING; i++)

@@ -159,6 +159,16 @@ void buf_free(struct buf *b)
 	b->len = b->cap = 0;
 }
 
+void buf_u64_right(struct buf *b, uint64_t v, unsigned width)
+{
+	unsigned n = 1;
+	for (uint64_t x = v; x >= 10; x /= 10)
+		n++;
+	while (n < width--)
+		buf_addc(b, ' ');
+	buf_u64(b, v);
+}
+
 void buf_u64(struct buf *b, uint64_t v)
 {
 	char d[24];
