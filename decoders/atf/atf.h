@@ -77,8 +77,7 @@ struct perm {
 #define PCACHE 1024
 
 struct pcache {
-	uint64_t rec, other;
-	uint32_t gen;
+	uint64_t rec, other, gen;
 	bool paired;
 };
 
@@ -128,8 +127,7 @@ struct idx {
 	struct hmap far; /* record -> partner record, for pairs more than PAIR_NEAR apart
 			  * (or FAR_NONE: a call decided that far away, unpaired) */
 	uint64_t far_pairs;
-	struct pcache *pc; /* recent answers of partner_rec() (a call's return is asked for soon after it) */
-	uint32_t pc_gen;   /* bumped when records are added: older answers are void */
+	uint64_t pc_gen; /* its answers' in partner_rec()'s cache (0: none yet; new when records are added) */
 };
 
 struct det {

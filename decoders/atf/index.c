@@ -1,4 +1,6 @@
 /* atf/index.c: index.atf: records in time order, call/return pairing, the model sequence, feeding */
+#include <stdatomic.h>
+
 #include "decoders/atf/atf.h"
 
 /* ---- index records: access and time order --------------------------------- */
@@ -188,7 +190,7 @@ static void pair_step(struct idx *x, uint64_t r, uint32_t kind, uint32_t depth, 
 static void become_drain(struct idx *x, uint64_t upto)
 {
 	x->drain = true;
-	x->pc_gen++;
+	x->pc_gen = 0;
 	if (!x->linked)
 		return; /* no linked record yet: the pairs stay the same */
 	hmap_clear(&x->far);
@@ -238,19 +240,32 @@ static bool partner_scan(struct idx *x, uint64_t r, uint64_t *out)
 	return false; /* nothing decided within PAIR_NEAR records, nor far away yet */
 }
 
+/* Recent answers of partner_rec(), each thread's own, for every thread
+ * index at once (a session of many processes has thousands: a cache
+ * each would cost more than their records): a call's return is asked
+ * for soon after it.  An answer holds its index's generation, unique
+ * among all indexes and renewed when records are added. */
+static _Thread_local struct pcache pcache[PCACHE];
+static _Atomic uint64_t pcache_gens;
+
+static struct pcache *pcache_slot(const struct idx *x, uint64_t r)
+{
+	return &pcache[(r + x->pc_gen * 0x9e3779b97f4a7c15ull) % PCACHE];
+}
+
 static bool partner_rec(struct idx *x, uint64_t r, uint64_t *out)
 {
-	if (!x->pc)
-		x->pc = xcalloc(PCACHE, sizeof *x->pc);
-	struct pcache *c = &x->pc[r % PCACHE];
-	if (c->gen == x->pc_gen + 1 && c->rec == r) {
+	if (!x->pc_gen)
+		x->pc_gen = atomic_fetch_add(&pcache_gens, 1) + 1;
+	struct pcache *c = pcache_slot(x, r);
+	if (c->gen == x->pc_gen && c->rec == r) {
 		*out = c->other;
 		return c->paired;
 	}
 	bool paired = partner_scan(x, r, out);
-	*c = (struct pcache){r, paired ? *out : 0, x->pc_gen + 1, paired};
+	*c = (struct pcache){r, paired ? *out : 0, x->pc_gen, paired};
 	if (paired) /* the other end will be asked for too */
-		x->pc[*out % PCACHE] = (struct pcache){*out, r, x->pc_gen + 1, true};
+		*pcache_slot(x, *out) = (struct pcache){*out, r, x->pc_gen, true};
 	return paired;
 }
 
@@ -496,7 +511,7 @@ static void idx_records(struct idx *x, const uint8_t *p, uint64_t upto)
 	if (upto > from) {
 		dec_lane_count(x->in, x->th->lane, upto - from, bmin, bmax);
 		x->cur_start = x->cur_end = 0; /* chunks changed */
-		x->pc_gen++;                    /* calls may have found their returns */
+		x->pc_gen = 0;                  /* calls may have found their returns */
 		model_seq_changed(ss->m);
 	}
 }

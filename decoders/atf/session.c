@@ -442,7 +442,6 @@ static void idx_free(struct idx *x)
 	for (int k = 0; k < PERM_CACHE; k++)
 		free(x->cache[k].p);
 	free(x->stk);
-	free(x->pc);
 	hmap_free(&x->far);
 }
 
