@@ -254,7 +254,7 @@ struct model {
 
 static void finish_commit(struct model *m);
 static void release_sortbuf(struct sortbuf *b, uint64_t events);
-static void merge_stores(struct part *const *ps, size_t k, struct evstore *into);
+static void merge_stores(struct model *m, struct part *const *ps, size_t k, struct part *into, bool pairing);
 static void settle(struct model *m);
 static void merging_end(struct model *m);
 
@@ -1795,9 +1795,9 @@ uint32_t model_add_seq(struct model *m, const struct seq_ops *ops, void *ctx)
 	return (uint32_t)m->nseqs++;
 }
 
-/* Part p's lanes paired again from scratch, their long spans that may be
- * gone forgotten. */
-static void pair_afresh(struct model *m, struct part *p)
+/* Part p's pairs forgotten: its lanes' stacks, their long spans that may
+ * be gone, its snapshots. */
+static void unpair(struct model *m, struct part *p)
 {
 	for (size_t li = 0; li < m->clanes; li++)
 		if (lane_in(m, li, p)) {
@@ -1806,17 +1806,23 @@ static void pair_afresh(struct model *m, struct part *p)
 		}
 	while (p->nsnaps)
 		free(p->snaps[--p->nsnaps].data);
+}
+
+/* Part p's lanes paired again from scratch. */
+static void pair_afresh(struct model *m, struct part *p)
+{
+	unpair(m, p);
 	pair_range(m, p, 0, PAIR_AFRESH);
 	evs_pack(&p->store);
 }
 
 /* Home's piles merged into it.  Pairs change only when a pile holds
- * begins or ends; otherwise the stacks' begins are found again. */
+ * begins or ends (then they are made afresh as the merged events land);
+ * otherwise the stacks' begins are found again. */
 static void settle_home(struct model *m, struct part *home)
 {
 	size_t k = home->npiles + 1;
 	struct part **ps = xmalloc(k * sizeof *ps);
-	ps[0] = home;
 	bool pairs = false;
 	for (size_t i = 0; i < home->npiles; i++) {
 		ps[i + 1] = home->piles[i];
@@ -1826,18 +1832,19 @@ static void settle_home(struct model *m, struct part *home)
 	size_t nheld = 0, cap = 0;
 	if (!pairs)
 		hold_stacks(m, home, 0, &held, &nheld, &cap);
-	struct evstore one = {.pk = home->store.pk, .pk_lent = home->store.pk_lent};
-	home->store.pk = NULL;
-	merge_stores(ps, k, &one);
-	evs_free(&home->store);
-	home->store = one;
+	struct part was = {.store = home->store}; /* (read by the merge, freed after) */
+	ps[0] = &was;
+	home->store = (struct evstore){.pk = was.store.pk, .pk_lent = was.store.pk_lent};
+	was.store.pk = NULL;
+	if (pairs)
+		unpair(m, home);
+	merge_stores(m, ps, k, home, pairs);
+	evs_free(&was.store);
 	home->npiles = 0;
 	home->has_pairs |= pairs;
 	free(ps);
 	find_held(held, nheld, &home->store);
-	if (pairs) {
-		pair_afresh(m, home);
-	} else {
+	if (!pairs) {
 		while (home->nsnaps)
 			free(home->snaps[--home->nsnaps].data);
 		snap_take(m, home, pcount(home));
@@ -2603,6 +2610,8 @@ struct merger {
 	struct cev *out;
 	size_t nout;
 	uint64_t left;
+	struct model *m;
+	struct part *pairing; /* into's part, paired afresh as it fills (NULL: not paired) */
 };
 
 static void merger_init(struct merger *mg, struct part *const *ps, size_t k, struct evstore *into)
@@ -2618,6 +2627,17 @@ static void merger_init(struct merger *mg, struct part *const *ps, size_t k, str
 	tourney_play(&mg->t);
 }
 
+/* The merged events so far into the store (paired there, while they are
+ * still unpacked, when it pairs). */
+static void merger_flush(struct merger *mg)
+{
+	evs_merge(mg->into, mg->out, mg->nout);
+	if (mg->pairing)
+		pair_range(mg->m, mg->pairing, evs_count(mg->into) - mg->nout, PAIR_AFRESH);
+	evs_pack(mg->into);
+	mg->nout = 0;
+}
+
 /* Merge on until done (true) or, at a block's end, past the deadline. */
 static bool merger_run(struct merger *mg, uint64_t deadline)
 {
@@ -2625,9 +2645,7 @@ static bool merger_run(struct merger *mg, uint64_t deadline)
 		struct feed *w = &mg->f[mg->t.top];
 		mg->out[mg->nout++] = w->run[w->at];
 		if (mg->nout == EVS_BLOCK) {
-			evs_merge(mg->into, mg->out, mg->nout);
-			evs_pack(mg->into);
-			mg->nout = 0;
+			merger_flush(mg);
 			if (deadline != UINT64_MAX && now_ns() >= deadline) {
 				mg->left--;
 				mg->t.key[mg->t.top] = feed_on(w) ? part_key(&w->run[w->at]) : NO_KEY;
@@ -2638,9 +2656,7 @@ static bool merger_run(struct merger *mg, uint64_t deadline)
 		mg->t.key[mg->t.top] = feed_on(w) ? part_key(&w->run[w->at]) : NO_KEY;
 		tourney_replay(&mg->t);
 	}
-	evs_merge(mg->into, mg->out, mg->nout);
-	evs_pack(mg->into);
-	mg->nout = 0;
+	merger_flush(mg);
 	return true;
 }
 
@@ -2651,11 +2667,14 @@ static void merger_free(struct merger *mg)
 	free(mg->f);
 }
 
-/* The events of parts ps[0..k) merged into one store at once. */
-static void merge_stores(struct part *const *ps, size_t k, struct evstore *into)
+/* The events of parts ps[0..k) merged at once into part into's store,
+ * paired afresh as they land when pairing. */
+static void merge_stores(struct model *m, struct part *const *ps, size_t k, struct part *into, bool pairing)
 {
 	struct merger mg;
-	merger_init(&mg, ps, k, into);
+	merger_init(&mg, ps, k, &into->store);
+	mg.m = m;
+	mg.pairing = pairing ? into : NULL;
 	merger_run(&mg, UINT64_MAX);
 	merger_free(&mg);
 }
