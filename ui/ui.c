@@ -1227,7 +1227,7 @@ int ui_run(struct trace *t, struct filterset *fs, const struct cli *c)
 	if (a->scripted) {
 		run_script(a, script);
 	} else {
-		load_step(a, FIRST_SLICE_NS, false);
+		load_step(a, model_count(a->m) ? 0 : FIRST_SLICE_NS, false); /* (main's first look found some: show them) */
 		loop(a);
 	}
 	term_close();
