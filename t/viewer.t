@@ -695,4 +695,15 @@ for re in 'example\.com' '!target:^10\.'; do
 	like "$(tail -1 "$TMP/huge.txt")" "#$n/$n \\$last " "filter $re over 140000 events: as many as in batch, the same last one"
 done
 
+# Moving to a lane whose events all lie far behind the cursor (a quiet
+# thread, 300,000 events of another since): its last one, found at once.
+{
+	echo "V4 ts=1000 pid=7 type=5 latency=500 comm=quiet target=/early/first"
+	echo "V4 ts=3000 pid=7 type=5 latency=500 comm=quiet target=/early/last"
+	awk 'BEGIN { for (i = 0; i < 300000; i++) printf "V4 ts=%d pid=8 type=5 latency=10 comm=busy target=/busy\n", 10000 + i * 100 }'
+} | "$TBIN/ptwrite" "$TMP/quiet.pt"
+printf 'G\nUp\ndump %s\n' "$TMP/quiet.txt" >"$TMP/quiet.script"
+TTV_SCRIPT=$TMP/quiet.script TTV_SIZE=100x10 "$TTV" "$TMP/quiet.pt" >/dev/null 2>&1
+like "$(tail -1 "$TMP/quiet.txt")" "^/early/last .*#2/300002 " "Up to a lane last heard of 300,000 events before: its last event"
+
 done_testing

@@ -659,27 +659,40 @@ static bool on_axis(struct app *a, const struct event *e, uint32_t lane, uint64_
 	return e->lane == lane && !(e->flags & EVF_META) && vis_is(a, p);
 }
 
+/* The first event of the lane's axis from mid on (dir > 0) or before it
+ * (dir < 0), at most NEAR_SCAN away: read in runs (a lane among many may
+ * have its next event far off). */
+static uint64_t scan_to_lane(struct app *a, uint32_t lane, uint64_t mid, int dir)
+{
+	enum { RUN = 256 };
+	struct event run[RUN];
+	uint64_t n = model_count(a->m);
+	for (uint64_t k = 0; k < NEAR_SCAN;) {
+		uint64_t from = dir > 0 ? mid + k : mid - MIN(mid, k + RUN);
+		size_t len = (size_t)(dir > 0 ? MIN((uint64_t)RUN, n - MIN(n, from)) : MIN((uint64_t)RUN, mid - k - from));
+		if (!len)
+			break;
+		model_read(a->m, from, len, run);
+		for (size_t j = 0; j < len; j++) {
+			size_t i = dir > 0 ? j : len - 1 - j;
+			if (on_axis(a, &run[i], lane, from + i))
+				return from + i;
+		}
+		k += len;
+	}
+	return NO_POS;
+}
+
 static uint64_t nearest_on_lane(struct app *a, uint32_t lane, int64_t t)
 {
 	const struct lane *l = model_lane_get(a->m, lane);
 	if (!l || !l->has_span)
 		return NO_POS; /* (nothing on its axis) */
-	uint64_t mid = model_seek(a->m, t), n = model_count(a->m), fwd = NO_POS, back = NO_POS;
-	struct event e;
-	for (uint64_t p = mid, k = 0; p < n && k < NEAR_SCAN; p++, k++) {
-		model_get(a->m, p, &e);
-		if (on_axis(a, &e, lane, p)) {
-			fwd = p;
-			break;
-		}
-	}
-	for (uint64_t p = mid, k = 0; p > 0 && k < NEAR_SCAN; k++) {
-		model_get(a->m, --p, &e);
-		if (on_axis(a, &e, lane, p)) {
-			back = p;
-			break;
-		}
-	}
+	t = MAX(l->first, MIN(l->last, t)); /* (past its ends: its first or last is the nearest) */
+	uint64_t mid = model_seek(a->m, t), fwd = scan_to_lane(a, lane, mid, 1);
+	if (fwd != NO_POS && model_ts(a->m, fwd) == t)
+		return fwd; /* (none nearer) */
+	uint64_t back = scan_to_lane(a, lane, mid, -1);
 	if (fwd == NO_POS || back == NO_POS)
 		return fwd != NO_POS ? fwd : back;
 	return ts_sub(model_ts(a->m, fwd), t) < ts_sub(t, model_ts(a->m, back)) ? fwd : back;
