@@ -2696,6 +2696,15 @@ static void merging_end(struct model *m)
 	m->merging = NULL;
 }
 
+/* Every source's lanes in part 0, the one store, from now on. */
+static void sources_in_one(struct model *m)
+{
+	for (size_t li = 0; li < m->nlanes; li++)
+		m->lp[li].part = 0;
+	for (size_t i = 0; i < m->capsource_part; i++)
+		m->source_part[i] = !!m->source_part[i];
+}
+
 /* The one store done: it takes the parts' place; the stacks' begins are
  * found again in it. */
 static void merging_done(struct model *m)
@@ -2714,10 +2723,7 @@ static void merging_done(struct model *m)
 	}
 	m->parts[0] = one;
 	m->nparts = m->cparts = 1;
-	for (size_t li = 0; li < m->nlanes; li++)
-		m->lp[li].part = 0;
-	for (size_t i = 0; i < m->capsource_part; i++)
-		m->source_part[i] = !!m->source_part[i];
+	sources_in_one(m);
 	find_held(held, nheld, &one->store);
 	lanes_at_home(m);
 	bigmem_free(&m->restored); /* (what a saved index lent the parts) */
@@ -2954,11 +2960,28 @@ static bool restore_snaps(struct model *m, struct part *p, struct blob *r)
 	return !r->bad;
 }
 
+/* A model saved as one store (a viewer's, its sources' parts merged) is
+ * restored as one: the sources' parts made at open give way to part 0. */
+static void restore_as_one(struct model *m, const uint32_t *saved_part, uint64_t nsaved)
+{
+	bool one = nsaved == 1 && m->nparts > 1;
+	for (size_t l = 0; l < m->nlanes && one; l++)
+		one = saved_part[l] == 0;
+	if (!one)
+		return;
+	for (size_t i = 1; i < m->nparts; i++)
+		part_free(m->parts[i]);
+	m->nparts = m->cparts = 1;
+	m->parts[0]->one = true;
+	sources_in_one(m);
+}
+
 /* Saved part k is the model's part map[k]: the lanes made their sources'
  * parts again (in the order they came; saved_part: k << 1), and the parts
  * own piles became (| 1) are made anew.  False when they do not fit. */
 static bool map_parts(struct model *m, const uint32_t *saved_part, uint64_t nsaved, uint32_t *map)
 {
+	restore_as_one(m, saved_part, nsaved);
 	uint8_t *mapped = xcalloc(m->nparts + 1, 1); /* (a part is one saved part's) */
 	bool fit = true;
 	for (uint64_t k = 0; k < nsaved; k++)

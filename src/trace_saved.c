@@ -421,25 +421,33 @@ static bool restore(struct trace *t, struct saved *s, const struct decoder **dec
 	return r->p == r->end;
 }
 
-/* Start again from the paths: what a failed restore made is dropped. */
+/* Start again from the paths: what a failed restore made is dropped, what
+ * the command line set is kept. */
 static void reopen(struct trace *t)
 {
 	size_t n = t->nsrc;
 	char **paths = xcalloc(n, sizeof *paths);
-	for (size_t i = 0; i < n; i++)
+	bool *first = xcalloc(n, sizeof *first); /* (the first path's sources: A of a comparison) */
+	for (size_t i = 0; i < n; i++) {
 		paths[i] = t->src[i]->given ? xstrdup(t->src[i]->given) : NULL;
-	const char *format = t->format;
-	bool follow = t->follow;
+		first[i] = i < t->nsrc_first;
+	}
+	struct trace was = *t;
 	trace_free(t);
 	trace_init(t);
-	t->format = format;
-	t->follow = follow;
+	t->format = was.format;
+	t->follow = was.follow;
+	t->one_store = was.one_store;
+	t->align = was.align;
 	for (size_t i = 0; i < n; i++) {
 		if (paths[i])
 			trace_open(t, paths[i]);
+		if (first[i])
+			t->nsrc_first = (uint32_t)t->nsrc;
 		free(paths[i]);
 	}
 	free(paths);
+	free(first);
 }
 
 bool trace_restore(struct trace *t)

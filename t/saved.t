@@ -260,6 +260,19 @@ rm -rf "$IDX"
 "$TTV" --cache-size $((one / 2)) --info "$TMP/b.pt" >/dev/null
 is "$(saved --cache-size $((one / 2)) "$TMP/b.pt")" false "an index larger than the limit is not saved"
 
+# A fleet's index as the viewer saves it (its instances' parts made one
+# store) is read back by every run, not indexed afresh: batch modes read
+# the same from it.
+for w in d9write ptwrite; do
+	rm -rf "$IDX"
+	# shellcheck disable=SC2046
+	set -- $(fleet $w 5 "$TMP/saved-fleet-$w")
+	echo q >"$TMP/q.script"
+	TTV_SCRIPT=$TMP/q.script "$TTV" "$@" >/dev/null 2>&1
+	is "$(saved "$@")" true "$w, 5 instances: the index the viewer saved (one store) is read back"
+	same "$w, 5 instances, from the viewer's index" "$@"
+done
+
 # ---- the viewer on a reopened trace (tmux) ----
 if command -v tmux >/dev/null 2>&1; then
 	S=ttv-test-$$
