@@ -535,28 +535,34 @@ struct src_summary {
 	int64_t first, last;
 };
 
-static struct src_summary summarize(struct trace *t, const struct source *s)
+/* Every source's lanes summed up (by source id), in one pass over the
+ * lanes: a fleet has thousands of lanes and hundreds of sources. */
+static struct src_summary *summaries(struct trace *t)
 {
-	struct src_summary r = {0};
+	struct src_summary *sum = xcalloc(t->nsrc + 1, sizeof *sum);
 	for (uint32_t l = 0; l < model_nlanes(t->m); l++) {
 		const struct lane *ln = model_lane_get(t->m, l);
-		if (ln->source != s->id)
+		if (ln->source >= t->nsrc)
 			continue;
-		r.nlanes++;
-		r.events += ln->count;
+		struct src_summary *r = &sum[ln->source];
+		r->nlanes++;
+		r->events += ln->count;
 		if (!ln->has_span)
 			continue;
-		if (!r.span || ln->first < r.first)
-			r.first = ln->first;
-		if (!r.span || ln->last > r.last)
-			r.last = ln->last;
-		r.span = true;
+		if (!r->span || ln->first < r->first)
+			r->first = ln->first;
+		if (!r->span || ln->last > r->last)
+			r->last = ln->last;
+		r->span = true;
 	}
-	for (size_t i = 0; i < s->ninputs; i++) {
-		r.bytes += s->inputs[i]->size;
-		r.raw += s->inputs[i]->gzip ? s->inputs[i]->raw : s->inputs[i]->size;
+	for (size_t k = 0; k < t->nsrc; k++) {
+		const struct source *s = t->src[k];
+		for (size_t i = 0; i < s->ninputs; i++) {
+			sum[s->id].bytes += s->inputs[i]->size;
+			sum[s->id].raw += s->inputs[i]->gzip ? s->inputs[i]->raw : s->inputs[i]->size;
+		}
 	}
-	return r;
+	return sum;
 }
 
 const char *source_status(const struct source *s)
@@ -584,7 +590,8 @@ enum clocks { CLOCKS_ONE, CLOCKS_SAME, CLOCKS_DIFFERENT, CLOCKS_UNKNOWN };
 
 /* How the sources with events relate; *a and *b name two that differ or
  * one without an anchor. */
-static enum clocks clock_domains(struct trace *t, const struct source **a, const struct source **b)
+static enum clocks clock_domains(struct trace *t, const struct src_summary *sum, const struct source **a,
+				  const struct source **b)
 {
 	const struct source *ref = NULL;
 	size_t n = 0;
@@ -592,7 +599,7 @@ static enum clocks clock_domains(struct trace *t, const struct source **a, const
 	*a = *b = NULL;
 	for (size_t i = 0; i < t->nsrc; i++) {
 		const struct source *s = t->src[i];
-		if (!summarize(t, s).span)
+		if (!sum[s->id].span)
 			continue;
 		n++;
 		if (!s->has_boot) {
@@ -631,11 +638,11 @@ static void clock_line(const struct source *s, struct buf *b)
 
 /* Two sources whose times lie far apart (the gap more than ten times the
  * longer one): on one axis each is squashed at an edge. */
-static bool far_apart(struct trace *t, const struct source **x, const struct source **y)
+static bool far_apart(struct trace *t, const struct src_summary *sum, const struct source **x, const struct source **y)
 {
 	for (size_t i = 0; i < t->nsrc; i++)
 		for (size_t j = i + 1; j < t->nsrc; j++) {
-			struct src_summary p = summarize(t, t->src[i]), q = summarize(t, t->src[j]);
+			struct src_summary p = sum[t->src[i]->id], q = sum[t->src[j]->id];
 			if (!p.span || !q.span)
 				continue;
 			uint64_t gap = p.last < q.first ? ts_span(p.last, q.first) : q.last < p.first ? ts_span(q.last, p.first) : 0;
@@ -664,8 +671,10 @@ static void short_name(struct buf *b, const char *path)
 bool clock_warning(struct trace *t, struct buf *b)
 {
 	const struct source *x, *y;
-	enum clocks c = t->align ? CLOCKS_ONE : clock_domains(t, &x, &y);
-	bool far = c == CLOCKS_UNKNOWN && far_apart(t, &x, &y);
+	struct src_summary *sum = summaries(t);
+	enum clocks c = t->align ? CLOCKS_ONE : clock_domains(t, sum, &x, &y);
+	bool far = c == CLOCKS_UNKNOWN && far_apart(t, sum, &x, &y);
+	free(sum);
 	if (!far && c != CLOCKS_DIFFERENT)
 		return false;
 	buf_adds(b, far ? "--align lines these up (far apart, clocks not known to be related): "
@@ -715,10 +724,10 @@ static void index_summary(struct trace *t, struct buf *b)
 	buf_free(&full);
 }
 
-static void clock_summary(struct trace *t, struct buf *b)
+static void clock_summary(struct trace *t, const struct src_summary *sum, struct buf *b)
 {
 	const struct source *x, *y;
-	enum clocks c = clock_domains(t, &x, &y);
+	enum clocks c = clock_domains(t, sum, &x, &y);
 	if (c == CLOCKS_ONE)
 		return;
 	buf_adds(b, "\ntimeline: ");
@@ -774,9 +783,10 @@ static void meta_text(struct trace *t, const struct source *s, struct buf *b)
 
 void info_text(struct trace *t, struct buf *b)
 {
+	struct src_summary *sum = summaries(t);
 	for (size_t i = 0; i < t->nsrc; i++) {
 		const struct source *s = t->src[i];
-		struct src_summary r = summarize(t, s);
+		struct src_summary r = sum[s->id];
 		if (i)
 			buf_addc(b, '\n');
 		esc_term(b, s->path, strlen(s->path));
@@ -842,16 +852,18 @@ void info_text(struct trace *t, struct buf *b)
 		}
 		meta_text(t, s, b);
 	}
-	clock_summary(t, b);
+	clock_summary(t, sum, b);
 	index_summary(t, b);
+	free(sum);
 }
 
 void info_json(struct trace *t, struct buf *b)
 {
 	buf_adds(b, "{\"sources\":[");
+	struct src_summary *sum = summaries(t);
 	for (size_t i = 0; i < t->nsrc; i++) {
 		const struct source *s = t->src[i];
-		struct src_summary r = summarize(t, s);
+		struct src_summary r = sum[s->id];
 		if (i)
 			buf_addc(b, ',');
 		buf_adds(b, "{\"path\":");
@@ -911,7 +923,8 @@ void info_json(struct trace *t, struct buf *b)
 		buf_printf(b, ",\"first_ts\":%lld,\"last_ts\":%lld", (long long)first, (long long)last);
 	const struct source *x, *y;
 	static const char *const clocks[] = {"one source", "same", "different", "unknown"};
-	buf_printf(b, ",\"clocks\":\"%s\",\"aligned\":%s", clocks[clock_domains(t, &x, &y)], t->align ? "true" : "false");
+	buf_printf(b, ",\"clocks\":\"%s\",\"aligned\":%s", clocks[clock_domains(t, sum, &x, &y)], t->align ? "true" : "false");
+	free(sum);
 	uint64_t mem, files;
 	bigmem_usage(&mem, &files);
 	buf_printf(b, ",\"index\":{\"bytes_in_memory\":%llu,\"bytes_in_files\":%llu,\"memory_budget\":%llu,\"saved\":%s",
