@@ -78,16 +78,17 @@ row() {
 			rss / 1024, rss * 1024 / e }'
 }
 
-# keys NAME FILE: a scripted viewer session (TTV_SCRIPT) over FILE; the time
+# keys NAME PATH...: a scripted viewer session (TTV_SCRIPT) over the paths; the time
 # from each key to the finished screen, median and worst, over RUNS runs.
 keys() {
-	name=$1 file=$2
+	name=$1
+	shift
 	script=$(mktemp) times=$(mktemp) all=$(mktemp)
 	for k in j j j k Tab j j Space Space b G g Tab + + + l l h h z - - Z . . , Tab \
 		Enter j j Escape = q '?' q Tab Down Right Right Left Up '{' '}' c C C R R; do echo "$k"; done >"$script"
 	i=0
 	while [ $i -lt "$RUNS" ]; do
-		TTV_SCRIPT=$script TTV_SCRIPT_TIMING=$times TTV_SIZE=120x40 "$TTV" "$file" >/dev/null 2>&1 || true
+		TTV_SCRIPT=$script TTV_SCRIPT_TIMING=$times TTV_SIZE=120x40 "$TTV" "$@" >/dev/null 2>&1 || true
 		cut -f2 "$times" >>"$all"
 		i=$((i + 1))
 	done
@@ -135,18 +136,19 @@ first_screen() {
 	msrow "first screen, $name" $(stats3 <"$TMP_R")
 }
 
-# view_load NAME FILE: the viewer loads FILE to the end in its steps of
+# view_load NAME PATH...: the viewer loads the paths to the end in its steps of
 # 15 ms (TTV_SCRIPT: no drawing between them), then quits: the time of the
 # whole run.
 view_load() {
-	name=$1 file=$2
+	name=$1
+	shift
 	script=$(mktemp)
 	echo q >"$script"
 	: >"$TMP_R"
-	cat_all "$file"
+	for f; do cat_all "$f"; done
 	i=0
 	while [ $i -lt "$RUNS" ]; do
-		/usr/bin/time -f '%e' -o "$TMP_T" env TTV_SCRIPT="$script" TTV_SIZE=120x40 "$TTV" "$file" >/dev/null 2>&1 || true
+		/usr/bin/time -f '%e' -o "$TMP_T" env TTV_SCRIPT="$script" TTV_SIZE=120x40 "$TTV" "$@" >/dev/null 2>&1 || true
 		awk '{ printf "%.0f\n", $1 * 1e9 }' "$TMP_T" >>"$TMP_R"
 		i=$((i + 1))
 	done
@@ -349,6 +351,8 @@ shapes() {
 		for k in 16 256; do
 			fleet=$(shape "$fmt-$k" "$w" $e --seed 1 --instances "$k")
 			[ "$fmt-$k" != dial9-256 ] || d9_256=$fleet
+			[ "$fmt-$k" != podtrace-256 ] || pt_256=$fleet
+			[ "$fmt-$k" != atf-256 ] || atf_256=$fleet
 			if [ "$fmt" = dial9 ]; then
 				shape_row "$fmt, $k instances (uploader)" "$base" "$fleet"
 			elif [ "$fmt" = atf ]; then
@@ -395,6 +399,13 @@ shapes() {
 	first_screen "dial9, 256 instances" "$d9_256"
 	keys "keystroke to screen, dial9, 1 source" "$d9"
 	keys "keystroke to screen, dial9, 256 instances" "$d9_256"
+	# shellcheck disable=SC2046
+	keys "keystroke to screen, podtrace, 256 instances" $(find "$pt_256" -type f | sort)
+	view_load "dial9, 1 source" "$d9"
+	view_load "dial9, 256 instances" "$d9_256"
+	# shellcheck disable=SC2046
+	view_load "podtrace, 256 instances" $(find "$pt_256" -type f | sort)
+	view_load "atf, 256 pids in a session" "$atf_256"
 	one=$DIR/follow-one
 	mkdir -p "$one"
 	ln -sf "$d9" "$one/trace.bin"
