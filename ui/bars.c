@@ -36,6 +36,7 @@ uint32_t bar_name(const struct app *a, const struct bar *b)
 }
 
 #define SAMPLE_RUN 256 /* events read in a row when the window is sampled */
+#define EARLY_RUN 256  /* events read at once (model_read), most on lanes not asked for */
 #define SEQ_LOOKBACK 65536 /* events looked at before the window on lanes of sequences */
 
 /* The column of time t (-1 before the window, W after it). */
@@ -211,11 +212,16 @@ static void early(struct bars *bs, struct app *a, uint64_t p0, uint64_t lookback
 		from = p0 - lookback;
 		bs->approximate = true;
 	}
-	for (uint64_t p = from; p < p0; p++) {
-		model_get(m, p, &e);
-		int64_t end;
-		if (lane_of(bs, e.lane) && span_end(m, &e, p, &end) && end > bs->t0 && vis_is(a, p))
-			early_add(&v, &n, &cap, bar_of(a, &e, p, end, end == INT64_MAX ? BAR_OPEN : BAR_SPAN));
+	struct event run[EARLY_RUN];
+	for (uint64_t p = from; p < p0;) {
+		size_t k = (size_t)MIN((uint64_t)EARLY_RUN, p0 - p);
+		model_read(m, p, k, run);
+		for (size_t i = 0; i < k; i++) {
+			int64_t end;
+			if (lane_of(bs, run[i].lane) && span_end(m, &run[i], p + i, &end) && end > bs->t0 && vis_is(a, p + i))
+				early_add(&v, &n, &cap, bar_of(a, &run[i], p + i, end, end == INT64_MAX ? BAR_OPEN : BAR_SPAN));
+		}
+		p += k;
 	}
 	if (n)
 		qsort(v, n, sizeof *v, by_start);
@@ -237,14 +243,19 @@ static void place(struct bars *bs, struct app *a, const struct event *e, uint64_
 		add_mark(bs, a, lb, e, pos);
 }
 
-/* The event at p, unless filtered out. */
-static void place_at(struct bars *bs, struct app *a, uint64_t p)
+/* The events of [from, to) on the bars' lanes, unless filtered out: read
+ * in runs (a few lanes among thousands: most are passed over). */
+static void place_range(struct bars *bs, struct app *a, uint64_t from, uint64_t to)
 {
-	struct event e;
-	if (!vis_is(a, p))
-		return;
-	model_get(a->m, p, &e);
-	place(bs, a, &e, p);
+	struct event run[EARLY_RUN];
+	for (uint64_t p = from; p < to;) {
+		size_t n = (size_t)MIN((uint64_t)EARLY_RUN, to - p);
+		model_read(a->m, p, n, run);
+		for (size_t i = 0; i < n; i++)
+			if (lane_of(bs, run[i].lane) && vis_is(a, p + i))
+				place(bs, a, &run[i], p + i);
+		p += n;
+	}
 }
 
 void bars_make(struct bars *bs, struct app *a, const uint32_t *lanes, size_t n, int64_t t0, int64_t t1, int W,
@@ -281,8 +292,7 @@ void bars_make(struct bars *bs, struct app *a, const uint32_t *lanes, size_t n, 
 	bs->scale = (uint32_t)MIN(step, UINT32_MAX);
 	bs->sampled = step > 1;
 	if (step == 1) {
-		for (uint64_t p = p0; p < p1; p++)
-			place_at(bs, a, p);
+		place_range(bs, a, p0, p1);
 		return;
 	}
 	/* sampled: runs of SAMPLE_RUN events read in order, at times evenly
@@ -292,8 +302,8 @@ void bars_make(struct bars *bs, struct app *a, const uint32_t *lanes, size_t n, 
 	for (uint64_t k = 0; k < runs; k++) {
 		int64_t t = ts_add(t0, (uint64_t)((unsigned __int128)span * k / runs));
 		uint64_t at = MAX(model_seek(a->m, t), done);
-		for (done = MIN(at + SAMPLE_RUN, p1); at < done; at++)
-			place_at(bs, a, at);
+		done = MIN(at + SAMPLE_RUN, p1);
+		place_range(bs, a, at, done);
 	}
 }
 

@@ -122,16 +122,48 @@ uint64_t span_parent(struct app *a, const struct bar *sp)
 	return found;
 }
 
+/* When the next span of the span's lane inside it starts (read in runs
+ * from the span's start, other lanes' passed over): false when there is
+ * none, true with *at = INT64_MIN when NAV_BUDGET events did not tell. */
+static bool next_inside(struct app *a, const struct bar *sp, int64_t end, int64_t *at)
+{
+	struct event run[256];
+	uint64_t n = model_count(a->m);
+	*at = INT64_MIN;
+	uint64_t p = model_seek(a->m, sp->ts), read = 0;
+	while (p < n && read < NAV_BUDGET) {
+		size_t k = (size_t)MIN((uint64_t)ARRAY_LEN(run), n - p);
+		model_read(a->m, p, k, run);
+		for (size_t i = 0; i < k; i++) {
+			if (run[i].ts >= end)
+				return false;
+			int64_t e;
+			if (run[i].lane == sp->lane && p + i != sp->pos && !(run[i].flags & EVF_META) &&
+			    span_end(a->m, &run[i], p + i, &e) && vis_is(a, p + i)) {
+				*at = run[i].ts;
+				return true;
+			}
+		}
+		p += k, read += k;
+	}
+	return p < n; /* (the end of the trace: none) */
+}
+
 /* The first child: looked for from the span's start, in a window that
  * grows 4 times at each try (a first child is near its parent's start,
- * mostly: a long span is not laid out whole for it). */
+ * mostly: a long span is not laid out whole for it), from where the
+ * lane's next event inside it starts (none: a leaf, told at once). */
 uint64_t span_child(struct app *a, const struct bar *sp)
 {
-	int64_t first, last;
+	int64_t first, last, next;
 	if (!model_span(a->m, &first, &last))
 		return NO_POS;
 	int64_t end = sp->end == INT64_MAX ? ts_add(last, 1) : sp->end;
+	if (!next_inside(a, sp, end, &next))
+		return NO_POS;
 	uint64_t w = MAX(ts_span(sp->ts, end) / 4096, 1000);
+	if (next != INT64_MIN)
+		w = MAX(w, ts_span(sp->ts, next) + 1);
 	for (int t = 0; t < NAV_TRIES; t++, w = MIN(w * 4, (uint64_t)INT64_MAX / 4)) {
 		int64_t to = t == NAV_TRIES - 1 ? end : MIN(ts_add(sp->ts, w), end);
 		struct around ar;
