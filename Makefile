@@ -51,7 +51,7 @@ all: deps
 DEP_PKGS := ncursesw:libncurses-dev termkey:libtermkey-dev \
             libpcre2-8:libpcre2-dev zlib:zlib1g-dev sqlite3:libsqlite3-dev
 # command : Debian package
-DEP_CMDS := cc:gcc pkg-config:pkg-config tmux:tmux prove:perl zsh:zsh groff:groff man:man-db
+DEP_CMDS := cc:gcc pkg-config:pkg-config tmux:tmux prove:perl zsh:zsh groff:groff man:man-db mandoc:mandoc
 # header (libraries without pkg-config) : Debian package
 DEP_HDRS := /usr/include/libiberty/demangle.h:libiberty-dev /usr/include/unibilium.h:libunibilium-dev
 

@@ -5,12 +5,17 @@
 
 MAN=$ROOT/ttv.1
 
-# ---- rendering: no warnings from groff -ww, nor from man -l ----
+# ---- rendering: no warnings from groff -ww, mandoc -T lint, nor man -l ----
 if command -v groff >/dev/null 2>&1; then
 	warn=$(groff -ww -z -t -man "$MAN" 2>&1)
 	is "$warn" "" "groff -ww -t -man: no warnings"
 else
 	ok 0 "# SKIP groff not installed (make deps installs it)"
+fi
+if command -v mandoc >/dev/null 2>&1; then
+	is "$(mandoc -T lint "$MAN" 2>&1)" "" "mandoc -T lint: nothing to say"
+else
+	ok 0 "# SKIP mandoc not installed (make deps installs it)"
 fi
 if command -v man >/dev/null 2>&1; then
 	MANWIDTH=80 man --warnings=w -l "$MAN" >"$TMP/man.txt" 2>"$TMP/man.err"
