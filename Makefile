@@ -41,7 +41,7 @@ DATA_FILES := $(wildcard keymaps/*.keys themes/*.theme)
 MAIN_OBJ  := $(BUILD)/src/main.o
 TEST_BINS := $(TEST_SRCS:t/%.c=$(BUILD)/t/%)
 
-.PHONY: all deps test-deps build static tests check demo bench fuzz fuzz-deps fuzz-bins clean install uninstall
+.PHONY: all deps test-deps build static tests test check demo bench fuzz fuzz-deps fuzz-bins clean install uninstall
 
 all: deps
 	@$(MAKE) --no-print-directory build
@@ -173,14 +173,24 @@ TSAN_BINS := build-tsan/ttv $(addprefix build-tsan/t/,query_test ptwrite scwrite
 # t/leftovers.sh names and stops what still runs, and the pass fails.
 SUITE_TAG := TTV_SUITE_TAG=check-$(shell date +%s%N)
 suite = $(SUITE_TAG) $(1); s=$$?; t/leftovers.sh "$(SUITE_TAG)" || s=1; exit $$s
+# Test files run side by side (each has its own directory, cache and tmux
+# server): TEST_JOBS=1 runs them one at a time.
+TEST_JOBS ?= 2
+PROVE = prove -j$(TEST_JOBS)
 check: test-deps
 	@$(MAKE) --no-print-directory build tests
 	@$(MAKE) --no-print-directory static
-	$(call suite,prove -r t/)
+	$(call suite,$(PROVE) -r t/)
 	@$(MAKE) --no-print-directory BUILD=build-asan SAN=1 build tests
-	$(call suite,TTV_BUILD=build-asan prove -r t/)
+	$(call suite,TTV_BUILD=build-asan $(PROVE) -r t/)
 	@$(MAKE) --no-print-directory BUILD=build-tsan SAN=thread $(TSAN_BINS)
-	$(call suite,TTV_BUILD=build-tsan TSAN_OPTIONS=halt_on_error=1 prove t/query.t t/stats.t t/savebg.t)
+	$(call suite,TTV_BUILD=build-tsan TSAN_OPTIONS=halt_on_error=1 $(PROVE) t/query.t t/stats.t t/savebg.t)
+
+# The quick loop: the release build and its suite only (no static binary,
+# no sanitizer builds).
+test: test-deps
+	@$(MAKE) --no-print-directory build tests
+	$(call suite,$(PROVE) -r t/)
 
 demo: deps
 	@$(MAKE) --no-print-directory build tests
