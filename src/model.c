@@ -1,288 +1,18 @@
-#include "src/model.h"
+#include "src/model_int.h"
 
-#include <pthread.h>
-#include <stdatomic.h>
-#include <stdlib.h>
-
-#include "src/bigmem.h"
-#include "src/blob.h"
-#include "src/evstore.h"
-#include "src/hmap.h"
-#include "src/util.h"
-
-/* ---- compact events ------------------------------------------------------ */
-
-_Static_assert(TTV_OFF_LIMIT == 1ull << OFF_BITS && TTV_INPUT_LIMIT == 1u << IN_BITS, "limits match the packing");
-#define DUR_NONE 0xffffffffu
-#define DUR_LONG 0xf0000000u
-#define MAX_LANES (1u << 24)
-#define NO_EXAMPLE UINT32_MAX /* struct event.input of a type none of whose events was added */
-
-static inline enum ev_role cev_role(const struct cev *c) { return (enum ev_role)(c->lanef & EVF_ROLE); }
-
-/* ---- the model ----------------------------------------------------------- */
-
-struct seqent {
-	const struct seq_ops *ops;
-	void *ctx;
-};
-
-/* The global order merges streams: the parts (each source's compact
- * events, in (time, place) order), then the sequences 1.. (records that
- * live elsewhere).  Ties in time go to the parts first, among them by
- * place (as one store would order them), then to the sequences in turn. */
-
-/* Where an event lies in the global order, as one number, unique among
- * the streams' heads: its time, then its place for a part's event, or
- * for a sequence's a place after every part's, by the sequences' order.
- * NO_KEY: the key of a stream with no head. */
-typedef unsigned __int128 skey;
-#define NO_KEY (~(skey)0)
-
-/* A position in that merge: idx[s] events of stream s come before `pos`.
- * Kept at hand, so that a step forward asks one stream for one event, not
- * all: each stream's count and its head's key (the event at idx[s]); a
- * tournament over the heads; and, for each part, a run of its events
- * unpacked (run[s], from runs[s].start), so that reading in order
- * unpacks each part's blocks once. */
-#define CUR_RUN 64
-struct cur_run {
-	uint64_t start;
-	uint32_t n;
-	uint32_t want; /* unpacked at a time: doubled while reading on, 1 once placed */
-};
-/* A tournament over streams' keys: top is the stream whose key is least;
- * each match's loser is kept, so that when the winner's key changes it
- * plays only the losers on its way up. */
-struct tourney {
-	skey *key;      /* of each stream (NO_KEY past the last one) */
-	uint32_t *lose; /* lose[1..nleaf): the loser of each match */
-	uint32_t *win;  /* (room for tourney_play) */
-	uint32_t top;
-	size_t nleaf;
-};
-
-struct cursor {
-	uint64_t pos;
-	uint64_t *idx, *n;
-	struct tourney t; /* over the streams' heads */
-	struct cev *run; /* CUR_RUN per part */
-	struct cur_run *runs;
-	size_t nstreams;
-	bool valid;
-};
-
-/* A reader's cursors (one thread's: readers on several threads each
- * have their own), for one model in one state (its serial and epoch):
- * a view reads where it shows, its ends and the spans around, each
- * place kept by a cursor of its own. */
-#define NCURSORS 4
-struct cursors {
-	uint64_t serial, epoch;
-	struct cursor cur[NCURSORS];
-	uint64_t used[NCURSORS]; /* when each was last used (the least recently is placed anew) */
-	uint64_t clock;
-};
-
-/* Pairing state saved at a position, so late events can be re-paired from
- * there instead of from the start. */
-struct snap {
-	uint64_t pos;
-	uint64_t *data; /* lane, depth, positions... for every lane with depth > 0 */
-	size_t n;
-};
-
-#define SNAP_MAX 32
-
-/* What a batch of added events holds. */
-struct batch_kind {
-	bool pairs; /* begins or ends */
-	bool spans; /* complete spans (with a duration) */
-};
-
-/* A batch of several parts' events grouped by part, each group sorted
- * (the main thread's work while the committer is busy): part i's are at
- * [at[i], at[i + 1]), kind[i] what they hold.  nparts: 0 when not made. */
-struct grouping {
-	size_t *at;
-	struct batch_kind *kind;
-	size_t nparts, cap;
-};
-
-/* The compact events of one source in (time, place) order, and what
- * pairs them: lanes never span sources, so each part pairs on its own,
- * and a source read after another that covers the same time appends to
- * its own part instead of rewriting the other's.  Positions in a part's
- * stacks and snapshots are the part's own. */
-struct part {
-	struct evstore store;
-	struct snap snaps[SNAP_MAX];
-	size_t nsnaps;
-	bool has_pairs; /* some committed event is a begin or an end */
-	/* A source's events that came late and far back (a chain of its
-	 * sub-streams over a period already read: cat f f) go to piles of
-	 * their own, in order, instead of rewriting what lies after them; they
-	 * are merged into their home and paired once all is read
-	 * (model_commit).  Piles are parts no lane names. */
-	struct part **piles;
-	size_t npiles, cappiles;
-	struct part *home; /* (a pile's) */
-	/* Lanes whose events all came late, far back (a quiet thread's batch
-	 * drained late, a forked parent's stream written at its exit): their
-	 * pile, which becomes a part of its own once all is read (nothing of
-	 * the home rewritten or paired again for them) */
-	struct part *own_pile;
-	struct cev far_start; /* the first of the late events that last landed far back */
-	bool far_seen;
-	/* the sources' one store (model_merge_parts): what comes to it is
-	 * settled at once (the sources caught up), so a pile would be merged
-	 * whole at every commit: late events are merged in place */
-	bool one;
-	/* a commit's events for this part: where they lie in the batch */
-	struct cev *batch;
-	size_t nbatch;
-	struct batch_kind kind;
-};
-
-#define SNAP_EVERY 65536
-#define MATCH_DEPTH 64
-#define STACK_MAX (1u << 20)
-
-/* Room a sort works in (one per thread that sorts). */
-struct sortbuf {
-	struct cev *scratch;
-	size_t capscratch;
-	uint64_t *rkeys; /* radix_sort's keys */
-	size_t caprkeys;
-	struct bigmem scratch_mem, rkeys_mem;
-};
-
-/* A lane's spans: the longest seen and the pairing stack.  The committer's
- * while it runs, so apart from struct lane (which the main thread writes
- * as it adds events): the two threads never write one cache line. */
-struct lane_pairs {
-	/* the LONG_SPANS longest spans seen, and the longest of all others */
-	struct long_span *longest;
-	uint8_t nlongest;
-	uint64_t other_max;
-	/* pairing stack (begin positions in its part): the spans still open */
-	uint64_t *stk;
-	size_t cap;
-	uint32_t depth;
-	uint32_t part; /* its source's (or the part its own pile became) */
-	bool in_home;      /* (the committer's) some event of it is in its part */
-	bool repairing;    /* (the committer's) late begins or ends came to it: paired again */
-	struct part *own;  /* (the committer's) the own pile its events go to */
-	uint64_t *open; /* model_lane_open's answer: stk's global positions */
-	size_t capopen;
-};
-
-struct type_seen {
-	struct event ex; /* .input NO_EXAMPLE: none yet */
-	uint64_t count;
-};
-
-struct model {
-	struct strtab *st;
-
-	struct lane *lanes;
-	size_t nlanes, caplanes;
-	struct lane_pairs *lp; /* by lane, as lanes */
-	size_t caplp;
-	uint64_t lane_renames; /* views that measured names measure again */
-	struct hmap raw_names;  /* a name shown (demangled) -> the name as written */
-	uint32_t *lane_slot; /* hash (source, key) -> lane id + 1 */
-	size_t nlane_slot;
-
-	struct type *types;
-	size_t ntypes, captypes;
-	uint32_t *type_slot; /* hash of the type's identity -> type id + 1 */
-	size_t ntype_slot;
-	/* by type: the first event of it added (model_examples), and how many
-	 * of its events the compact array holds (model_type_count) */
-	struct type_seen *seen;
-	size_t capseen;
-
-	struct part **parts; /* committed: [0] made first, then one per source after the first, and piles */
-	size_t nparts, capparts;
-	struct merging *merging; /* model_merge_step's, under way */
-	struct part **newpiles; /* piles the committer made, added to parts when it is done */
-	size_t nnewpiles, capnewpiles;
-	/* the lanes and parts the committer sees (those made before its batch
-	 * was sealed: later ones are made meanwhile, in room kept for them) */
-	size_t clanes, cparts;
-	uint64_t ncompact; /* events in the parts (set as commits end: model_count asks often) */
-	uint32_t *source_part; /* source id -> part + 1 (0: none yet) */
-	size_t capsource_part;
-	bool part0_given; /* to the first source */
-	struct cev *pend;     /* added, not yet committed */
-	size_t npend, cappend;
-	struct bigmem pend_mem; /* where pend lives */
-	/* model_commit_some(): pend, sorted, is merged, paired and packed on
-	 * another thread meanwhile (the committer), which then owns the store,
-	 * the pairing state (lanes' stacks and long spans, snapshots), the long
-	 * durations and the cursors; what is added in that time waits in next.
-	 * Anything else that would touch those, or grow the lane or type
-	 * tables, waits for it first (finish_commit). */
-	pthread_t commit_thread;
-	bool committing;
-	struct batch_kind sealed; /* what the events being committed hold */
-	struct cev *next;
-	size_t nnext, capnext;
-	struct bigmem next_mem;
-	struct sortbuf sort_main, sort_committer; /* each thread's room to sort in */
-	_Atomic bool commit_done; /* the committer has finished its batch */
-	bool sealed_sorted;       /* the batch it was given is sorted already */
-	struct grouping next_by_part, pend_by_part; /* next's (and then pend's) grouping, if made */
-	uint64_t *longdur;
-	size_t nlong, caplong;
-	uint64_t reach_seen; /* the store's reach after the last commit (model_late_reach) */
-
-	bool have_span;
-	int64_t first, last;
-	struct batch_kind tail; /* what the events added since the last commit hold */
-
-	struct seqent *seqs; /* [0] stands for the parts */
-	size_t nseqs, capseqs;
-	uint64_t epoch; /* changes whenever cursors placed before are stale */
-	struct bigmem restored; /* a saved index's pools, lent to the parts */
-
-	uint64_t generation;
-	uint64_t changed_from; /* lowest position changed since model_take_changed() */
-	uint64_t serial;       /* model_serial() */
-};
-
-static void finish_commit(struct model *m);
 static void release_sortbuf(struct sortbuf *b, uint64_t events);
 static void merge_stores(struct model *m, struct part *const *ps, size_t k, struct part *into, bool pairing);
-static void settle(struct model *m);
 static void merging_end(struct model *m);
 
 /* ---- parts ---------------------------------------------------------------- */
 
-static inline uint64_t pcount(const struct part *p) { return evs_count(&p->store); }
-static inline struct cev pev(const struct part *p, uint64_t i)
-{
-	struct cev c;
-	evs_get(&p->store, i, &c);
-	return c;
-}
 
-/* Compact events in the first n parts. */
-static uint64_t nev_in(const struct model *m, size_t n)
-{
-	uint64_t k = 0;
-	for (size_t i = 0; i < n; i++)
-		k += pcount(m->parts[i]);
-	return k;
-}
 
-static inline uint64_t nev(const struct model *m) { return m->ncompact; }
 
 /* (the committer's view: lane < clanes) */
 static inline uint32_t lane_part(const struct model *m, uint32_t lane) { return lane < m->clanes ? m->lp[lane].part : 0; }
 
-static void part_free(struct part *p)
+void part_free(struct part *p)
 {
 	for (size_t i = 0; i < p->nsnaps; i++)
 		free(p->snaps[i].data);
@@ -291,7 +21,7 @@ static void part_free(struct part *p)
 	free(p);
 }
 
-static void add_part(struct model *m)
+void add_part(struct model *m)
 {
 	if (m->nparts == m->capparts)
 		finish_commit(m); /* (the committer reads the table) */
@@ -316,7 +46,7 @@ static void add_new_piles(struct model *m)
 
 /* The part of a source's lanes: the first source's is part 0 (there from
  * the start), every other source's one of its own. */
-static uint32_t source_part(struct model *m, uint32_t source)
+uint32_t source_part(struct model *m, uint32_t source)
 {
 	if (source < m->capsource_part && m->source_part[source])
 		return m->source_part[source] - 1;
@@ -1105,10 +835,6 @@ static void pair_range(struct model *m, struct part *p, uint64_t from, enum pair
 	}
 }
 
-static inline bool lane_in(const struct model *m, size_t lane, const struct part *p)
-{
-	return m->parts[m->lp[lane].part] == p;
-}
 
 /* Save the stacks of p's lanes as the state before position pos.  When
  * the table is full, the older half is thinned: snapshots stay dense near
@@ -1659,7 +1385,7 @@ static uint64_t reach_of(const struct model *m)
 }
 
 /* The commit under way done: what was added meanwhile becomes pending. */
-static void finish_commit(struct model *m)
+void finish_commit(struct model *m)
 {
 	if (!m->committing)
 		return;
@@ -1716,7 +1442,7 @@ static void commit_now(struct model *m)
 void model_commit(struct model *m)
 {
 	commit_now(m);
-	settle(m);
+	piles_settle(m);
 }
 
 void model_sync(struct model *m) { finish_commit(m); }
@@ -1853,7 +1579,7 @@ static void settle_home(struct model *m, struct part *home)
 
 /* Once piles are settled (or the parts merged, or restored), every lane
  * with events has them in its part. */
-static void lanes_at_home(struct model *m)
+void lanes_at_home(struct model *m)
 {
 	for (size_t l = 0; l < m->nlanes; l++) {
 		m->lp[l].in_home = m->lanes[l].count > 0;
@@ -1885,7 +1611,7 @@ static void own_part(struct model *m, struct part *home)
 
 /* Every source's piles merged into their homes (and paired with them):
  * late chains cost one merge, not one each batch. */
-static void settle(struct model *m)
+void piles_settle(struct model *m)
 {
 	m->clanes = m->nlanes;
 	uint64_t from = UINT64_MAX; /* (found before any pile is merged: its events would count twice) */
@@ -2697,7 +2423,7 @@ static void merging_end(struct model *m)
 }
 
 /* Every source's lanes in part 0, the one store, from now on. */
-static void sources_in_one(struct model *m)
+void sources_in_one(struct model *m)
 {
 	for (size_t li = 0; li < m->nlanes; li++)
 		m->lp[li].part = 0;
@@ -2743,7 +2469,7 @@ bool model_merge_step(struct model *m, uint64_t budget_ns)
 		finish_commit(m);
 		if (m->npend)
 			return false;
-		settle(m); /* (piles pair with their source first) */
+		piles_settle(m); /* (piles pair with their source first) */
 		if (m->nparts < 2)
 			return false;
 		m->merging = xcalloc(1, sizeof *m->merging);
@@ -2764,322 +2490,4 @@ void model_merge_parts(struct model *m)
 	model_commit(m);
 	while (model_merge_step(m, UINT64_MAX))
 		;
-}
-
-/* ---- the saved index ------------------------------------------------------- */
-
-bool model_savable(struct model *m)
-{
-	finish_commit(m);
-	if (m->npend)
-		return false;
-	settle(m); /* (what is saved has no piles) */
-	return true;
-}
-
-size_t model_npools(const struct model *m) { return m->nparts; }
-
-const uint8_t *model_pool(const struct model *m, size_t i, size_t *n)
-{
-	*n = m->parts[i]->store.pool.n;
-	return m->parts[i]->store.pool.p;
-}
-
-static uint32_t owner_index(const void *owner, const void *const *owners, size_t nowners)
-{
-	for (size_t i = 0; i < nowners; i++)
-		if (owners[i] == owner)
-			return (uint32_t)i;
-	return UINT32_MAX; /* (none: type 0) */
-}
-
-static void save_lanes(const struct model *m, struct buf *out)
-{
-	put_u64(out, m->nlanes);
-	for (size_t i = 0; i < m->nlanes; i++) {
-		const struct lane *l = &m->lanes[i];
-		const struct lane_pairs *p = &m->lp[i];
-		put_u64(out, l->source);
-		put_u64(out, l->key);
-		put_u64(out, l->name);
-		put_u64(out, l->count);
-		put_i64(out, l->first);
-		put_i64(out, l->last);
-		put_u64(out, (uint64_t)l->has_span | (uint64_t)l->counter << 1);
-		/* its part: its source's, or (| 1) the part its own pile became */
-		put_u64(out, (uint64_t)p->part << 1 | (p->part != m->source_part[l->source] - 1));
-		put_array(out, p->longest, p->nlongest, sizeof *p->longest);
-		put_u64(out, p->other_max);
-		put_array(out, p->stk, p->depth, sizeof *p->stk);
-	}
-}
-
-static void save_types(const struct model *m, struct buf *out, const void *const *owners, size_t nowners)
-{
-	put_u64(out, m->ntypes);
-	for (size_t i = 0; i < m->ntypes; i++) {
-		const struct type *t = &m->types[i];
-		put_u64(out, (uint64_t)t->name << 32 | t->category);
-		put_u64(out, (uint64_t)t->name_field << 32 | t->pair);
-		put_u64(out, (uint64_t)t->source << 32 | t->value_field);
-		put_u64(out, (uint64_t)owner_index(t->owner, owners, nowners) << 32 | (uint64_t)t->grouped << 9 |
-				   (uint64_t)t->keyed << 8 | t->role);
-		const struct event *e = &m->seen[i].ex;
-		put_u64(out, m->seen[i].count);
-		put_u64(out, (uint64_t)e->input << 32 | e->lane);
-		put_u64(out, e->off);
-		put_i64(out, e->ts);
-		put_u64(out, e->dur);
-		put_u64(out, (uint64_t)e->name << 32 | e->flags);
-	}
-}
-
-void model_save(const struct model *m, struct buf *out, struct buf *strings, const void *const *owners,
-		size_t nowners)
-{
-	strtab_save(m->st, strings);
-	put_u64(out, m->nseqs);
-	save_lanes(m, out);
-	save_types(m, out, owners, nowners);
-	put_u64(out, m->raw_names.n);
-	for (size_t i = 0; i < m->raw_names.cap; i++)
-		if (m->raw_names.used[i])
-			put_u64(out, m->raw_names.keys[i] << 32 | m->raw_names.vals[i]);
-	put_array(out, m->longdur, m->nlong, sizeof *m->longdur);
-	put_u64(out, m->have_span);
-	put_i64(out, m->first);
-	put_i64(out, m->last);
-	put_u64(out, m->nparts); /* (each one's pool: model_pool, one after another) */
-	for (size_t k = 0; k < m->nparts; k++) {
-		const struct part *p = m->parts[k];
-		put_u64(out, p->store.pool.n);
-		put_u64(out, p->has_pairs);
-		evs_save(&p->store, out);
-		put_u64(out, p->nsnaps);
-		for (size_t i = 0; i < p->nsnaps; i++) {
-			put_u64(out, p->snaps[i].pos);
-			put_array(out, p->snaps[i].data, p->snaps[i].n, sizeof *p->snaps[i].data);
-		}
-	}
-}
-
-/* Lanes and types are made again as their first run made them, each one
- * checked to get the id it had: what the decoders' open() made before
- * (the same, in the same order) is found, the rest added.  (The stacks'
- * positions are checked once the events are there.) */
-static bool restore_lanes(struct model *m, struct blob *r, uint64_t nsources, uint32_t **saved_parts)
-{
-	uint64_t n = get_below(r, MAX_LANES - 1);
-	uint32_t *saved_part = *saved_parts = xcalloc(n + 1, sizeof *saved_part);
-	uint32_t nstr = strtab_count(m->st);
-	for (uint64_t id = 0; id < n && !r->bad; id++) {
-		uint32_t source = (uint32_t)get_below(r, nsources);
-		uint64_t key = get_u64(r);
-		uint32_t name = (uint32_t)get_below(r, nstr);
-		if (r->bad || model_lane(m, source, key, name) != id)
-			return false;
-		struct lane *l = &m->lanes[id];
-		l->name = name; /* (renamed after open() made it) */
-		l->count = get_u64(r);
-		l->first = get_i64(r);
-		l->last = get_i64(r);
-		uint64_t flags = get_u64(r);
-		l->has_span = flags & 1;
-		l->counter = flags >> 1 & 1;
-		saved_part[id] = (uint32_t)get_below(r, UINT32_MAX); /* (map_parts) */
-		struct lane_pairs *p = &m->lp[id];
-		size_t nlong, depth;
-		p->longest = xcalloc(LONG_SPANS, sizeof *p->longest);
-		const void *longest = get_array(r, &nlong, sizeof *p->longest);
-		if (nlong > LONG_SPANS)
-			return false;
-		if (nlong)
-			memcpy(p->longest, longest, nlong * sizeof *p->longest);
-		p->nlongest = (uint8_t)nlong;
-		p->other_max = get_u64(r);
-		p->stk = get_copy(r, &depth, sizeof *p->stk);
-		p->cap = p->depth = (uint32_t)depth;
-	}
-	return !r->bad;
-}
-
-/* (lanes first: an example's lane is checked against them; its input once
- * the inputs are known: model_restore) */
-static bool restore_example(struct model *m, struct blob *r, uint32_t type)
-{
-	uint64_t count = get_u64(r), a = get_u64(r), off = get_u64(r);
-	int64_t ts = get_i64(r);
-	uint64_t dur = get_u64(r), b = get_u64(r);
-	struct event e = {.input = (uint32_t)(a >> 32), .lane = (uint32_t)a, .off = off, .ts = ts, .dur = dur,
-			  .type = type, .name = (uint32_t)(b >> 32), .flags = (uint32_t)b};
-	if (e.input != NO_EXAMPLE && (e.lane >= m->nlanes || e.name >= strtab_count(m->st)))
-		return false;
-	m->seen[type] = (struct type_seen){e, count};
-	return true;
-}
-
-static bool restore_types(struct model *m, struct blob *r, const void *const *owners, size_t nowners)
-{
-	uint64_t n = get_below(r, 1u << TYPE_BITS);
-	uint32_t nstr = strtab_count(m->st);
-	for (uint64_t id = 0; id < n && !r->bad; id++) {
-		uint64_t a = get_u64(r), b = get_u64(r), c = get_u64(r), d = get_u64(r);
-		uint32_t owner = (uint32_t)(d >> 32);
-		struct type t = {.name = (uint32_t)(a >> 32), .category = (uint32_t)a, .name_field = (uint32_t)(b >> 32),
-				 .pair = (uint32_t)b, .source = (uint32_t)(c >> 32), .value_field = (uint32_t)c,
-				 .keyed = d >> 8 & 1, .grouped = d >> 9 & 1, .role = (uint8_t)d, .owner = owner < nowners ? owners[owner] : NULL};
-		if (r->bad || t.name >= nstr || t.category >= nstr || t.name_field >= nstr || t.value_field >= nstr ||
-		    t.pair >= n || t.role > ROLE_END || (owner >= nowners && owner != UINT32_MAX) ||
-		    model_type(m, &t) != id || !restore_example(m, r, id))
-			return false;
-	}
-	return !r->bad;
-}
-
-/* (positions in part p, checked against its events; lanes its own) */
-static bool restore_snaps(struct model *m, struct part *p, struct blob *r)
-{
-	uint64_t n = get_below(r, SNAP_MAX + 1), nev = pcount(p);
-	for (uint64_t i = 0; i < n && !r->bad; i++) {
-		struct snap *s = &p->snaps[p->nsnaps++];
-		s->pos = get_u64(r);
-		s->data = get_copy(r, &s->n, sizeof *s->data);
-		if (s->pos > nev || (i && s->pos <= s[-1].pos))
-			return false;
-		for (size_t k = 0; k + 2 <= s->n;) { /* lane, depth, positions */
-			uint64_t lane = s->data[k], depth = s->data[k + 1];
-			if (lane >= m->nlanes || !lane_in(m, lane, p) || depth > s->n - k - 2)
-				return false;
-			for (k += 2; depth--; k++)
-				if (s->data[k] >= nev)
-					return false;
-			if (k == s->n)
-				break;
-		}
-	}
-	return !r->bad;
-}
-
-/* A model saved as one store (a viewer's, its sources' parts merged) is
- * restored as one: the sources' parts made at open give way to part 0. */
-static void restore_as_one(struct model *m, const uint32_t *saved_part, uint64_t nsaved)
-{
-	bool one = nsaved == 1 && m->nparts > 1;
-	for (size_t l = 0; l < m->nlanes && one; l++)
-		one = saved_part[l] == 0;
-	if (!one)
-		return;
-	for (size_t i = 1; i < m->nparts; i++)
-		part_free(m->parts[i]);
-	m->nparts = m->cparts = 1;
-	m->parts[0]->one = true;
-	sources_in_one(m);
-}
-
-/* Saved part k is the model's part map[k]: the lanes made their sources'
- * parts again (in the order they came; saved_part: k << 1), and the parts
- * own piles became (| 1) are made anew.  False when they do not fit. */
-static bool map_parts(struct model *m, const uint32_t *saved_part, uint64_t nsaved, uint32_t *map)
-{
-	restore_as_one(m, saved_part, nsaved);
-	uint8_t *mapped = xcalloc(m->nparts + 1, 1); /* (a part is one saved part's) */
-	bool fit = true;
-	for (uint64_t k = 0; k < nsaved; k++)
-		map[k] = UINT32_MAX;
-	for (size_t l = 0; l < m->nlanes && fit; l++) {
-		uint32_t k = saved_part[l] >> 1, home = m->lp[l].part;
-		fit = k < nsaved && !(saved_part[l] & 1) ? map[k] == home || (map[k] == UINT32_MAX && !mapped[home])
-							 : k < nsaved;
-		if (fit && !(saved_part[l] & 1) && map[k] == UINT32_MAX)
-			map[k] = home, mapped[home] = 1;
-	}
-	free(mapped);
-	for (size_t l = 0; l < m->nlanes && fit; l++) {
-		uint32_t k = saved_part[l] >> 1;
-		if (!(saved_part[l] & 1))
-			continue;
-		if (map[k] == UINT32_MAX) {
-			add_part(m);
-			map[k] = (uint32_t)m->nparts - 1;
-		}
-		m->lp[l].part = map[k];
-	}
-	for (uint64_t k = 0; k < nsaved && fit; k++)
-		fit = map[k] != UINT32_MAX;
-	return fit && m->nparts == nsaved;
-}
-
-/* The parts, their pools lent from the saved ones (pool[0..npool), one
- * after another), which the model keeps. */
-static bool restore_parts(struct model *m, struct blob *r, struct bigmem *pool, size_t npool, uint64_t ninputs,
-			  const uint32_t *saved_part)
-{
-	m->restored = *pool;
-	*pool = (struct bigmem){0};
-	uint64_t nsaved = get_below(r, (uint64_t)m->nparts + m->nlanes);
-	uint32_t *map = xcalloc(nsaved + 1, sizeof *map);
-	if (r->bad || !map_parts(m, saved_part, nsaved, map)) {
-		free(map);
-		return false;
-	}
-	struct evs_limits lim = {ninputs, m->ntypes, m->nlanes, strtab_count(m->st)};
-	size_t at = 0;
-	bool fit = true;
-	for (size_t k = 0; k < nsaved && fit && !r->bad; k++) {
-		struct part *p = m->parts[map[k]];
-		uint64_t n = get_below(r, npool - at + 1);
-		p->has_pairs = get_u64(r) & 1;
-		fit = !r->bad && evs_restore(&p->store, r, (uint8_t *)m->restored.p + at, (size_t)n, &lim) &&
-		      restore_snaps(m, p, r);
-		at += (size_t)n;
-	}
-	free(map);
-	m->ncompact = nev_in(m, m->nparts);
-	return fit && !r->bad;
-}
-
-static bool restore_model(struct model *m, struct blob *r, struct bigmem *pool, size_t npool,
-			  struct bigmem *strings, size_t nstrings, uint64_t nsources, uint64_t ninputs,
-			  const void *const *owners, size_t nowners, uint32_t **saved_part)
-{
-	/* (sequences: their decoders' open() registered them again) */
-	if (!strtab_adopt(m->st, strings, nstrings) || get_u64(r) != m->nseqs ||
-	    !restore_lanes(m, r, nsources, saved_part) || !restore_types(m, r, owners, nowners))
-		return false;
-	uint64_t nraw = get_below(r, UINT32_MAX);
-	uint32_t nstr = strtab_count(m->st);
-	for (uint64_t i = 0; i < nraw && !r->bad; i++) {
-		uint64_t v = get_u64(r);
-		if (v >> 32 >= nstr || (uint32_t)v >= nstr)
-			return false;
-		model_name_alias(m, (uint32_t)(v >> 32), (uint32_t)v);
-	}
-	m->longdur = get_copy(r, &m->nlong, sizeof *m->longdur);
-	m->caplong = m->nlong;
-	m->have_span = get_u64(r) & 1;
-	m->first = get_i64(r);
-	m->last = get_i64(r);
-	if (r->bad || !restore_parts(m, r, pool, npool, ninputs, *saved_part))
-		return false;
-	for (size_t i = 0; i < m->ntypes; i++)
-		if (m->seen[i].ex.input != NO_EXAMPLE && m->seen[i].ex.input >= ninputs)
-			return false;
-	for (size_t i = 0; i < m->nlanes; i++)
-		for (uint32_t j = 0; j < m->lp[i].depth; j++)
-			if (m->lp[i].stk[j] >= pcount(m->parts[m->lp[i].part]))
-				return false;
-	lanes_at_home(m);
-	m->epoch++;
-	m->changed_from = 0;
-	m->generation++;
-	return true;
-}
-
-bool model_restore(struct model *m, struct blob *r, struct bigmem *pool, size_t npool, struct bigmem *strings,
-		   size_t nstrings, uint64_t nsources, uint64_t ninputs, const void *const *owners, size_t nowners)
-{
-	uint32_t *saved_part = NULL;
-	bool ok = restore_model(m, r, pool, npool, strings, nstrings, nsources, ninputs, owners, nowners, &saved_part);
-	free(saved_part);
-	return ok;
 }

@@ -1,0 +1,296 @@
+/* The model's private parts, shared by its files (src/model.c: adding,
+ * committing, pairing, reading in order; src/model_saved.c: the saved
+ * index).  Nothing outside src/model*.c includes this: src/model.h is the
+ * model's interface. */
+#ifndef TTV_MODEL_INT_H
+#define TTV_MODEL_INT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+
+#include "src/bigmem.h"
+#include "src/blob.h"
+#include "src/evstore.h"
+#include "src/hmap.h"
+#include "src/model.h"
+#include "src/util.h"
+
+/* ---- compact events ------------------------------------------------------ */
+
+_Static_assert(TTV_OFF_LIMIT == 1ull << OFF_BITS && TTV_INPUT_LIMIT == 1u << IN_BITS, "limits match the packing");
+#define DUR_NONE 0xffffffffu
+#define DUR_LONG 0xf0000000u
+#define MAX_LANES (1u << 24)
+#define NO_EXAMPLE UINT32_MAX /* struct event.input of a type none of whose events was added */
+
+static inline enum ev_role cev_role(const struct cev *c) { return (enum ev_role)(c->lanef & EVF_ROLE); }
+
+/* ---- the model ----------------------------------------------------------- */
+
+struct seqent {
+	const struct seq_ops *ops;
+	void *ctx;
+};
+
+/* The global order merges streams: the parts (each source's compact
+ * events, in (time, place) order), then the sequences 1.. (records that
+ * live elsewhere).  Ties in time go to the parts first, among them by
+ * place (as one store would order them), then to the sequences in turn. */
+
+/* Where an event lies in the global order, as one number, unique among
+ * the streams' heads: its time, then its place for a part's event, or
+ * for a sequence's a place after every part's, by the sequences' order.
+ * NO_KEY: the key of a stream with no head. */
+typedef unsigned __int128 skey;
+#define NO_KEY (~(skey)0)
+
+/* A position in that merge: idx[s] events of stream s come before `pos`.
+ * Kept at hand, so that a step forward asks one stream for one event, not
+ * all: each stream's count and its head's key (the event at idx[s]); a
+ * tournament over the heads; and, for each part, a run of its events
+ * unpacked (run[s], from runs[s].start), so that reading in order
+ * unpacks each part's blocks once. */
+#define CUR_RUN 64
+struct cur_run {
+	uint64_t start;
+	uint32_t n;
+	uint32_t want; /* unpacked at a time: doubled while reading on, 1 once placed */
+};
+/* A tournament over streams' keys: top is the stream whose key is least;
+ * each match's loser is kept, so that when the winner's key changes it
+ * plays only the losers on its way up. */
+struct tourney {
+	skey *key;      /* of each stream (NO_KEY past the last one) */
+	uint32_t *lose; /* lose[1..nleaf): the loser of each match */
+	uint32_t *win;  /* (room for tourney_play) */
+	uint32_t top;
+	size_t nleaf;
+};
+
+struct cursor {
+	uint64_t pos;
+	uint64_t *idx, *n;
+	struct tourney t; /* over the streams' heads */
+	struct cev *run; /* CUR_RUN per part */
+	struct cur_run *runs;
+	size_t nstreams;
+	bool valid;
+};
+
+/* A reader's cursors (one thread's: readers on several threads each
+ * have their own), for one model in one state (its serial and epoch):
+ * a view reads where it shows, its ends and the spans around, each
+ * place kept by a cursor of its own. */
+#define NCURSORS 4
+struct cursors {
+	uint64_t serial, epoch;
+	struct cursor cur[NCURSORS];
+	uint64_t used[NCURSORS]; /* when each was last used (the least recently is placed anew) */
+	uint64_t clock;
+};
+
+/* Pairing state saved at a position, so late events can be re-paired from
+ * there instead of from the start. */
+struct snap {
+	uint64_t pos;
+	uint64_t *data; /* lane, depth, positions... for every lane with depth > 0 */
+	size_t n;
+};
+
+#define SNAP_MAX 32
+
+/* What a batch of added events holds. */
+struct batch_kind {
+	bool pairs; /* begins or ends */
+	bool spans; /* complete spans (with a duration) */
+};
+
+/* A batch of several parts' events grouped by part, each group sorted
+ * (the main thread's work while the committer is busy): part i's are at
+ * [at[i], at[i + 1]), kind[i] what they hold.  nparts: 0 when not made. */
+struct grouping {
+	size_t *at;
+	struct batch_kind *kind;
+	size_t nparts, cap;
+};
+
+/* The compact events of one source in (time, place) order, and what
+ * pairs them: lanes never span sources, so each part pairs on its own,
+ * and a source read after another that covers the same time appends to
+ * its own part instead of rewriting the other's.  Positions in a part's
+ * stacks and snapshots are the part's own. */
+struct part {
+	struct evstore store;
+	struct snap snaps[SNAP_MAX];
+	size_t nsnaps;
+	bool has_pairs; /* some committed event is a begin or an end */
+	/* A source's events that came late and far back (a chain of its
+	 * sub-streams over a period already read: cat f f) go to piles of
+	 * their own, in order, instead of rewriting what lies after them; they
+	 * are merged into their home and paired once all is read
+	 * (model_commit).  Piles are parts no lane names. */
+	struct part **piles;
+	size_t npiles, cappiles;
+	struct part *home; /* (a pile's) */
+	/* Lanes whose events all came late, far back (a quiet thread's batch
+	 * drained late, a forked parent's stream written at its exit): their
+	 * pile, which becomes a part of its own once all is read (nothing of
+	 * the home rewritten or paired again for them) */
+	struct part *own_pile;
+	struct cev far_start; /* the first of the late events that last landed far back */
+	bool far_seen;
+	/* the sources' one store (model_merge_parts): what comes to it is
+	 * settled at once (the sources caught up), so a pile would be merged
+	 * whole at every commit: late events are merged in place */
+	bool one;
+	/* a commit's events for this part: where they lie in the batch */
+	struct cev *batch;
+	size_t nbatch;
+	struct batch_kind kind;
+};
+
+#define SNAP_EVERY 65536
+#define MATCH_DEPTH 64
+#define STACK_MAX (1u << 20)
+
+/* Room a sort works in (one per thread that sorts). */
+struct sortbuf {
+	struct cev *scratch;
+	size_t capscratch;
+	uint64_t *rkeys; /* radix_sort's keys */
+	size_t caprkeys;
+	struct bigmem scratch_mem, rkeys_mem;
+};
+
+/* A lane's spans: the longest seen and the pairing stack.  The committer's
+ * while it runs, so apart from struct lane (which the main thread writes
+ * as it adds events): the two threads never write one cache line. */
+struct lane_pairs {
+	/* the LONG_SPANS longest spans seen, and the longest of all others */
+	struct long_span *longest;
+	uint8_t nlongest;
+	uint64_t other_max;
+	/* pairing stack (begin positions in its part): the spans still open */
+	uint64_t *stk;
+	size_t cap;
+	uint32_t depth;
+	uint32_t part; /* its source's (or the part its own pile became) */
+	bool in_home;      /* (the committer's) some event of it is in its part */
+	bool repairing;    /* (the committer's) late begins or ends came to it: paired again */
+	struct part *own;  /* (the committer's) the own pile its events go to */
+	uint64_t *open; /* model_lane_open's answer: stk's global positions */
+	size_t capopen;
+};
+
+struct type_seen {
+	struct event ex; /* .input NO_EXAMPLE: none yet */
+	uint64_t count;
+};
+
+struct model {
+	struct strtab *st;
+
+	struct lane *lanes;
+	size_t nlanes, caplanes;
+	struct lane_pairs *lp; /* by lane, as lanes */
+	size_t caplp;
+	uint64_t lane_renames; /* views that measured names measure again */
+	struct hmap raw_names;  /* a name shown (demangled) -> the name as written */
+	uint32_t *lane_slot; /* hash (source, key) -> lane id + 1 */
+	size_t nlane_slot;
+
+	struct type *types;
+	size_t ntypes, captypes;
+	uint32_t *type_slot; /* hash of the type's identity -> type id + 1 */
+	size_t ntype_slot;
+	/* by type: the first event of it added (model_examples), and how many
+	 * of its events the compact array holds (model_type_count) */
+	struct type_seen *seen;
+	size_t capseen;
+
+	struct part **parts; /* committed: [0] made first, then one per source after the first, and piles */
+	size_t nparts, capparts;
+	struct merging *merging; /* model_merge_step's, under way */
+	struct part **newpiles; /* piles the committer made, added to parts when it is done */
+	size_t nnewpiles, capnewpiles;
+	/* the lanes and parts the committer sees (those made before its batch
+	 * was sealed: later ones are made meanwhile, in room kept for them) */
+	size_t clanes, cparts;
+	uint64_t ncompact; /* events in the parts (set as commits end: model_count asks often) */
+	uint32_t *source_part; /* source id -> part + 1 (0: none yet) */
+	size_t capsource_part;
+	bool part0_given; /* to the first source */
+	struct cev *pend;     /* added, not yet committed */
+	size_t npend, cappend;
+	struct bigmem pend_mem; /* where pend lives */
+	/* model_commit_some(): pend, sorted, is merged, paired and packed on
+	 * another thread meanwhile (the committer), which then owns the store,
+	 * the pairing state (lanes' stacks and long spans, snapshots), the long
+	 * durations and the cursors; what is added in that time waits in next.
+	 * Anything else that would touch those, or grow the lane or type
+	 * tables, waits for it first (finish_commit). */
+	pthread_t commit_thread;
+	bool committing;
+	struct batch_kind sealed; /* what the events being committed hold */
+	struct cev *next;
+	size_t nnext, capnext;
+	struct bigmem next_mem;
+	struct sortbuf sort_main, sort_committer; /* each thread's room to sort in */
+	_Atomic bool commit_done; /* the committer has finished its batch */
+	bool sealed_sorted;       /* the batch it was given is sorted already */
+	struct grouping next_by_part, pend_by_part; /* next's (and then pend's) grouping, if made */
+	uint64_t *longdur;
+	size_t nlong, caplong;
+	uint64_t reach_seen; /* the store's reach after the last commit (model_late_reach) */
+
+	bool have_span;
+	int64_t first, last;
+	struct batch_kind tail; /* what the events added since the last commit hold */
+
+	struct seqent *seqs; /* [0] stands for the parts */
+	size_t nseqs, capseqs;
+	uint64_t epoch; /* changes whenever cursors placed before are stale */
+	struct bigmem restored; /* a saved index's pools, lent to the parts */
+
+	uint64_t generation;
+	uint64_t changed_from; /* lowest position changed since model_take_changed() */
+	uint64_t serial;       /* model_serial() */
+};
+
+/* ---- shared helpers -------------------------------------------------------- */
+
+static inline uint64_t pcount(const struct part *p) { return evs_count(&p->store); }
+static inline struct cev pev(const struct part *p, uint64_t i)
+{
+	struct cev c;
+	evs_get(&p->store, i, &c);
+	return c;
+}
+
+/* Compact events in the first n parts. */
+static inline uint64_t nev_in(const struct model *m, size_t n)
+{
+	uint64_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		k += pcount(m->parts[i]);
+	return k;
+}
+
+static inline uint64_t nev(const struct model *m) { return m->ncompact; }
+
+static inline bool lane_in(const struct model *m, size_t lane, const struct part *p)
+{
+	return m->parts[m->lp[lane].part] == p;
+}
+
+/* model.c's, for the other files */
+void part_free(struct part *p);
+void add_part(struct model *m);
+uint32_t source_part(struct model *m, uint32_t source);
+void finish_commit(struct model *m);
+void lanes_at_home(struct model *m);
+void piles_settle(struct model *m);
+void sources_in_one(struct model *m);
+
+#endif
