@@ -1,6 +1,6 @@
 /* The model's private parts, shared by its files (src/model.c: adding,
- * committing, pairing, reading in order; src/model_saved.c: the saved
- * index).  Nothing outside src/model*.c includes this: src/model.h is the
+ * committing, reading in order; src/model_pair.c: durations and pairing;
+ * src/model_saved.c: the saved index).  Nothing outside src/model*.c includes this: src/model.h is the
  * model's interface. */
 #ifndef TTV_MODEL_INT_H
 #define TTV_MODEL_INT_H
@@ -283,6 +283,38 @@ static inline bool lane_in(const struct model *m, size_t lane, const struct part
 {
 	return m->parts[m->lp[lane].part] == p;
 }
+
+static inline uint64_t dur_decode(const struct model *m, uint32_t v)
+{
+	if (v == DUR_NONE)
+		return TTV_NODUR;
+	if (v >= DUR_LONG) /* (checked: a saved index's durations are not trusted) */
+		return v - DUR_LONG < m->nlong ? m->longdur[v - DUR_LONG] : TTV_NODUR;
+	return v;
+}
+
+/* How pair_range pairs: events new since the last time; again, after late
+ * events came (what they were paired with is let go); or afresh, noting
+ * complete spans too (every lane's long spans were forgotten). */
+enum pairing { PAIR_NEW, PAIR_AGAIN, PAIR_AFRESH };
+
+/* A position in the pairing stacks or the snapshots that late events will
+ * move: the event it names, to find it again after the merge. */
+struct held {
+	uint64_t *where;
+	struct cev key;
+	bool after; /* the position just after key (a snapshot at the old end) */
+};
+
+/* model_pair.c's */
+uint32_t dur_encode(struct model *m, uint64_t d);
+void note_span(struct lane_pairs *l, int64_t ts, uint64_t dur, uint64_t loc);
+bool pair_compatible(const struct model *m, const struct cev *b, const struct cev *e);
+void pair_range(struct model *m, struct part *p, uint64_t from, enum pairing how);
+void snap_take(struct model *m, struct part *p, uint64_t pos);
+void hold_stacks(struct model *m, const struct part *p, uint64_t at, struct held **h, size_t *n, size_t *cap);
+void find_held(struct held *h, size_t n, const struct evstore *st);
+void merge_late(struct model *m, struct part *p);
 
 /* model.c's, for the other files */
 void part_free(struct part *p);
