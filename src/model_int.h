@@ -1,7 +1,8 @@
-/* The model's private parts, shared by its files (src/model.c: adding,
- * committing, reading in order; src/model_pair.c: durations and pairing;
- * src/model_saved.c: the saved index).  Nothing outside src/model*.c includes this: src/model.h is the
- * model's interface. */
+/* The model's private parts, shared by its files: src/model.c (adding,
+ * committing, piles, reading in order), src/model_pair.c (durations and
+ * pairing), src/model_merge.c (the parts made one), src/model_saved.c (the
+ * saved index).  Nothing outside src/model*.c includes this: src/model.h is
+ * the model's interface. */
 #ifndef TTV_MODEL_INT_H
 #define TTV_MODEL_INT_H
 
@@ -305,6 +306,63 @@ struct held {
 	struct cev key;
 	bool after; /* the position just after key (a snapshot at the old end) */
 };
+
+/* ---- tournaments ------------------------------------------------------------ */
+
+static inline void tourney_init(struct tourney *t, size_t n)
+{
+	for (t->nleaf = 1; t->nleaf < n; t->nleaf *= 2)
+		;
+	t->key = xcalloc(t->nleaf, sizeof *t->key);
+	for (size_t i = n; i < t->nleaf; i++)
+		t->key[i] = NO_KEY;
+	t->lose = xcalloc(t->nleaf, sizeof *t->lose);
+	t->win = xcalloc(2 * t->nleaf, sizeof *t->win);
+}
+
+static inline void tourney_free(struct tourney *t)
+{
+	free(t->key);
+	free(t->lose);
+	free(t->win);
+	*t = (struct tourney){0};
+}
+
+/* Every match played from the start. */
+static inline void tourney_play(struct tourney *t)
+{
+	uint32_t *win = t->win;
+	for (size_t i = 0; i < t->nleaf; i++)
+		win[t->nleaf + i] = (uint32_t)i;
+	for (size_t i = t->nleaf; i-- > 1;) {
+		uint32_t a = win[2 * i], b = win[2 * i + 1];
+		bool ba = t->key[b] < t->key[a];
+		win[i] = ba ? b : a;
+		t->lose[i] = ba ? a : b;
+	}
+	t->top = win[1];
+}
+
+/* The winner's key changed: it plays the losers on its way up (without
+ * branches: who wins is a coin toss when streams interleave finely). */
+static inline void tourney_replay(struct tourney *t)
+{
+	uint32_t w = t->top;
+	skey kw = t->key[w];
+	for (size_t i = (t->nleaf + w) / 2; i; i /= 2) {
+		uint32_t l = t->lose[i];
+		skey kl = t->key[l];
+		bool lw = kl < kw;
+		t->lose[i] = lw ? w : l;
+		w = lw ? l : w;
+		kw = lw ? kl : kw;
+	}
+	t->top = w;
+}
+
+/* model_merge.c's */
+void merge_stores(struct model *m, struct part *const *ps, size_t k, struct part *into, bool pairing);
+void merging_end(struct model *m);
 
 /* model_pair.c's */
 uint32_t dur_encode(struct model *m, uint64_t d);
