@@ -427,27 +427,25 @@ static void reopen(struct trace *t)
 {
 	size_t n = t->nsrc;
 	char **paths = xcalloc(n, sizeof *paths);
-	bool *first = xcalloc(n, sizeof *first); /* (the first path's sources: A of a comparison) */
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n; i++)
 		paths[i] = t->src[i]->given ? xstrdup(t->src[i]->given) : NULL;
-		first[i] = i < t->nsrc_first;
-	}
-	struct trace was = *t;
+	const char *format = t->format;
+	bool follow = t->follow, one_store = t->one_store, align = t->align;
+	uint32_t first = t->nsrc_first; /* (the first path's sources: A of a comparison) */
 	trace_free(t);
 	trace_init(t);
-	t->format = was.format;
-	t->follow = was.follow;
-	t->one_store = was.one_store;
-	t->align = was.align;
+	t->format = format;
+	t->follow = follow;
+	t->one_store = one_store;
+	t->align = align;
 	for (size_t i = 0; i < n; i++) {
 		if (paths[i])
 			trace_open(t, paths[i]);
-		if (first[i])
+		if (i < first)
 			t->nsrc_first = (uint32_t)t->nsrc;
 		free(paths[i]);
 	}
 	free(paths);
-	free(first);
 }
 
 bool trace_restore(struct trace *t)
