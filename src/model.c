@@ -14,6 +14,11 @@ void part_free(struct part *p)
 {
 	for (size_t i = 0; i < p->nsnaps; i++)
 		free(p->snaps[i].data);
+	for (size_t i = 0; i < p->nstacks; i++) {
+		free(p->stacks[i].stk);
+		free(p->stacks[i].longest);
+	}
+	free(p->stacks);
 	evs_free(&p->store);
 	free(p->piles);
 	free(p);
@@ -202,7 +207,7 @@ uint32_t model_lane(struct model *m, uint32_t source, uint64_t key, uint32_t nam
 	xgrow(&m->lanes, &m->caplanes, m->nlanes + 1, sizeof *m->lanes);
 	m->lanes[m->nlanes] = (struct lane){.name = name, .source = source, .key = key};
 	xgrow(&m->lp, &m->caplp, m->nlanes + 1, sizeof *m->lp);
-	m->lp[m->nlanes] = (struct lane_pairs){.part = source_part(m, source)};
+	m->lp[m->nlanes] = (struct lane_pairs){.part = source_part(m, source), .pairs_until = INT64_MIN};
 	m->lane_slot[i] = (uint32_t)++m->nlanes;
 	if (m->nlanes * 2 > m->nlane_slot)
 		lane_rehash(m);
@@ -355,8 +360,11 @@ void model_add(struct model *m, const struct event *e)
 	c->dur = LIKELY(e->dur < DUR_LONG) ? (uint32_t)e->dur : dur_encode(m, e->dur);
 	c->name = e->name;
 	c->lanef = lane << 8 | (e->flags & 0xff);
-	if ((e->flags & EVF_ROLE) >= ROLE_BEGIN)
+	if ((e->flags & EVF_ROLE) >= ROLE_BEGIN) {
 		m->tail.pairs = true;
+		if (m->nlanes && e->ts > m->lp[lane].pairs_until)
+			__atomic_store_n(&m->lp[lane].pairs_until, e->ts, __ATOMIC_RELAXED);
+	}
 	struct type_seen *seen = &m->seen[type];
 	if (UNLIKELY(seen->ex.input == NO_EXAMPLE)) {
 		seen->ex = *e;

@@ -145,6 +145,11 @@ struct part {
 	 * settled at once (the sources caught up), so a pile would be merged
 	 * whole at every commit: late events are merged in place */
 	bool one;
+	/* pairing stacks of its own, a lane_pairs for each of nstacks lanes
+	 * (the one store while it is made: the parts pair on in m->lp);
+	 * NULL: m->lp */
+	struct lane_pairs *stacks;
+	size_t nstacks;
 	/* a commit's events for this part: where they lie in the batch */
 	struct cev *batch;
 	size_t nbatch;
@@ -176,6 +181,11 @@ struct lane_pairs {
 	uint64_t *stk;
 	size_t cap;
 	uint32_t depth;
+	/* no begin or end of the lane lies later than this (INT64_MAX: not
+	 * known, as for a saved index's lanes): a late batch's lanes are
+	 * paired again only as far as their events go.  Written as events are
+	 * added, read by the committer, which has their commit's already. */
+	int64_t pairs_until;
 	uint32_t part; /* its source's (or the part its own pile became) */
 	bool in_home;      /* (the committer's) some event of it is in its part */
 	bool repairing;    /* (the committer's) late begins or ends came to it: paired again */
@@ -285,6 +295,12 @@ static inline bool lane_in(const struct model *m, size_t lane, const struct part
 	return m->parts[m->lp[lane].part] == p;
 }
 
+/* The stacks part p pairs in. */
+static inline struct lane_pairs *part_stacks(const struct model *m, const struct part *p)
+{
+	return p->stacks ? p->stacks : m->lp;
+}
+
 static inline uint64_t dur_decode(const struct model *m, uint32_t v)
 {
 	if (v == DUR_NONE)
@@ -303,6 +319,7 @@ enum pairing { PAIR_NEW, PAIR_AGAIN, PAIR_AFRESH };
  * move: the event it names, to find it again after the merge. */
 struct held {
 	uint64_t *where;
+	uint64_t pos; /* key's position, before the move */
 	struct cev key;
 	bool after; /* the position just after key (a snapshot at the old end) */
 };
@@ -372,6 +389,7 @@ void pair_range(struct model *m, struct part *p, uint64_t from, enum pairing how
 void snap_take(struct model *m, struct part *p, uint64_t pos);
 void hold_stacks(struct model *m, const struct part *p, uint64_t at, struct held **h, size_t *n, size_t *cap);
 void find_held(struct held *h, size_t n, const struct evstore *st);
+void find_moved(struct held *h, size_t n, const struct cev *a, size_t na);
 void merge_late(struct model *m, struct part *p);
 
 /* model.c's, for the other files */

@@ -131,8 +131,24 @@ void sources_in_one(struct model *m)
 		m->source_part[i] = !!m->source_part[i];
 }
 
-/* The one store done: it takes the parts' place; the stacks' begins are
- * found again in it. */
+/* The one store's stacks, paired as it filled, become the lanes' (the
+ * parts' had the same spans open, at their own positions). */
+static void stacks_from(struct model *m, struct part *one)
+{
+	for (size_t li = 0; li < one->nstacks; li++) {
+		struct lane_pairs *l = &m->lp[li], *o = &one->stacks[li];
+		free(l->stk);
+		l->stk = o->stk;
+		l->cap = o->cap;
+		l->depth = o->depth;
+		o->stk = NULL;
+		o->depth = 0;
+	}
+	for (size_t li = one->nstacks; li < m->nlanes; li++)
+		m->lp[li].depth = 0;
+}
+
+/* The one store done: it takes the parts' place. */
 static void merging_done(struct model *m)
 {
 	struct part *one = m->merging->one;
@@ -140,17 +156,12 @@ static void merging_done(struct model *m)
 	one->one = true;
 	merging_end(m);
 	m->clanes = m->nlanes;
-	struct held *held = NULL;
-	size_t nheld = 0, cap = 0;
-	hold_stacks(m, NULL, 0, &held, &nheld, &cap);
-	for (size_t i = 0; i < m->nparts; i++) {
-		one->has_pairs |= m->parts[i]->has_pairs;
+	for (size_t i = 0; i < m->nparts; i++)
 		part_free(m->parts[i]);
-	}
 	m->parts[0] = one;
 	m->nparts = m->cparts = 1;
 	sources_in_one(m);
-	find_held(held, nheld, &one->store);
+	stacks_from(m, one);
 	lanes_at_home(m);
 	bigmem_free(&m->restored); /* (what a saved index lent the parts) */
 	snap_take(m, one, pcount(one));
@@ -173,8 +184,19 @@ bool model_merge_step(struct model *m, uint64_t budget_ns)
 		if (m->nparts < 2)
 			return false;
 		m->merging = xcalloc(1, sizeof *m->merging);
-		m->merging->one = xcalloc(1, sizeof *m->merging->one); /* (with a packer of its own) */
-		merger_init(&m->merging->mg, m->parts, m->nparts, &m->merging->one->store);
+		struct part *one = m->merging->one = xcalloc(1, sizeof *m->merging->one); /* (with a packer of its own) */
+		merger_init(&m->merging->mg, m->parts, m->nparts, &one->store);
+		for (size_t i = 0; i < m->nparts; i++)
+			one->has_pairs |= m->parts[i]->has_pairs;
+		if (one->has_pairs) {
+			/* paired afresh as it fills, in stacks of its own: its
+			 * snapshots let a late batch pair again from near where it
+			 * lands, not from the start of every source */
+			one->nstacks = m->nlanes;
+			one->stacks = xcalloc(one->nstacks, sizeof *one->stacks);
+			m->merging->mg.m = m;
+			m->merging->mg.pairing = one;
+		}
 	}
 	uint64_t deadline = budget_ns == UINT64_MAX ? UINT64_MAX : now_ns() + budget_ns;
 	if (!merger_run(&m->merging->mg, deadline))

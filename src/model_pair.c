@@ -159,17 +159,18 @@ static void pair_end(struct model *m, struct part *p, struct lane_pairs *l, cons
 void snap_take(struct model *m, struct part *p, uint64_t pos);
 
 /* Event e at position i of part p paired (how: pair_range's). */
-static inline void pair_one(struct model *m, struct part *p, const struct cev *e, uint64_t i, enum pairing how)
+static inline void pair_one(struct model *m, struct part *p, struct lane_pairs *lp, const struct cev *e, uint64_t i,
+			    enum pairing how)
 {
 	enum ev_role r = cev_role(e);
 	if (r != ROLE_BEGIN && r != ROLE_END) {
 		if (UNLIKELY(how == PAIR_AFRESH) && r == ROLE_COMPLETE && e->dur != DUR_NONE)
-			note_span(&m->lp[cev_lane(e)], e->ts, dur_decode(m, e->dur), e->loc);
+			note_span(&lp[cev_lane(e)], e->ts, dur_decode(m, e->dur), e->loc);
 		return;
 	}
 	if (how != PAIR_NEW && e->dur != DUR_NONE && !cev_hinted(m, e))
 		evs_set_dur(&p->store, i, DUR_NONE); /* (e's other fields stay) */
-	struct lane_pairs *l = &m->lp[cev_lane(e)];
+	struct lane_pairs *l = &lp[cev_lane(e)];
 	if (r == ROLE_BEGIN) {
 		if (l->depth < STACK_MAX) {
 			xgrow(&l->stk, &l->cap, l->depth + 1, sizeof *l->stk);
@@ -188,13 +189,14 @@ void pair_range(struct model *m, struct part *p, uint64_t from, enum pairing how
 	if (!p->has_pairs && how != PAIR_AFRESH)
 		return; /* nothing to pair: skip the scan */
 	uint64_t next = (p->nsnaps ? p->snaps[p->nsnaps - 1].pos : 0) + SNAP_EVERY, n = pcount(p);
+	struct lane_pairs *lp = part_stacks(m, p);
 	for (uint64_t i = from; i < n; i++) {
 		if (UNLIKELY(i >= next)) { /* snapshots as we go: late events re-pair from near them */
 			snap_take(m, p, i);
 			next = p->snaps[p->nsnaps - 1].pos + SNAP_EVERY;
 		}
 		struct cev room;
-		pair_one(m, p, evs_peek(&p->store, i, &room), i, how);
+		pair_one(m, p, lp, evs_peek(&p->store, i, &room), i, how);
 	}
 }
 
@@ -220,9 +222,10 @@ void snap_take(struct model *m, struct part *p, uint64_t pos)
 	struct snap *s = &p->snaps[p->nsnaps++];
 	*s = (struct snap){.pos = pos};
 	size_t cap = 0;
-	for (size_t li = 0; li < m->clanes; li++) {
-		const struct lane_pairs *l = &m->lp[li];
-		if (!l->depth || !lane_in(m, li, p))
+	const struct lane_pairs *lp = part_stacks(m, p);
+	for (size_t li = 0; li < (p->stacks ? p->nstacks : m->clanes); li++) {
+		const struct lane_pairs *l = &lp[li];
+		if (!l->depth || (!p->stacks && !lane_in(m, li, p)))
 			continue;
 		xgrow(&s->data, &cap, s->n + 2 + l->depth, sizeof *s->data);
 		s->data[s->n++] = li;
@@ -290,36 +293,40 @@ static void repair_lanes(struct model *m, struct part *p, uint64_t at, const uin
 		}
 		i += depth;
 	}
+	int64_t until = INT64_MIN; /* past it, those lanes have nothing to pair */
+	for (size_t k = 0; k < nl; k++)
+		until = MAX(until, __atomic_load_n(&m->lp[lanes[k]].pairs_until, __ATOMIC_RELAXED));
 	uint64_t n = pcount(p);
 	for (uint64_t i = s ? s->pos : 0; i < n; i++) {
 		while (UNLIKELY(j < p->nsnaps && p->snaps[j].pos <= i))
 			snap_update(m, &p->snaps[j++], lanes, nl);
 		struct cev room;
 		const struct cev *e = evs_peek(&p->store, i, &room);
+		if (e->ts > until)
+			break;
 		if (m->lp[cev_lane(e)].repairing)
-			pair_one(m, p, e, i, PAIR_AGAIN);
+			pair_one(m, p, m->lp, e, i, PAIR_AGAIN);
 	}
-	for (; j < p->nsnaps; j++) /* (at the end) */
+	for (; j < p->nsnaps; j++) /* (at the end, or past their last events) */
 		snap_update(m, &p->snaps[j], lanes, nl);
 }
 
 static void hold(struct held **h, size_t *n, size_t *cap, const struct part *p, uint64_t *where, uint64_t old)
 {
 	xgrow(h, cap, *n + 1, sizeof **h);
-	(*h)[(*n)++] = (struct held){where, pev(p, *where < old ? *where : old - 1), *where >= old};
+	uint64_t pos = *where < old ? *where : old - 1;
+	(*h)[(*n)++] = (struct held){where, pos, pev(p, pos), *where >= old};
 }
 
-/* Hold the open spans' positions at or after `at` on the lanes of part p
- * (NULL: of every part), each at its event, to be found again once their
- * part's events move (find_held). */
+/* Hold the open spans' positions at or after `at` on the lanes of part p,
+ * each at its event, to be found again once p's events move (find_held). */
 void hold_stacks(struct model *m, const struct part *p, uint64_t at, struct held **h, size_t *n, size_t *cap)
 {
 	for (size_t li = 0; li < m->clanes; li++) {
 		struct lane_pairs *l = &m->lp[li];
-		const struct part *q = p ? p : m->parts[l->part];
-		for (uint32_t j = 0; j < l->depth && (!p || lane_in(m, li, p)); j++)
+		for (uint32_t j = 0; j < l->depth && lane_in(m, li, p); j++)
 			if (l->stk[j] >= at)
-				hold(h, n, cap, q, &l->stk[j], pcount(q));
+				hold(h, n, cap, p, &l->stk[j], pcount(p));
 	}
 }
 
@@ -328,6 +335,15 @@ void find_held(struct held *h, size_t n, const struct evstore *st)
 {
 	for (size_t i = 0; i < n; i++)
 		*h[i].where = evs_bound(st, &h[i].key, false) + h[i].after;
+	free(h);
+}
+
+/* The held positions, found again once the sorted events a[0, na) were
+ * merged among theirs: each moved up by the events of a before it. */
+void find_moved(struct held *h, size_t n, const struct cev *a, size_t na)
+{
+	for (size_t i = 0; i < n; i++)
+		*h[i].where = h[i].pos + cevs_before(a, na, &h[i].key) + h[i].after;
 	free(h);
 }
 
@@ -376,7 +392,7 @@ void merge_late(struct model *m, struct part *p)
 	struct held *held = NULL;
 	size_t nheld = hold_moved(m, p, at, old, &held);
 	evs_merge(&p->store, a, p->nbatch);
-	find_held(held, nheld, &p->store);
+	find_moved(held, nheld, a, p->nbatch);
 	if (!late_pairs) { /* nothing late pairs: pair what is new after the last old event */
 		pair_range(m, p, evs_bound(&p->store, &last_old, false) + 1, PAIR_NEW);
 		return;

@@ -122,6 +122,7 @@ static bool restore_lanes(struct model *m, struct blob *r, uint64_t nsources, ui
 		l->counter = flags >> 1 & 1;
 		saved_part[id] = (uint32_t)get_below(r, UINT32_MAX); /* (map_parts) */
 		struct lane_pairs *p = &m->lp[id];
+		p->pairs_until = INT64_MAX; /* (not saved) */
 		size_t nlong, depth;
 		p->longest = xcalloc(LONG_SPANS, sizeof *p->longest);
 		const void *longest = get_array(r, &nlong, sizeof *p->longest);

@@ -874,6 +874,97 @@ static void longest_of(uint32_t lane, char *out, size_t cap)
 				       (unsigned long long)ls[i].dur, (unsigned long long)ls[i].off);
 }
 
+/* The fleet's lanes, and a late source's two, made in one order. */
+static void fleet_lanes(uint32_t late[2])
+{
+	for (uint32_t s = 0; s < PARTS_SOURCES; s++)
+		for (uint32_t k = 0; k < 2; k++)
+			model_lane(m, s, 100 + s * 2 + k, model_str(m, "l", 1));
+	for (uint32_t k = 0; k < 2; k++)
+		late[k] = model_lane(m, PARTS_SOURCES, 900 + k, model_str(m, "l", 1));
+}
+
+/* A random begin, end or instant on one of lanes[0..1]. */
+static struct event random_event(uint64_t *rng, const uint32_t lanes[2], int64_t ts, uint32_t input, uint32_t off)
+{
+	uint64_t x = rng_next_test(rng);
+	unsigned kind = (unsigned)(x >> 20) % 3;
+	return (struct event){.ts = ts, .dur = TTV_NODUR, .lane = lanes[(x >> 24) & 1], .input = input, .off = off,
+			      .type = kind == 0 ? t_begin : kind == 1 ? t_end : t_inst,
+			      .flags = kind == 0 ? ROLE_BEGIN : kind == 1 ? ROLE_END : ROLE_INSTANT};
+}
+
+/* A source that grows while the viewer follows a fleet (its file half
+ * written when the parts were made one): batches that step back in time
+ * land among the other sources' later events in the one store, and pair
+ * as a fresh read of all the events pairs them, durations and open
+ * begins alike (its lanes paired again only as far as their events go). */
+static void test_late_in_one_store(void)
+{
+	size_t n;
+	struct added *v = fleet(false, 3001, &n);
+	int64_t mid = v[n / 2].e.ts;
+	uint32_t late[2];
+	fleet_lanes(late);
+	size_t cap = n + 40000, na = 0;
+	struct event *all = calloc(cap, sizeof *all);
+	for (size_t i = 0; i < n; i++)
+		all[na++] = v[i].e;
+	uint64_t rng = 99;
+	uint32_t off = 0;
+	for (int64_t t = 0; t < mid; t += 7) { /* its first half */
+		all[na] = random_event(&rng, late, t, PARTS_SOURCES, off++);
+		model_add(m, &all[na++]);
+	}
+	model_commit(m);
+	model_merge_parts(m);
+	int64_t t = mid;
+	for (int round = 0; round < 60; round++) { /* then a batch at a time */
+		t -= (int64_t)(rng_next_test(&rng) % 400);
+		for (int i = 0; i < 300; i++, t += 5) {
+			all[na] = random_event(&rng, late, t, PARTS_SOURCES, off++);
+			model_add(m, &all[na++]);
+		}
+		model_commit(m);
+	}
+	uint64_t count = model_count(m);
+	struct event *got = calloc(count, sizeof *got);
+	for (uint64_t p = 0; p < count; p++)
+		model_get(m, p, &got[p]);
+	size_t nopen[2];
+	uint64_t open[2][64];
+	for (int k = 0; k < 2; k++) {
+		const uint64_t *pos;
+		nopen[k] = model_lane_open(m, late[k], &pos);
+		memcpy(open[k], pos, MIN(nopen[k], 64) * sizeof *pos);
+	}
+	setup();
+	fleet_lanes(late);
+	for (size_t i = 0; i < na; i++)
+		model_add(m, &all[i]);
+	model_commit(m);
+	bool same = model_count(m) == count;
+	uint64_t npaired = 0;
+	struct event e;
+	for (uint64_t p = 0; p < count && same; p++) {
+		model_get(m, p, &e);
+		same = same_event(&e, &got[p]);
+		npaired += e.lane == late[0] && e.dur != TTV_NODUR;
+	}
+	ok(same && npaired > 1000, "a late source's batches in the one store: paired as a fresh read pairs them (%llu)",
+	   (unsigned long long)npaired);
+	bool open_same = true;
+	for (int k = 0; k < 2; k++) {
+		const uint64_t *pos;
+		open_same &= model_lane_open(m, late[k], &pos) == nopen[k] && nopen[k] <= 64 &&
+			     !memcmp(pos, open[k], nopen[k] * sizeof *pos);
+	}
+	ok(open_same && nopen[0] + nopen[1] > 0, "... and the same begins left open (%zu)", nopen[0] + nopen[1]);
+	free(got);
+	free(all);
+	free(v);
+}
+
 static void test_piles(void)
 {
 	for (int late_pairs = 1; late_pairs >= 0; late_pairs--) {
@@ -1215,6 +1306,7 @@ int main(void)
 	test_long_and_meta();
 	test_sequences();
 	test_parts();
+	test_late_in_one_store();
 	test_piles();
 	test_sealed_segments();
 	test_late_lane(3000);
