@@ -209,7 +209,10 @@ place_t model_part_place(const struct model *m, size_t k, const struct event *e)
 
 /* Every source's events in one store from now on (once all are read or
  * caught up): what a position costs to find then no longer grows with the
- * number of sources.  Nothing's position changes.  model_merge_step()
+ * number of sources.  Nothing's position changes.  model_merge_parts()
+ * does it at once, for sources that go on growing (it pairs the store
+ * as it fills, so that their late batches pair again from near where
+ * they land); model_merge_step()
  * merges for about budget_ns at a time (the parts are read as they are
  * meanwhile; events committed meanwhile make it start again): true while
  * there is more to do. */

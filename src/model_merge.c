@@ -148,7 +148,8 @@ static void stacks_from(struct model *m, struct part *one)
 		m->lp[li].depth = 0;
 }
 
-/* The one store done: it takes the parts' place. */
+/* The one store done: it takes the parts' place; the stacks are its own
+ * (paired as it filled) or the parts' begins found again in it. */
 static void merging_done(struct model *m)
 {
 	struct part *one = m->merging->one;
@@ -156,12 +157,19 @@ static void merging_done(struct model *m)
 	one->one = true;
 	merging_end(m);
 	m->clanes = m->nlanes;
+	struct held *held = NULL;
+	size_t nheld = 0, cap = 0;
+	if (!one->stacks)
+		hold_stacks(m, NULL, 0, &held, &nheld, &cap);
 	for (size_t i = 0; i < m->nparts; i++)
 		part_free(m->parts[i]);
 	m->parts[0] = one;
 	m->nparts = m->cparts = 1;
 	sources_in_one(m);
-	stacks_from(m, one);
+	if (one->stacks)
+		stacks_from(m, one);
+	else
+		find_held(held, nheld, &one->store);
 	lanes_at_home(m);
 	bigmem_free(&m->restored); /* (what a saved index lent the parts) */
 	snap_take(m, one, pcount(one));
@@ -173,8 +181,11 @@ static void merging_done(struct model *m)
  * asks every part, while one store answers at once.  Sources that go on
  * growing append at the end of the one, where the newest events lie.
  * In steps, the parts read as they are meanwhile; events committed
- * meanwhile (seal) make it start again. */
-bool model_merge_step(struct model *m, uint64_t budget_ns)
+ * meanwhile (seal) make it start again.  growing: sources will go on
+ * growing, so the one is paired as it fills, in stacks of its own: its
+ * snapshots let a late batch pair again from near where it lands, not
+ * from the start of every source (a tenth more time, spent only then). */
+static bool merge_run(struct model *m, uint64_t budget_ns, bool growing)
 {
 	if (!m->merging) {
 		finish_commit(m);
@@ -188,10 +199,7 @@ bool model_merge_step(struct model *m, uint64_t budget_ns)
 		merger_init(&m->merging->mg, m->parts, m->nparts, &one->store);
 		for (size_t i = 0; i < m->nparts; i++)
 			one->has_pairs |= m->parts[i]->has_pairs;
-		if (one->has_pairs) {
-			/* paired afresh as it fills, in stacks of its own: its
-			 * snapshots let a late batch pair again from near where it
-			 * lands, not from the start of every source */
+		if (growing && one->has_pairs) {
 			one->nstacks = m->nlanes;
 			one->stacks = xcalloc(one->nstacks, sizeof *one->stacks);
 			m->merging->mg.m = m;
@@ -205,11 +213,13 @@ bool model_merge_step(struct model *m, uint64_t budget_ns)
 	return false;
 }
 
+bool model_merge_step(struct model *m, uint64_t budget_ns) { return merge_run(m, budget_ns, false); }
+
 bool model_merging(const struct model *m) { return m->merging; }
 
 void model_merge_parts(struct model *m)
 {
 	model_commit(m);
-	while (model_merge_step(m, UINT64_MAX))
+	while (merge_run(m, UINT64_MAX, true))
 		;
 }

@@ -318,15 +318,17 @@ static void hold(struct held **h, size_t *n, size_t *cap, const struct part *p, 
 	(*h)[(*n)++] = (struct held){where, pos, pev(p, pos), *where >= old};
 }
 
-/* Hold the open spans' positions at or after `at` on the lanes of part p,
- * each at its event, to be found again once p's events move (find_held). */
+/* Hold the open spans' positions at or after `at` on the lanes of part p
+ * (NULL: of every part), each at its event, to be found again once their
+ * part's events move (find_held). */
 void hold_stacks(struct model *m, const struct part *p, uint64_t at, struct held **h, size_t *n, size_t *cap)
 {
 	for (size_t li = 0; li < m->clanes; li++) {
 		struct lane_pairs *l = &m->lp[li];
-		for (uint32_t j = 0; j < l->depth && lane_in(m, li, p); j++)
+		const struct part *q = p ? p : m->parts[l->part];
+		for (uint32_t j = 0; j < l->depth && (!p || lane_in(m, li, p)); j++)
 			if (l->stk[j] >= at)
-				hold(h, n, cap, p, &l->stk[j], pcount(p));
+				hold(h, n, cap, q, &l->stk[j], pcount(q));
 	}
 }
 

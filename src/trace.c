@@ -508,7 +508,8 @@ bool trace_step(struct trace *t, uint64_t budget_ns, bool wait)
 	if (!more || !model_count(t->m))
 		model_commit(t->m);
 	/* the viewer's sources made one store: in steps while the keys are
-	 * read (a file that grows: at once, or appends would start it again) */
+	 * read (a file that grows: at once, or appends would start it again,
+	 * and paired as it is made, for appends that land far back) */
 	if (!more && t->one_store && t->follow)
 		model_merge_parts(t->m);
 	else if (!more && t->one_store)
