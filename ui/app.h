@@ -42,29 +42,58 @@ struct visible {
 	uint64_t gen;       /* model generation it was computed for */
 };
 
-/* Every view, once: X(enum name, its context word in keymap files, open
- * (make its page when it comes on top; NULL: nothing to make), draw,
- * action (false: not here, the shared actions then), click or NULL,
+/* What a view does.  Each view's file defines its own (as tig's
+ * view_ops); any may be NULL:
+ * open: it comes on top, or back on top (false: it has nothing to show,
+ *   and does not come);  draw;  action (false: not here, the shared actions
+ *   then);  click;
  * meaning: what a shared action does in it, for ?, when its own words say
- * it better than the action's help (NULL: none)).  It
- * yields the view enum, the keymap contexts and the dispatch table (ui.c).
- * Lanes and list are the base views; the others are pages (page.c). */
-#define VIEWS(X)                                                                                 \
-	X(LANES, "lanes", NULL, lanes_draw, lanes_action, lanes_click, lanes_meaning)                \
-	X(LIST, "list", NULL, list_draw, list_action, list_click, list_meaning)                      \
-	X(DETAIL, "detail", detail_open, detail_draw, detail_action, NULL, NULL)                     \
-	X(INFO, "info", info_open, page_draw, page_action, NULL, NULL)                               \
-	X(HELP, "help", help_open, page_draw, page_action, NULL, NULL)                               \
-	X(FILTERS, "filters", filters_open, filters_draw, filters_action, NULL, NULL)                \
-	X(RECORD, "record", record_open, page_draw, record_action, NULL, NULL)                       \
-	X(MESSAGES, "messages", messages_open, page_draw, page_action, NULL, NULL)                   \
-	X(LEGEND, "legend", legend_open, page_draw, page_action, NULL, NULL)                         \
-	X(TREE, "tree", tree_open, tree_draw, tree_action, NULL, tree_meaning)                       \
-	X(FLAME, "flame", flame_open, flame_draw, flame_action, flame_click, flame_meaning)           \
-	X(BUTTERFLY, "butterfly", butterfly_open, butterfly_draw, butterfly_action, NULL, NULL)      \
-	X(DIFF, "diff", diff_open, diff_draw, page_action, NULL, NULL)                               \
-	X(OCCUR, "calls", NULL, occur_draw, occur_action, NULL, NULL)                                \
-	X(SQL, "sql", NULL, sql_draw, sql_action, sql_click, sql_meaning)
+ *   it better than the action's help;
+ * status: the status line's left part while it is on top, in place of the
+ *   file names, in at most room cells (false: the names);
+ * where: the right part's position (false: the selected event's);
+ * pending, step: work it does in the background, on top or not (step: a
+ *   slice of about budget_ns; true while more is left);
+ * free: its state let go when the viewer ends. */
+struct app;
+struct buf;
+struct view_ops {
+	bool (*open)(struct app *a);
+	void (*draw)(struct app *a);
+	bool (*action)(struct app *a, enum action act);
+	void (*click)(struct app *a, int line, int col);
+	const char *(*meaning)(enum action act);
+	bool (*status)(struct app *a, struct buf *out, int room);
+	bool (*where)(struct app *a, struct buf *out);
+	bool (*pending)(const struct app *a);
+	bool (*step)(struct app *a, uint64_t budget_ns);
+	void (*free)(struct app *a);
+};
+
+/* Every view, once: X(enum name, its context word in keymap files, the
+ * action that opens it from any view (ACT_NONE: its own file opens it),
+ * its ops).  It yields the view enum, the keymap contexts and the dispatch
+ * table (ui.c).  Lanes and list are the base views; the others come on
+ * top of them, in a stack (view_open). */
+#define VIEWS(X)                                          \
+	X(LANES, "lanes", ACT_NONE, lanes_ops)            \
+	X(LIST, "list", ACT_NONE, list_ops)               \
+	X(DETAIL, "detail", ACT_DETAIL, detail_ops)       \
+	X(INFO, "info", ACT_INFO, info_ops)               \
+	X(HELP, "help", ACT_HELP, help_ops)               \
+	X(FILTERS, "filters", ACT_FILTERS, filters_ops)   \
+	X(RECORD, "record", ACT_NONE, record_ops)         \
+	X(MESSAGES, "messages", ACT_MESSAGES, messages_ops) \
+	X(LEGEND, "legend", ACT_LEGEND, legend_ops)       \
+	X(TREE, "tree", ACT_CALL_TREE, tree_ops)          \
+	X(FLAME, "flame", ACT_FLAME_GRAPH, flame_ops)     \
+	X(BUTTERFLY, "butterfly", ACT_NONE, butterfly_ops) \
+	X(DIFF, "diff", ACT_NONE, diff_ops)               \
+	X(OCCUR, "calls", ACT_NONE, occur_ops)            \
+	X(SQL, "sql", ACT_NONE, sql_ops)
+#define X(id, word, opener, ops) extern const struct view_ops ops;
+VIEWS(X)
+#undef X
 enum view_id {
 #define X(id, ...) V_##id,
 	VIEWS(X)
@@ -365,92 +394,41 @@ void names_sync(struct app *a);
 void message(struct app *a, bool error, const char *fmt, ...) PRINTF_LIKE(3, 4);
 
 /* views */
-void lanes_draw(struct app *a);
 bool lanes_action(struct app *a, enum action act);
 void lanes_fit(struct app *a); /* window around the whole trace */
 /* The selected span for the status line (name, duration, self time,
  * depth) in at most `room` cells, its name cut to fit; false when the
  * selection is not a span or it does not fit. */
-bool lanes_status(struct app *a, struct buf *out, int room);
-void lanes_click(struct app *a, int line, int col);
-const char *lanes_meaning(enum action act);
 /* A mouse drag across the lanes from column col0 to col1: a time range. */
 void lanes_drag(struct app *a, int line, int col0, int col1);
-void list_draw(struct app *a);
 /* row.c: one event as a row (the list, the lanes view's selected line):
  * the column widths, then a row at screen line y. */
 void row_widths(struct app *a, int *tmw, int *lw, int *tw);
 void row_draw(struct app *a, int y, uint64_t pos, int tmw, int lw, int tw);
 void row_draw_one(struct app *a, int y, uint64_t pos);
-bool list_action(struct app *a, enum action act);
-void list_click(struct app *a, int line, int col);
-const char *list_meaning(enum action act);
-/* page.c: the page views (VIEWS) */
-void detail_open(struct app *a);
-void info_open(struct app *a);
-void help_open(struct app *a);
-void filters_open(struct app *a);
-void record_open(struct app *a);
-void messages_open(struct app *a);
-void legend_open(struct app *a);
-void diff_open(struct app *a);
-void diff_draw(struct app *a);
-void page_draw(struct app *a);
-void detail_draw(struct app *a);
-void filters_draw(struct app *a);
-bool page_action(struct app *a, enum action act);
-bool detail_action(struct app *a, enum action act);
-bool filters_action(struct app *a, enum action act);
-bool record_action(struct app *a, enum action act);
-void status_draw(struct app *a);
 /* tree.c: the call tree view */
-void tree_open(struct app *a);
+bool tree_open(struct app *a); /* (the flame graph and the butterfly show its tree too) */
 void tree_draw(struct app *a);
-const char *tree_meaning(enum action act);
 bool tree_action(struct app *a, enum action act);
-bool tree_step(struct app *a, uint64_t budget_ns); /* true while it is being built */
-bool tree_pending(const struct app *a);
-void tree_status(struct app *a, struct buf *out);
-void tree_free(struct app *a);
 /* D: the tree is A, or (A remembered) B, compared in diff_page: true then */
 bool tree_diff(struct app *a);
-bool tree_diff_files(struct app *a); /* v: the first file against the rest (then open V_DIFF) */
+bool tree_diff_files(struct app *a); /* v: the first file against the rest (true: compared in diff_page) */
 /* v's callees, largest total first (a fresh array in *kids); how many */
 size_t tree_children(struct app *a, uint32_t v, uint32_t **kids);
 /* Enter: the node's longest span, selected and framed in the lanes view */
 /* Go to a span in the lanes view (n and N: the others of its name), saying which of calls it is. */
 void tree_go_span(struct app *a, const struct ct_ref *ref, struct ct_sym s, size_t rank, uint64_t calls, uint64_t dur);
 uint64_t tree_scope(struct app *a); /* what the tree is of (a hash): built again when it changes */
-bool tree_occurrences(struct app *a); /* Enter: the selected node's calls (then open V_OCCUR) */
+bool tree_occurrences(struct app *a); /* Enter: the selected node's calls, on top */
 /* flame.c: the flame graph view */
-void flame_open(struct app *a);
-void flame_draw(struct app *a);
-bool flame_action(struct app *a, enum action act);
-void flame_click(struct app *a, int line, int col);
-const char *flame_meaning(enum action act);
-void flame_status(struct app *a, struct buf *out);
 /* butterfly.c: one function's callers and callees */
-void butterfly_open(struct app *a);
-void butterfly_draw(struct app *a);
-bool butterfly_action(struct app *a, enum action act);
-void butterfly_close(struct app *a); /* (its rows go; opened afresh from the tree's cursor) */
+void butterfly_show(struct app *a); /* of the tree's selected function, on top */
+void butterfly_close(struct app *a); /* (its rows go; made afresh from the tree's cursor) */
 /* occur.c: one node's calls, longest first */
-bool occur_of(struct app *a, const struct calltree *ct, uint32_t node, bool whole); /* (then open V_OCCUR) */
-void occur_draw(struct app *a);
-bool occur_action(struct app *a, enum action act);
-bool occur_pending(const struct app *a);
-bool occur_step(struct app *a, uint64_t budget_ns); /* true while it is being found */
-void occur_status(struct app *a, struct buf *out);
-void occur_free(struct app *a);
+bool occur_of(struct app *a, const struct calltree *ct, uint32_t node, bool whole); /* (on top; false: none) */
 
 /* sqlview.c: ; SQL over the trace, its result as a table */
 void sql_run(struct app *a, const char *query); /* empty: the last result again */
-void sql_draw(struct app *a);
-bool sql_action(struct app *a, enum action act);
-void sql_click(struct app *a, int line, int col);
-const char *sql_meaning(enum action act);
-void sql_status(struct app *a, struct buf *out);
-void sql_free(struct app *a);
 void sql_abandon(struct app *a); /* a query left by a longjmp (SIGBUS): its database goes */
 /* ui.c: asked while a query runs: reads keys (they wait; Esc and C-c stop
  * it), signals and resizes, and says on the status line that it runs;
@@ -461,11 +439,19 @@ bool ui_busy(struct app *a);
 void prompt_open(struct app *a, enum prompt_kind kind, const char *initial);
 /* What a shared action does in view v, in its words (NULL: its help says it). */
 const char *view_meaning(enum view_id v, enum action act);
+/* ui.c: the views on top of the base view (lanes or list), as a stack */
+const struct view_ops *view_ops_of(enum view_id v);
+enum view_id view_top(const struct app *a);   /* the one shown */
+enum view_id view_under(const struct app *a); /* the one under it */
+void view_open(struct app *a, enum view_id v); /* v on top (a full stack: in the top one's place) */
+void view_close(struct app *a);                /* the top one closed: the one under it opened again */
+void view_close_all(struct app *a);            /* back to the base view */
 /* A filter given with -e whose field the trace has not: taken out and
  * shown at the & prompt with the error (once the trace is read). */
 void filters_check_fields(struct app *a);
 bool prompt_key(struct app *a, const void *key); /* a TermKeyKey */
 void prompt_draw(struct app *a);
+void status_draw(struct app *a);
 void search_next(struct app *a, bool forward); /* starts it: search_step runs it */
 bool search_for(struct app *a, const char *spec); /* what n and N look for next (false: a bad spec) */
 bool search_step(struct app *a, uint64_t budget_ns); /* true while it runs on */

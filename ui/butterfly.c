@@ -83,13 +83,14 @@ static void focus(struct app *a, uint32_t sym)
 	qsort(bv->row + callees, bv->nrows - callees, sizeof *bv->row, by_total);
 }
 
-void butterfly_open(struct app *a)
+static bool butterfly_open(struct app *a)
 {
 	struct tree_view *tv = &a->tree;
 	if (tv->building || !tv->nrows || a->butterfly.sym != CT_NONE)
-		return;
+		return true;
 	const struct calltree *ct = tv->inverted ? &tv->inv : &tv->ct;
 	focus(a, ct->node[tv->row[tv->cur].node].sym); /* (syms are the same in both trees) */
+	return true;
 }
 
 void butterfly_close(struct app *a)
@@ -98,7 +99,13 @@ void butterfly_close(struct app *a)
 	a->butterfly = (struct butterfly_view){.sym = CT_NONE};
 }
 
-void butterfly_draw(struct app *a)
+void butterfly_show(struct app *a)
+{
+	butterfly_close(a);
+	view_open(a, V_BUTTERFLY);
+}
+
+static void butterfly_draw(struct app *a)
 {
 	struct butterfly_view *bv = &a->butterfly;
 	const struct calltree *ct = &a->tree.ct;
@@ -155,7 +162,7 @@ static void step(struct butterfly_view *bv, int dir)
 	}
 }
 
-bool butterfly_action(struct app *a, enum action act)
+static bool butterfly_action(struct app *a, enum action act)
 {
 	struct butterfly_view *bv = &a->butterfly;
 	size_t last = bv->nrows ? bv->nrows - 1 : 0;
@@ -177,3 +184,5 @@ bool butterfly_action(struct app *a, enum action act)
 	default: return false;
 	}
 }
+
+const struct view_ops butterfly_ops = {.open = butterfly_open, .draw = butterfly_draw, .action = butterfly_action};

@@ -12,11 +12,12 @@
 #include "src/calltree.h"
 #include "ui/app.h"
 
-void flame_open(struct app *a)
+static bool flame_open(struct app *a)
 {
 	tree_open(a); /* (the same tree: made when its scope changed) */
 	if (!a->tree.building && !a->flame.root)
 		a->flame.sel = 0;
+	return true;
 }
 
 static enum role role_of(struct app *a, uint32_t sid)
@@ -100,7 +101,7 @@ static void crumbs(struct app *a)
 	buf_free(&b);
 }
 
-void flame_draw(struct app *a)
+static void flame_draw(struct app *a)
 {
 	if (a->tree.building || !a->tree.nrows) {
 		tree_draw(a); /* (how far it is, or that there is nothing) */
@@ -111,9 +112,12 @@ void flame_draw(struct app *a)
 	lay_out(a, &L);
 }
 
-/* The status line's part: the selected bar. */
-void flame_status(struct app *a, struct buf *out)
+/* The status line's part: the selected bar (once the tree is built). */
+static bool flame_status(struct app *a, struct buf *out, int room)
 {
+	(void)room; /* (cut to fit by the status line) */
+	if (a->tree.building || !a->tree.nrows)
+		return false;
 	const struct calltree *ct = &a->tree.ct;
 	const struct ct_node *n = &ct->node[a->flame.sel];
 	if (a->flame.sel)
@@ -126,6 +130,7 @@ void flame_status(struct app *a, struct buf *out)
 	buf_printf(out, " (%.1f%%), self ", all ? 100.0 * (double)n->total / (double)all : 0.0);
 	fmt_dur(out, n->self);
 	buf_printf(out, ", %llu calls", (unsigned long long)n->calls);
+	return true;
 }
 
 /* The bar beside the selected one on its row (dir -1 or 1), if one is drawn. */
@@ -149,10 +154,15 @@ static uint32_t beside(struct app *a, int dir)
 	return w;
 }
 
-bool flame_action(struct app *a, enum action act)
+static bool flame_action(struct app *a, enum action act)
 {
 	struct flame_view *fv = &a->flame;
 	const struct calltree *ct = &a->tree.ct;
+	if (act == ACT_DETAIL) { /* the selected bar's calls */
+		if (!a->tree.building && a->tree.nrows)
+			occur_of(a, ct, fv->sel, true);
+		return true;
+	}
 	if (a->tree.building || !a->tree.nrows)
 		return tree_action(a, act);
 	switch (act) {
@@ -179,7 +189,7 @@ bool flame_action(struct app *a, enum action act)
 	}
 }
 
-void flame_click(struct app *a, int line, int col)
+static void flame_click(struct app *a, int line, int col)
 {
 	if (a->tree.building || !a->tree.nrows)
 		return;
@@ -189,7 +199,7 @@ void flame_click(struct app *a, int line, int col)
 		a->flame.sel = L.found;
 }
 
-const char *flame_meaning(enum action act)
+static const char *flame_meaning(enum action act)
 {
 	switch (act) {
 	case ACT_MOVE_DOWN: return "the selected bar's first callee";
@@ -201,3 +211,6 @@ const char *flame_meaning(enum action act)
 	default: return NULL;
 	}
 }
+
+const struct view_ops flame_ops = {.open = flame_open, .draw = flame_draw, .action = flame_action, .click = flame_click,
+				   .meaning = flame_meaning, .status = flame_status};

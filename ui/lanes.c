@@ -592,7 +592,7 @@ static void lanes_header(struct app *a, int NW, int W, size_t ns, bool approxima
 	}
 }
 
-void lanes_draw(struct app *a)
+static void lanes_draw(struct app *a)
 {
 	if (a->sel != a->lanes.followed) {
 		follow_sel(a);
@@ -779,7 +779,10 @@ static void span_action(struct app *a, enum action act)
 	}
 }
 
-bool lanes_status(struct app *a, struct buf *out, int room)
+/* The selected span for the status line (name, duration, self time,
+ * depth) in at most `room` cells, its name cut to fit; false when the
+ * selection is not a span or it does not fit. */
+static bool lanes_status(struct app *a, struct buf *out, int room)
 {
 	struct lanes_view *lv = &a->lanes;
 	uint64_t key[4] = {a->sel, model_count(a->m), model_generation(a->m), a->vis.done};
@@ -945,7 +948,7 @@ bool lanes_action(struct app *a, enum action act)
 	}
 }
 
-void lanes_click(struct app *a, int line, int col)
+static void lanes_click(struct app *a, int line, int col)
 {
 	int NW = name_width(a), W = MAX(1, a->cols - NW);
 	if (line < 1 || line > rows(a))
@@ -965,7 +968,7 @@ void lanes_click(struct app *a, int line, int col)
 	free(lanes);
 }
 
-const char *lanes_meaning(enum action act)
+static const char *lanes_meaning(enum action act)
 {
 	switch (act) {
 	case ACT_MOVE_DOWN: return "the lane below (the event nearest in time)";
@@ -975,3 +978,6 @@ const char *lanes_meaning(enum action act)
 	default: return NULL;
 	}
 }
+
+const struct view_ops lanes_ops = {.draw = lanes_draw, .action = lanes_action, .click = lanes_click,
+				   .meaning = lanes_meaning, .status = lanes_status};

@@ -89,7 +89,7 @@ static void scroll_to_sel(struct app *a)
 		a->list.top = vis_next(a, a->list.top);
 }
 
-void list_draw(struct app *a)
+static void list_draw(struct app *a)
 {
 	int tmw, lw, tw;
 	row_widths(a, &tmw, &lw, &tw);
@@ -124,7 +124,7 @@ void list_draw(struct app *a)
 /* Sideways: the summaries move by half their column, as less -S does. */
 #define SHIFT_MAX 4096
 
-bool list_action(struct app *a, enum action act)
+static bool list_action(struct app *a, enum action act)
 {
 	int tmw, lw, tw;
 	row_widths(a, &tmw, &lw, &tw);
@@ -136,7 +136,7 @@ bool list_action(struct app *a, enum action act)
 	}
 }
 
-void list_click(struct app *a, int line, int col)
+static void list_click(struct app *a, int line, int col)
 {
 	(void)col;
 	if (line < 1 || line > rows(a))
@@ -153,7 +153,7 @@ void list_click(struct app *a, int line, int col)
 	}
 }
 
-const char *list_meaning(enum action act)
+static const char *list_meaning(enum action act)
 {
 	switch (act) {
 	case ACT_MOVE_DOWN: return "next event";
@@ -163,3 +163,5 @@ const char *list_meaning(enum action act)
 	default: return NULL;
 	}
 }
+
+const struct view_ops list_ops = {.draw = list_draw, .action = list_action, .click = list_click, .meaning = list_meaning};

@@ -17,7 +17,7 @@
 
 static int rows(const struct app *a) { return a->lines - 2; }
 
-void occur_free(struct app *a)
+static void occur_free(struct app *a)
 {
 	struct occur_view *ov = &a->occur;
 	calltree_free(&ov->ct);
@@ -123,11 +123,13 @@ bool occur_of(struct app *a, const struct calltree *ct, uint32_t node, bool whol
 	if (ov->npath == npath && ov->whole == whole && !memcmp(ov->path, path, npath * sizeof *path) &&
 	    ov->scope == tree_scope(a)) { /* the same calls: as they were left */
 		free(path);
-		return true;
+	} else {
+		occur_free(a);
+		*ov = (struct occur_view){.path = path, .npath = npath, .cappath = cap, .whole = whole,
+					  .tree_calls = n->calls};
+		build(a);
 	}
-	occur_free(a);
-	*ov = (struct occur_view){.path = path, .npath = npath, .cappath = cap, .whole = whole, .tree_calls = n->calls};
-	build(a);
+	view_open(a, V_OCCUR);
 	return true;
 }
 
@@ -139,14 +141,13 @@ static int by_length(const void *x, const void *y)
 	return a->ref.ts < b->ref.ts ? -1 : a->ref.ts > b->ref.ts;
 }
 
-bool occur_pending(const struct app *a)
+static bool occur_pending(const struct app *a)
 {
 	const struct occur_view *ov = &a->occur;
-	enum view_id top = a->depth ? a->stack[a->depth - 1] : a->base;
-	return ov->building || (ov->npath && top == V_OCCUR && ov->scope != tree_scope((struct app *)a));
+	return ov->building || (ov->npath && view_top(a) == V_OCCUR && ov->scope != tree_scope((struct app *)a));
 }
 
-bool occur_step(struct app *a, uint64_t budget_ns)
+static bool occur_step(struct app *a, uint64_t budget_ns)
 {
 	struct occur_view *ov = &a->occur;
 	if (!occur_pending(a))
@@ -180,7 +181,7 @@ static void draw_occurrence(struct app *a, int y, const struct occurrence *o, bo
 	buf_free(&b);
 }
 
-void occur_draw(struct app *a)
+static void occur_draw(struct app *a)
 {
 	struct occur_view *ov = &a->occur;
 	draw_role(R_TITLE);
@@ -205,8 +206,9 @@ void occur_draw(struct app *a)
 }
 
 /* The status line's part: whose calls, and where the cursor is. */
-void occur_status(struct app *a, struct buf *out)
+static bool occur_status(struct app *a, struct buf *out, int room)
 {
+	(void)room; /* (cut to fit by the status line) */
 	struct occur_view *ov = &a->occur;
 	buf_printf(out, "%llu calls of ", (unsigned long long)(ov->building ? ov->tree_calls : ov->calls));
 	for (size_t i = 0; i < ov->npath; i++) {
@@ -218,11 +220,12 @@ void occur_status(struct app *a, struct buf *out)
 		buf_printf(out, " (the %zu longest)", ov->n);
 	if (!ov->building && ov->n)
 		buf_printf(out, "  %zu/%zu", ov->cur + 1, ov->n);
+	return true;
 }
 
 /* ---- actions -------------------------------------------------------------- */
 
-bool occur_action(struct app *a, enum action act)
+static bool occur_action(struct app *a, enum action act)
 {
 	struct occur_view *ov = &a->occur;
 	if (ov->building && (act == ACT_BACK || act == ACT_QUIT || act == ACT_INTERRUPT)) {
@@ -240,3 +243,6 @@ bool occur_action(struct app *a, enum action act)
 	tree_go_span(a, &o->ref, ov->path[0], ov->cur, ov->calls, o->dur);
 	return true;
 }
+
+const struct view_ops occur_ops = {.draw = occur_draw, .action = occur_action, .status = occur_status,
+				   .pending = occur_pending, .step = occur_step, .free = occur_free};

@@ -173,7 +173,7 @@ static void help_row(struct buf *b, const char *keys, int kw, enum action act, c
 static void help_page(struct app *a)
 {
 	struct buf *b = &a->page.text;
-	enum view_id v = a->depth > 1 ? a->stack[a->depth - 2] : a->base;
+	enum view_id v = view_under(a);
 	buf_printf(b, "ttv keys in the %s view, then everywhere; q or Esc closes this page\n", view_word(v));
 	int kw = 8;
 	for (int act = 1; act < ACT_COUNT; act++) {
@@ -240,31 +240,34 @@ static long max_scroll(struct app *a);
 
 static void info_page(struct app *a) { info_text(a->t, &a->page.text); }
 
-/* Make the page's text with make(), from the top unless keep_scroll. */
-static void page_make(struct app *a, void (*make)(struct app *a), bool keep_scroll)
+/* Make the page's text with make(), from the top unless keep_scroll
+ * (true: a page opens with it). */
+static bool page_make(struct app *a, void (*make)(struct app *a), bool keep_scroll)
 {
 	buf_reset(&a->page.text);
 	if (!keep_scroll)
 		a->page.scroll = 0;
 	make(a);
 	count_lines(a);
+	return true;
 }
 
 static void diff_page(struct app *a) { buf_add(&a->page.text, a->tree.diff_page.p, a->tree.diff_page.len); }
 
-void detail_open(struct app *a) { page_make(a, detail_page, false); }
-void diff_open(struct app *a) { page_make(a, diff_page, true); }
-void info_open(struct app *a) { page_make(a, info_page, false); }
-void help_open(struct app *a) { page_make(a, help_page, false); }
-void filters_open(struct app *a) { page_make(a, filters_page, true); }
-void record_open(struct app *a) { page_make(a, record_page, false); }
+/* (the detail: of the selected event, so none without one) */
+static bool detail_open(struct app *a) { return a->sel != NO_POS && page_make(a, detail_page, false); }
+static bool diff_open(struct app *a) { return page_make(a, diff_page, true); }
+static bool info_open(struct app *a) { return page_make(a, info_page, false); }
+static bool help_open(struct app *a) { return page_make(a, help_page, false); }
+static bool filters_open(struct app *a) { return page_make(a, filters_page, true); }
+static bool record_open(struct app *a) { return page_make(a, record_page, false); }
+static bool legend_open(struct app *a) { return page_make(a, legend_page, false); }
 
-void legend_open(struct app *a) { page_make(a, legend_page, false); }
-
-void messages_open(struct app *a)
+static bool messages_open(struct app *a)
 {
 	page_make(a, messages_page, false);
 	a->page.scroll = (size_t)max_scroll(a); /* the latest at the bottom, as vim shows them */
+	return true;
 }
 
 /* One screen row of a page's line s[0..n): the bytes it shows, broken at
@@ -323,11 +326,11 @@ static void text_draw(struct app *a, bool cursor, bool matches)
 	}
 }
 
-void page_draw(struct app *a) { text_draw(a, false, false); }
+static void page_draw(struct app *a) { text_draw(a, false, false); }
 
 /* The detail and the filters change under the page: made again for each
  * draw, at the same scroll. */
-void detail_draw(struct app *a)
+static void detail_draw(struct app *a)
 {
 	size_t keep = a->page.scroll;
 	detail_open(a);
@@ -336,7 +339,7 @@ void detail_draw(struct app *a)
 }
 
 /* The comparison of files is made in steps under its page. */
-void diff_draw(struct app *a)
+static void diff_draw(struct app *a)
 {
 	size_t keep = a->page.scroll;
 	diff_open(a);
@@ -344,7 +347,7 @@ void diff_draw(struct app *a)
 	text_draw(a, false, false);
 }
 
-void filters_draw(struct app *a)
+static void filters_draw(struct app *a)
 {
 	filters_open(a);
 	text_draw(a, true, false);
@@ -391,9 +394,7 @@ static void open_record(struct app *a)
 		message(a, false, "this event links to no other record");
 		return;
 	}
-	if (a->depth < (int)ARRAY_LEN(a->stack))
-		a->stack[a->depth++] = V_RECORD;
-	record_open(a);
+	view_open(a, V_RECORD);
 }
 
 /* Enter in a linked record: back to the event it links to. */
@@ -405,11 +406,10 @@ static void record_back(struct app *a)
 		return;
 	}
 	jump_to(a, pos);
-	a->depth--; /* from the record back to the detail, now of that event */
-	detail_open(a);
+	view_close(a); /* from the record back to the detail, now of that event */
 }
 
-bool filters_action(struct app *a, enum action act)
+static bool filters_action(struct app *a, enum action act)
 {
 	struct filterset *fs = a->fs;
 	size_t i = a->page.filter_cur;
@@ -458,7 +458,7 @@ bool filters_action(struct app *a, enum action act)
 	}
 }
 
-bool page_action(struct app *a, enum action act)
+static bool page_action(struct app *a, enum action act)
 {
 	long rows = a->lines - 1;
 	switch (act) {
@@ -475,7 +475,7 @@ bool page_action(struct app *a, enum action act)
 }
 
 /* The detail follows the selection; Enter opens the record it links to. */
-bool detail_action(struct app *a, enum action act)
+static bool detail_action(struct app *a, enum action act)
 {
 	if (act == ACT_MOVE_DOWN || act == ACT_MOVE_UP)
 		return move_action(a, act);
@@ -487,7 +487,7 @@ bool detail_action(struct app *a, enum action act)
 }
 
 /* Enter in a linked record goes back to the event it links to. */
-bool record_action(struct app *a, enum action act)
+static bool record_action(struct app *a, enum action act)
 {
 	if (act == ACT_DETAIL) {
 		record_back(a);
@@ -495,3 +495,12 @@ bool record_action(struct app *a, enum action act)
 	}
 	return page_action(a, act);
 }
+
+const struct view_ops detail_ops = {.open = detail_open, .draw = detail_draw, .action = detail_action};
+const struct view_ops info_ops = {.open = info_open, .draw = page_draw, .action = page_action};
+const struct view_ops help_ops = {.open = help_open, .draw = page_draw, .action = page_action};
+const struct view_ops filters_ops = {.open = filters_open, .draw = filters_draw, .action = filters_action};
+const struct view_ops record_ops = {.open = record_open, .draw = page_draw, .action = record_action};
+const struct view_ops messages_ops = {.open = messages_open, .draw = page_draw, .action = page_action};
+const struct view_ops legend_ops = {.open = legend_open, .draw = page_draw, .action = page_action};
+const struct view_ops diff_ops = {.open = diff_open, .draw = diff_draw, .action = page_action};

@@ -622,9 +622,8 @@ void status_draw(struct app *a)
 	draw_role(R_STATUS);
 	draw_fill(y, 0, a->cols, " ");
 	struct buf right = {0}, left = {0};
-	bool sql = a->depth && a->stack[a->depth - 1] == V_SQL;
-	if (sql) { /* the result's rows, not the events */
-		buf_printf(&right, "row %zu/%zu", a->sql.res.nrows ? a->sql.cur + 1 : 0, a->sql.res.nrows);
+	const struct view_ops *top = view_ops_of(view_top(a));
+	if (top->where && top->where(a, &right)) { /* (the SQL result's rows, not the events) */
 	} else if (a->sel != NO_POS) {
 		buf_printf(&right, "#%llu/%llu ", (unsigned long long)vis_rank(a, a->sel) + 1,
 			   (unsigned long long)vis_count(a));
@@ -686,23 +685,14 @@ void status_draw(struct app *a)
 	esc_typed(&m, a->msg, strlen(a->msg));
 	int mw = text_width(m.p, m.len);
 	int lroom = m.len ? room - mw - 2 : room;
-	/* the lanes view: the selected span in place of the files */
-	struct buf span = {0};
-	if (!a->depth && a->base == V_LANES && lanes_status(a, &span, lroom)) {
+	/* the view's own words in place of the files (the lanes: the selected
+	 * span; the call tree: its scope; SQL: the query ...) */
+	struct buf own = {0};
+	if (top->status && top->status(a, &own, lroom)) {
 		buf_free(&left);
-		left = span;
-	} else if (a->depth && a->stack[a->depth - 1] == V_TREE) { /* the call tree: its scope in place of the files */
-		buf_reset(&left);
-		tree_status(a, &left);
-	} else if (sql) { /* the query */
-		buf_reset(&left);
-		sql_status(a, &left);
-	} else if (a->depth && a->stack[a->depth - 1] == V_OCCUR) {
-		buf_reset(&left);
-		occur_status(a, &left);
-	} else if (a->depth && a->stack[a->depth - 1] == V_FLAME && !a->tree.building && a->tree.nrows) {
-		buf_reset(&left); /* the flame graph: the selected bar */
-		flame_status(a, &left);
+		left = own;
+	} else {
+		buf_free(&own);
 	}
 	int lwant = text_width(left.p, left.len);
 	int lw = lroom >= MIN(lwant, 12) ? draw_clipped(a, y, 0, lroom, left.p, left.len) : 0;

@@ -66,7 +66,7 @@ static void measure(struct sql_view *v)
 	}
 }
 
-void sql_free(struct app *a)
+static void sql_free(struct app *a)
 {
 	struct sql_view *v = &a->sql;
 	sql_close(v->db);
@@ -102,14 +102,7 @@ static void mark_set(void *arg, int letter, bool set, uint64_t pos, const char *
 }
 
 /* The result comes on top (once). */
-static void show(struct app *a)
-{
-	if (a->depth && a->stack[a->depth - 1] == V_SQL)
-		return;
-	if (a->depth == (int)ARRAY_LEN(a->stack))
-		a->depth--;
-	a->stack[a->depth++] = V_SQL;
-}
+static void show(struct app *a) { view_open(a, V_SQL); }
 
 static void say_result(struct app *a)
 {
@@ -244,7 +237,7 @@ static void draw_line(struct app *a, int y, size_t row, enum role role, const in
 	}
 }
 
-void sql_draw(struct app *a)
+static void sql_draw(struct app *a)
 {
 	struct sql_view *v = &a->sql;
 	cursor_in_sight(&v->top, v->cur, rows(a));
@@ -297,13 +290,13 @@ static void go_to_row(struct app *a)
 		message(a, true, "that event is hidden, and nothing near it is shown");
 		return;
 	}
-	a->depth = 0;
+	view_close_all(a);
 	jump_to(a, shown);
 	message(a, false, "row %zu of %zu%s (C-o back; ; Enter: the result again)", v->cur + 1, r->nrows,
 		shown != pos ? ": its event is hidden, the nearest shown" : "");
 }
 
-bool sql_action(struct app *a, enum action act)
+static bool sql_action(struct app *a, enum action act)
 {
 	struct sql_view *v = &a->sql;
 	switch (act) {
@@ -314,7 +307,7 @@ bool sql_action(struct app *a, enum action act)
 	}
 }
 
-void sql_click(struct app *a, int line, int col)
+static void sql_click(struct app *a, int line, int col)
 {
 	(void)col;
 	struct sql_view *v = &a->sql;
@@ -322,15 +315,24 @@ void sql_click(struct app *a, int line, int col)
 		v->cur = v->top + (size_t)(line - 1);
 }
 
-void sql_status(struct app *a, struct buf *out)
+/* The status line: the query, and the row the cursor is on. */
+static bool sql_status(struct app *a, struct buf *out, int room)
 {
+	(void)room; /* (cut to fit by the status line) */
 	struct sql_view *v = &a->sql;
 	buf_adds(out, ";");
 	if (v->query)
 		esc_typed(out, v->query, strlen(v->query));
+	return true;
 }
 
-const char *sql_meaning(enum action act)
+static bool sql_where(struct app *a, struct buf *out)
+{
+	buf_printf(out, "row %zu/%zu", a->sql.res.nrows ? a->sql.cur + 1 : 0, a->sql.res.nrows);
+	return true;
+}
+
+static const char *sql_meaning(enum action act)
 {
 	switch (act) {
 	case ACT_MOVE_DOWN: return "next row";
@@ -341,3 +343,6 @@ const char *sql_meaning(enum action act)
 	default: return NULL;
 	}
 }
+
+const struct view_ops sql_ops = {.draw = sql_draw, .action = sql_action, .click = sql_click, .meaning = sql_meaning,
+				 .status = sql_status, .where = sql_where, .free = sql_free};

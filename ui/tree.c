@@ -58,12 +58,14 @@ static void view_scope(struct app *a, struct ct_scope *sc)
 				.hi = a->range.has_hi ? a->range.hi : INT64_MAX, .per_lane = a->tree.per_lane};
 }
 
-void tree_open(struct app *a)
+static void tree_free(struct app *a);
+
+bool tree_open(struct app *a)
 {
 	struct tree_view *tv = &a->tree;
 	uint64_t scope = tree_scope(a);
 	if (tv->ct.node && tv->scope == scope)
-		return;
+		return true;
 	tree_free(a);
 	*tv = (struct tree_view){.sort = tv->sort, .per_lane = tv->per_lane, .inverted = tv->inverted, .building = true,
 				 .scope = scope, .diff_a = tv->diff_a, .diff_a_scope = tv->diff_a_scope,
@@ -72,6 +74,7 @@ void tree_open(struct app *a)
 	struct ct_scope sc;
 	view_scope(a, &sc);
 	calltree_begin(&tv->ct, &sc);
+	return true;
 }
 
 static uint64_t key_of(const struct ct_node *n, int sort)
@@ -184,11 +187,11 @@ static bool live(const struct app *a) { return a->loading || a->follow; }
 /* One of the tree's views is what the user looks at. */
 static bool on_top(const struct app *a)
 {
-	enum view_id v = a->depth ? a->stack[a->depth - 1] : a->base;
+	enum view_id v = view_top(a);
 	return v == V_TREE || v == V_FLAME || v == V_BUTTERFLY;
 }
 
-bool tree_pending(const struct app *a)
+static bool tree_pending(const struct app *a)
 {
 	const struct tree_view *tv = &a->tree;
 	if (tv->building || a->files.building)
@@ -230,7 +233,7 @@ static void took_in(struct app *a)
 
 static bool files_step(struct app *a, uint64_t budget_ns);
 
-bool tree_step(struct app *a, uint64_t budget_ns)
+static bool tree_step(struct app *a, uint64_t budget_ns)
 {
 	struct tree_view *tv = &a->tree;
 	if (a->files.building)
@@ -250,10 +253,10 @@ bool tree_step(struct app *a, uint64_t budget_ns)
 
 static void files_free(struct app *a);
 
-void tree_free(struct app *a)
+static void tree_free(struct app *a)
 {
 	files_free(a);
-	butterfly_close(a); /* (a remembered A outlives the tree: app_free frees it) */
+	butterfly_close(a); /* (a remembered A outlives the tree: tree_end frees it) */
 	calltree_free(&a->tree.ct);
 	calltree_free(&a->tree.inv);
 	free(a->tree.open);
@@ -327,8 +330,9 @@ void tree_draw(struct app *a)
 }
 
 /* The status line's part: the scope and where the cursor is. */
-void tree_status(struct app *a, struct buf *out)
+static bool tree_status(struct app *a, struct buf *out, int room)
 {
+	(void)room; /* (cut to fit by the status line) */
 	struct tree_view *tv = &a->tree;
 	buf_printf(out, "call tree of %llu spans", (unsigned long long)tv->ct.spans);
 	if (vis_count(a) != model_count(a->m))
@@ -337,6 +341,7 @@ void tree_status(struct app *a, struct buf *out)
 		buf_adds(out, ", in the time range");
 	if (tv->nrows)
 		buf_printf(out, "  %zu/%zu", tv->cur + 1, tv->nrows);
+	return true;
 }
 
 /* ---- actions -------------------------------------------------------------- */
@@ -394,7 +399,7 @@ void tree_go_span(struct app *a, const struct ct_ref *ref, struct ct_sym s, size
 		message(a, true, "that span is no longer in the trace");
 		return;
 	}
-	a->depth = 0;
+	view_close_all(a);
 	a->base = V_LANES;
 	jump_to(a, pos);
 	lanes_action(a, ACT_ZOOM_SPAN);
@@ -417,14 +422,33 @@ bool tree_occurrences(struct app *a)
 	struct tree_view *tv = &a->tree;
 	if (tv->building || !tv->nrows)
 		return false;
-	if (a->depth && a->stack[a->depth - 1] == V_FLAME)
-		return occur_of(a, &tv->ct, a->flame.sel, true);
 	return occur_of(a, shown_ct(tv), tv->row[tv->cur].node, !tv->inverted);
+}
+
+/* Enter (a node's calls), D, v and b, which open views of their own over
+ * the tree; false: not one of them. */
+static bool tree_opens(struct app *a, enum action act)
+{
+	switch (act) {
+	case ACT_DETAIL: tree_occurrences(a); return true;
+	case ACT_DIFF:
+		if (tree_diff(a))
+			view_open(a, V_DIFF);
+		return true;
+	case ACT_DIFF_FILES:
+		if (tree_diff_files(a))
+			view_open(a, V_DIFF);
+		return true;
+	case ACT_BUTTERFLY: butterfly_show(a); return true;
+	default: return false;
+	}
 }
 
 bool tree_action(struct app *a, enum action act)
 {
 	struct tree_view *tv = &a->tree;
+	if (view_top(a) == V_TREE && tree_opens(a, act))
+		return true;
 	if (tv->building && (act == ACT_BACK || act == ACT_QUIT || act == ACT_INTERRUPT)) {
 		tree_free(a); /* stopped: built afresh when opened again */
 		*tv = (struct tree_view){.sort = tv->sort, .per_lane = tv->per_lane, .diff_a = tv->diff_a,
@@ -604,7 +628,7 @@ bool tree_diff_files(struct app *a)
 static bool files_step(struct app *a, uint64_t budget_ns)
 {
 	struct files_diff *fd = &a->files;
-	if (!a->depth || a->stack[a->depth - 1] != V_DIFF) {
+	if (view_top(a) != V_DIFF) {
 		files_free(a);
 		message(a, false, "comparison stopped");
 		return false;
@@ -627,7 +651,7 @@ static bool files_step(struct app *a, uint64_t budget_ns)
 	return more;
 }
 
-const char *tree_meaning(enum action act)
+static const char *tree_meaning(enum action act)
 {
 	switch (act) {
 	case ACT_MOVE_DOWN: return "next node";
@@ -637,3 +661,15 @@ const char *tree_meaning(enum action act)
 	default: return NULL;
 	}
 }
+
+/* The viewer ends: the tree, and the A remembered for D. */
+static void tree_end(struct app *a)
+{
+	tree_free(a);
+	diff_free(a->tree.diff_a);
+	buf_free(&a->tree.diff_a_scope);
+	buf_free(&a->tree.diff_page);
+}
+
+const struct view_ops tree_ops = {.open = tree_open, .draw = tree_draw, .action = tree_action, .meaning = tree_meaning,
+				  .status = tree_status, .pending = tree_pending, .step = tree_step, .free = tree_end};

@@ -301,26 +301,49 @@ static void dump_attrs(const char *path)
 
 /* ---- drawing -------------------------------------------------------------- */
 
-static enum view_id top_view(const struct app *a) { return a->depth ? a->stack[a->depth - 1] : a->base; }
-
-/* What each view does when it comes on top, with the screen, an action and
- * a click (app.h VIEWS). */
-static const struct view_ops {
-	void (*open)(struct app *a);
-	void (*draw)(struct app *a);
-	bool (*action)(struct app *a, enum action act);
-	void (*click)(struct app *a, int line, int col);
-	const char *(*meaning)(enum action act);
-} views[V_COUNT] = {
-#define X(id, word, open, draw, action, click, meaning) [V_##id] = {open, draw, action, click, meaning},
+/* Each view's ops (app.h VIEWS), and the action that opens it anywhere. */
+static const struct view_ops *const views[V_COUNT] = {
+#define X(id, word, opener, ops) [V_##id] = &ops,
+	VIEWS(X)
+#undef X
+};
+static const enum action openers[V_COUNT] = {
+#define X(id, word, opener, ops) [V_##id] = opener,
 	VIEWS(X)
 #undef X
 };
 
+const struct view_ops *view_ops_of(enum view_id v) { return views[v < V_COUNT ? v : V_LANES]; }
+
 const char *view_meaning(enum view_id v, enum action act)
 {
-	return v < V_COUNT && views[v].meaning ? views[v].meaning(act) : NULL;
+	return view_ops_of(v)->meaning ? view_ops_of(v)->meaning(act) : NULL;
 }
+
+enum view_id view_top(const struct app *a) { return a->depth ? a->stack[a->depth - 1] : a->base; }
+
+enum view_id view_under(const struct app *a) { return a->depth > 1 ? a->stack[a->depth - 2] : a->base; }
+
+void view_open(struct app *a, enum view_id v)
+{
+	if (view_top(a) == v)
+		return;
+	if (a->depth == (int)ARRAY_LEN(a->stack))
+		a->depth--;
+	a->stack[a->depth++] = v;
+	if (views[v]->open && !views[v]->open(a))
+		a->depth--; /* (nothing to show: the one under it stays as it was) */
+}
+
+void view_close(struct app *a)
+{
+	if (a->depth)
+		a->depth--;
+	if (views[view_top(a)]->open)
+		views[view_top(a)]->open(a);
+}
+
+void view_close_all(struct app *a) { a->depth = 0; }
 
 static void draw(struct app *a)
 {
@@ -328,7 +351,7 @@ static void draw(struct app *a)
 	 * a row's end is cleared without an attribute change first */
 	bkgdset((chtype)theme_attr(R_NORMAL) | ' ');
 	erase();
-	views[top_view(a)].draw(a);
+	views[view_top(a)]->draw(a);
 	if (a->prompt.kind != PROMPT_NONE)
 		prompt_draw(a);
 	else
@@ -336,25 +359,43 @@ static void draw(struct app *a)
 	refresh();
 }
 
-/* ---- actions -------------------------------------------------------------- */
+/* ---- background work ------------------------------------------------------ */
 
-static void open_view(struct app *a, enum view_id v)
+/* Work done a slice at a time between keys, in this order: the filters,
+ * the search, its matches counted, then what the views do (their step). */
+static bool work_pending(const struct app *a)
 {
-	if (a->depth && a->stack[a->depth - 1] == v)
+	if (vis_pending(a) || a->seek.on || hits_pending(a))
+		return true;
+	for (int v = 0; v < V_COUNT; v++)
+		if (views[v]->pending && views[v]->pending(a))
+			return true;
+	return false;
+}
+
+static void work_step(struct app *a, uint64_t budget_ns)
+{
+	if (vis_pending(a)) {
+		vis_step(a, budget_ns);
+		refresh_selection(a); /* off an event the filter hid */
 		return;
-	if (a->depth < (int)ARRAY_LEN(a->stack))
-		a->stack[a->depth++] = v;
-	if (views[v].open)
-		views[v].open(a);
+	}
+	if (a->seek.on) {
+		search_step(a, budget_ns); /* after the filters: it walks what they show */
+		return;
+	}
+	if (hits_pending(a)) {
+		hits_step(a, budget_ns);
+		return;
+	}
+	for (int v = 0; v < V_COUNT; v++)
+		if (views[v]->pending && views[v]->pending(a)) {
+			views[v]->step(a, budget_ns);
+			return;
+		}
 }
 
-static void close_view(struct app *a)
-{
-	if (a->depth)
-		a->depth--;
-	if (views[top_view(a)].open)
-		views[top_view(a)].open(a);
-}
+/* ---- actions -------------------------------------------------------------- */
 
 static void toggle_follow(struct app *a)
 {
@@ -403,13 +444,13 @@ static bool global_action(struct app *a, enum action act)
 	switch (act) {
 	case ACT_QUIT:
 		if (a->depth)
-			close_view(a);
+			view_close(a);
 		else
 			a->quit = true;
 		return true;
 	case ACT_BACK:
 		if (a->depth) {
-			close_view(a);
+			view_close(a);
 		} else if (a->range.has_lo || a->range.has_hi) {
 			a->range = (struct time_range){0};
 			message(a, false, "time range cleared");
@@ -418,35 +459,6 @@ static bool global_action(struct app *a, enum action act)
 	case ACT_SWITCH_VIEW:
 		if (!a->depth)
 			a->base = a->base == V_LANES ? V_LIST : V_LANES;
-		return true;
-	case ACT_DETAIL:
-		if (top_view(a) == V_TREE || top_view(a) == V_FLAME) { /* a node's calls */
-			if (tree_occurrences(a))
-				open_view(a, V_OCCUR);
-		} else if (a->sel != NO_POS) {
-			open_view(a, V_DETAIL);
-		}
-		return true;
-	case ACT_INFO: open_view(a, V_INFO); return true;
-	case ACT_HELP: open_view(a, V_HELP); return true;
-	case ACT_LEGEND: open_view(a, V_LEGEND); return true;
-	case ACT_MESSAGES: open_view(a, V_MESSAGES); return true;
-	case ACT_FILTERS: open_view(a, V_FILTERS); return true;
-	case ACT_CALL_TREE: open_view(a, V_TREE); return true;
-	case ACT_FLAME_GRAPH: open_view(a, V_FLAME); return true;
-	case ACT_DIFF:
-		if (top_view(a) == V_TREE && tree_diff(a))
-			open_view(a, V_DIFF);
-		return true;
-	case ACT_DIFF_FILES:
-		if (top_view(a) == V_TREE && tree_diff_files(a))
-			open_view(a, V_DIFF);
-		return true;
-	case ACT_BUTTERFLY: /* (from the call tree: its selected function) */
-		if (top_view(a) == V_TREE) {
-			butterfly_close(a);
-			open_view(a, V_BUTTERFLY);
-		}
 		return true;
 	case ACT_JUMP_BACK: jump_history(a, -1); return true;
 	case ACT_JUMP_FORWARD: jump_history(a, +1); return true;
@@ -479,7 +491,13 @@ static bool global_action(struct app *a, enum action act)
 		return true;
 	case ACT_REDRAW: clearok(curscr, TRUE); return true;
 	case ACT_SUSPEND: suspend(a); return true;
-	default: return false;
+	default:
+		for (int v = 0; v < V_COUNT; v++) /* (the views opened from anywhere) */
+			if (openers[v] == act) {
+				view_open(a, (enum view_id)v);
+				return true;
+			}
+		return false;
 	}
 }
 
@@ -497,7 +515,7 @@ static void do_action(struct app *a, enum action act)
 		a->msg[0] = a->setup_error[0] = 0;
 	if (a->follow && act == ACT_LAST)
 		a->paused = false;
-	bool done = views[top_view(a)].action(a, act);
+	bool done = views[view_top(a)]->action(a, act);
 	if (!done && !global_action(a, act) && act != ACT_NONE)
 		message(a, false, "%s: not in this view", action_word(act));
 }
@@ -513,7 +531,7 @@ static void mouse(struct app *a, int code, bool press, int line, int col)
 	int button = code & ~(4 | 8 | 16); /* without shift, meta, ctrl */
 	if (!press && button == 0 && a->press.on) { /* a drag ends: the lanes take a range */
 		a->press.on = false;
-		if (top_view(a) == V_LANES && abs(col - a->press.col) >= 2)
+		if (view_top(a) == V_LANES && abs(col - a->press.col) >= 2)
 			lanes_drag(a, a->press.line, a->press.col, col);
 		return;
 	}
@@ -529,8 +547,8 @@ static void mouse(struct app *a, int code, bool press, int line, int col)
 	a->press.on = true;
 	a->press.line = line;
 	a->press.col = col;
-	if (views[top_view(a)].click)
-		views[top_view(a)].click(a, line, col);
+	if (views[view_top(a)]->click)
+		views[view_top(a)]->click(a, line, col);
 }
 
 /* Keys that came while a query ran: done after it, in order. */
@@ -539,7 +557,7 @@ static size_t nwaiting;
 
 static void sql_key(struct app *a, const TermKeyKey *k)
 {
-	enum action act = keymap_lookup(a->km, top_view(a), k);
+	enum action act = keymap_lookup(a->km, view_top(a), k);
 	if (act == ACT_BACK || act == ACT_INTERRUPT) {
 		a->sql.stop = true;
 		nwaiting = 0; /* (typed at a query that took too long: not wanted now) */
@@ -600,7 +618,7 @@ static void key(struct app *a, TermKeyKey *k)
 			goto_mark(a, c);
 		return;
 	}
-	enum action act = keymap_lookup(a->km, top_view(a), k);
+	enum action act = keymap_lookup(a->km, view_top(a), k);
 	if ((act == ACT_BACK || act == ACT_INTERRUPT) && (search_cancel(a) || filter_cancel(a)))
 		return;
 	do_action(a, act);
@@ -1008,7 +1026,7 @@ static void loop(struct app *a)
 			break;
 		}
 		/* (a slow stream: poll wakes when its fd says more came, at the latest soon) */
-		bool busy = (a->loading && !a->load_waits) || vis_pending(a) || a->seek.on || hits_pending(a) || tree_pending(a) || occur_pending(a); /* else poll sleeps */
+		bool busy = (a->loading && !a->load_waits) || work_pending(a); /* else poll sleeps */
 		struct pollfd p[2 + 16] = {{fileno(term.tty), POLLIN, 0}, {term.sigpipe[0], POLLIN, 0}};
 		nfds_t np = 2 + trace_poll_fds(a->t, p + 2, ARRAY_LEN(p) - 2);
 		int wait_ms = -1;
@@ -1061,18 +1079,8 @@ static void loop(struct app *a)
 			tell_save(a);
 		if (a->loading)
 			load_step(a, SLICE_NS, false);
-		else if (vis_pending(a)) {
-			vis_step(a, SLICE_NS);
-			refresh_selection(a); /* off an event the filter hid */
-		} else if (a->seek.on) {
-			search_step(a, SLICE_NS); /* after the filters: it walks what they show */
-		} else if (hits_pending(a)) {
-			hits_step(a, SLICE_NS); /* then the matches are counted */
-		} else if (tree_pending(a)) {
-			tree_step(a, SLICE_NS); /* the call tree of what they show */
-		} else if (occur_pending(a)) {
-			occur_step(a, SLICE_NS); /* a node's calls */
-		}
+		else
+			work_step(a, SLICE_NS);
 		if (a->fs->too_expensive) {
 			a->fs->too_expensive = false;
 			message(a, true, "pattern too expensive for some events (pcre2 limits): they do not match");
@@ -1163,10 +1171,9 @@ static void run_script(struct app *a, const char *script)
 			;
 		while (!partial && hits_step(a, SLICE_NS))
 			;
-		while (!partial && tree_step(a, SLICE_NS))
-			;
-		while (!partial && occur_step(a, SLICE_NS))
-			;
+		for (int v = 0; v < V_COUNT && !partial; v++) /* and the views' own work */
+			while (views[v]->step && views[v]->step(a, SLICE_NS))
+				;
 		if (timing) {
 			draw(a);
 			line[strcspn(line, "\r\n")] = 0;
@@ -1193,14 +1200,11 @@ static void app_free(struct app *a)
 	free(a->type_role);
 	free(a->hist);
 	buf_free(&a->page.text);
-	tree_free(a);
-	occur_free(a);
-	sql_free(a);
+	for (int v = 0; v < V_COUNT; v++)
+		if (views[v]->free)
+			views[v]->free(a);
 	for (size_t i = 0; i < ARRAY_LEN(a->mark_note); i++)
 		free(a->mark_note[i]);
-	diff_free(a->tree.diff_a);
-	buf_free(&a->tree.diff_a_scope);
-	buf_free(&a->tree.diff_page);
 	buf_free(&a->messages);
 	prompt_free(a);
 	filter_free(&a->search);
