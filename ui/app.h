@@ -230,7 +230,7 @@ struct butterfly_view {
 /* ; SQL (sqlview.c): the last query's result as a table */
 struct sql_view {
 	struct sql_db *db;     /* opened at the first query */
-	struct sql_host host;  /* what it asks of the viewer (ui_busy) */
+	struct sql_host host;  /* what it asks of the viewer (app.busy) */
 	struct sql_result res;
 	char *query;           /* what res is of */
 	uint64_t gen;          /* the model's generation then (positions as ids) */
@@ -261,6 +261,10 @@ struct app {
 	int cols, lines;
 	bool scripted;
 	bool unicode; /* the terminal takes UTF-8: block characters for bars */
+	/* asked while a query runs (ui.c): reads keys (they wait; Esc and C-c
+	 * stop it), signals and resizes, and says on the status line that it
+	 * runs; true when it is to stop */
+	bool (*busy)(struct app *a);
 
 	enum view_id base;     /* V_LANES or V_LIST */
 	enum view_id stack[8]; /* views opened on top of the base */
@@ -428,24 +432,27 @@ void butterfly_close(struct app *a); /* (its rows go; made afresh from the tree'
 bool occur_of(struct app *a, const struct calltree *ct, uint32_t node, bool whole); /* (on top; false: none) */
 
 /* sqlview.c: ; SQL over the trace, its result as a table */
-void sql_run(struct app *a, const char *query); /* empty: the last result again */
+/* Run query (empty: the last result again), its result on top or its end
+ * said; -1, or where SQLite could not read it with *error its words (for
+ * the prompt to go back to the place). */
+long sql_run(struct app *a, const char *query, char **error);
 void sql_abandon(struct app *a); /* a query left by a longjmp (SIGBUS): its database goes */
-/* ui.c: asked while a query runs: reads keys (they wait; Esc and C-c stop
- * it), signals and resizes, and says on the status line that it runs;
- * true when it is to stop. */
-bool ui_busy(struct app *a);
 
 /* search and prompt (prompt.c) */
 void prompt_open(struct app *a, enum prompt_kind kind, const char *initial);
 /* What a shared action does in view v, in its words (NULL: its help says it). */
 const char *view_meaning(enum view_id v, enum action act);
-/* ui.c: the views on top of the base view (lanes or list), as a stack */
+/* view.c: the views on top of the base view (lanes or list), as a stack */
 const struct view_ops *view_ops_of(enum view_id v);
 enum view_id view_top(const struct app *a);   /* the one shown */
 enum view_id view_under(const struct app *a); /* the one under it */
 void view_open(struct app *a, enum view_id v); /* v on top (a full stack: in the top one's place) */
 void view_close(struct app *a);                /* the top one closed: the one under it opened again */
 void view_close_all(struct app *a);            /* back to the base view */
+bool view_open_by(struct app *a, enum action act); /* the view act opens from anywhere (false: none) */
+bool views_pending(const struct app *a);           /* some view has work to do in the background */
+bool views_step(struct app *a, uint64_t budget_ns); /* a slice of their work (true while more) */
+void views_free(struct app *a);
 /* A filter given with -e whose field the trace has not: taken out and
  * shown at the & prompt with the error (once the trace is read). */
 void filters_check_fields(struct app *a);

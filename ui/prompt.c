@@ -414,7 +414,16 @@ static void accept(struct app *a)
 			add_filter(a, text, editing);
 		break;
 	case PROMPT_COMMAND: command(a, text); break;
-	case PROMPT_SQL: sql_run(a, text); break;
+	case PROMPT_SQL: {
+		char *error = NULL;
+		long at = sql_run(a, text, &error);
+		if (at >= 0) { /* back to the prompt, at the place SQLite stopped */
+			prompt_open(a, PROMPT_SQL, text);
+			a->prompt.cursor = (size_t)at;
+			a->prompt.error = error;
+		}
+		break;
+	}
 	default: break;
 	}
 	free(text);

@@ -1,6 +1,6 @@
 /* ; SQL over the trace (src/sql.h's tables): the query runs on the loop's
  * thread, so the model holds still under it (a snapshot while following);
- * ui_busy() keeps the terminal answering and stops it on Esc or C-c.  Its
+ * app.busy() keeps the terminal answering and stops it on Esc or C-c.  Its
  * result is a table: numbers to the right, and as bars behind them where a
  * column measures something; Enter on a row with an id or ts goes to that
  * event. */
@@ -83,7 +83,7 @@ void sql_abandon(struct app *a)
 	a->sql.running = false;
 }
 
-static bool busy(void *arg) { return ui_busy(arg); }
+static bool busy(void *arg) { return ((struct app *)arg)->busy(arg); }
 
 /* The marks table (src/sql.h): a->marks, with their notes. */
 static bool mark_get(void *arg, int letter, uint64_t *pos, const char **note)
@@ -115,22 +115,23 @@ static void say_result(struct app *a)
 	buf_free(&b);
 }
 
-void sql_run(struct app *a, const char *query)
+long sql_run(struct app *a, const char *query, char **error)
 {
 	struct sql_view *v = &a->sql;
+	long back = -1;
 	if (!*query) { /* ; Enter: the last result again */
 		if (v->query && v->res.ncols)
 			show(a);
 		else
 			message(a, true, "no SQL result yet: ;SELECT ... FROM events (or spans, lanes, types, sources, damage, marks)");
-		return;
+		return back;
 	}
 	char *err = NULL;
 	v->host = (struct sql_host){.arg = a, .stop = busy, .mark_get = mark_get, .mark_set = mark_set};
 	if (!v->db && !(v->db = sql_open(a->t, a->fs, &v->host, &err))) {
 		message(a, true, "SQL: %s", err);
 		free(err);
-		return;
+		return back;
 	}
 	v->running = true;
 	v->stop = false;
@@ -142,9 +143,8 @@ void sql_run(struct app *a, const char *query)
 	if (!ok && fresh.stopped) {
 		message(a, false, "SQL stopped after %.1f s", (double)ns / 1e9);
 	} else if (!ok && fresh.error_at >= 0) { /* back to the prompt, at the place */
-		prompt_open(a, PROMPT_SQL, query);
-		a->prompt.cursor = MIN((size_t)fresh.error_at, strlen(query));
-		a->prompt.error = xstrdup(fresh.error);
+		back = (long)MIN((size_t)fresh.error_at, strlen(query));
+		*error = xstrdup(fresh.error);
 	} else if (!ok) {
 		message(a, true, "SQL: %s", fresh.error);
 	} else if (!fresh.ncols) {
@@ -164,6 +164,7 @@ void sql_run(struct app *a, const char *query)
 		say_result(a);
 	}
 	sql_result_free(&fresh);
+	return back;
 }
 
 /* ---- the table -------------------------------------------------------------- */

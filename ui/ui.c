@@ -301,57 +301,13 @@ static void dump_attrs(const char *path)
 
 /* ---- drawing -------------------------------------------------------------- */
 
-/* Each view's ops (app.h VIEWS), and the action that opens it anywhere. */
-static const struct view_ops *const views[V_COUNT] = {
-#define X(id, word, opener, ops) [V_##id] = &ops,
-	VIEWS(X)
-#undef X
-};
-static const enum action openers[V_COUNT] = {
-#define X(id, word, opener, ops) [V_##id] = opener,
-	VIEWS(X)
-#undef X
-};
-
-const struct view_ops *view_ops_of(enum view_id v) { return views[v < V_COUNT ? v : V_LANES]; }
-
-const char *view_meaning(enum view_id v, enum action act)
-{
-	return view_ops_of(v)->meaning ? view_ops_of(v)->meaning(act) : NULL;
-}
-
-enum view_id view_top(const struct app *a) { return a->depth ? a->stack[a->depth - 1] : a->base; }
-
-enum view_id view_under(const struct app *a) { return a->depth > 1 ? a->stack[a->depth - 2] : a->base; }
-
-void view_open(struct app *a, enum view_id v)
-{
-	if (view_top(a) == v)
-		return;
-	if (a->depth == (int)ARRAY_LEN(a->stack))
-		a->depth--;
-	a->stack[a->depth++] = v;
-	if (views[v]->open && !views[v]->open(a))
-		a->depth--; /* (nothing to show: the one under it stays as it was) */
-}
-
-void view_close(struct app *a)
-{
-	if (a->depth)
-		a->depth--;
-	if (views[view_top(a)]->open)
-		views[view_top(a)]->open(a);
-}
-
-void view_close_all(struct app *a) { a->depth = 0; }
-
 static void draw(struct app *a)
 {
 	/* blank cells in the normal role's colours, as the text beside them:
 	 * a row's end is cleared without an attribute change first */
 	bkgdset((chtype)theme_attr(R_NORMAL) | ' ');
 	erase();
-	views[view_top(a)]->draw(a);
+	view_ops_of(view_top(a))->draw(a);
 	if (a->prompt.kind != PROMPT_NONE)
 		prompt_draw(a);
 	else
@@ -365,12 +321,7 @@ static void draw(struct app *a)
  * the search, its matches counted, then what the views do (their step). */
 static bool work_pending(const struct app *a)
 {
-	if (vis_pending(a) || a->seek.on || hits_pending(a))
-		return true;
-	for (int v = 0; v < V_COUNT; v++)
-		if (views[v]->pending && views[v]->pending(a))
-			return true;
-	return false;
+	return vis_pending(a) || a->seek.on || hits_pending(a) || views_pending(a);
 }
 
 static void work_step(struct app *a, uint64_t budget_ns)
@@ -388,11 +339,7 @@ static void work_step(struct app *a, uint64_t budget_ns)
 		hits_step(a, budget_ns);
 		return;
 	}
-	for (int v = 0; v < V_COUNT; v++)
-		if (views[v]->pending && views[v]->pending(a)) {
-			views[v]->step(a, budget_ns);
-			return;
-		}
+	views_step(a, budget_ns);
 }
 
 /* ---- actions -------------------------------------------------------------- */
@@ -491,13 +438,7 @@ static bool global_action(struct app *a, enum action act)
 		return true;
 	case ACT_REDRAW: clearok(curscr, TRUE); return true;
 	case ACT_SUSPEND: suspend(a); return true;
-	default:
-		for (int v = 0; v < V_COUNT; v++) /* (the views opened from anywhere) */
-			if (openers[v] == act) {
-				view_open(a, (enum view_id)v);
-				return true;
-			}
-		return false;
+	default: return view_open_by(a, act); /* (the views opened from anywhere) */
 	}
 }
 
@@ -515,7 +456,7 @@ static void do_action(struct app *a, enum action act)
 		a->msg[0] = a->setup_error[0] = 0;
 	if (a->follow && act == ACT_LAST)
 		a->paused = false;
-	bool done = views[view_top(a)]->action(a, act);
+	bool done = view_ops_of(view_top(a))->action(a, act);
 	if (!done && !global_action(a, act) && act != ACT_NONE)
 		message(a, false, "%s: not in this view", action_word(act));
 }
@@ -547,8 +488,8 @@ static void mouse(struct app *a, int code, bool press, int line, int col)
 	a->press.on = true;
 	a->press.line = line;
 	a->press.col = col;
-	if (views[view_top(a)]->click)
-		views[view_top(a)]->click(a, line, col);
+	if (view_ops_of(view_top(a))->click)
+		view_ops_of(view_top(a))->click(a, line, col);
 }
 
 /* Keys that came while a query ran: done after it, in order. */
@@ -962,7 +903,8 @@ static void handle_signals(struct app *a)
  * it stands after libtermkey's wait time). */
 static bool busy_left_key;
 
-bool ui_busy(struct app *a)
+/* (app.busy: while a query runs) */
+static bool ui_busy(struct app *a)
 {
 	static uint64_t key_due;
 	uint64_t now = now_ns();
@@ -1171,9 +1113,8 @@ static void run_script(struct app *a, const char *script)
 			;
 		while (!partial && hits_step(a, SLICE_NS))
 			;
-		for (int v = 0; v < V_COUNT && !partial; v++) /* and the views' own work */
-			while (views[v]->step && views[v]->step(a, SLICE_NS))
-				;
+		while (!partial && views_step(a, SLICE_NS)) /* and the views' own work */
+			;
 		if (timing) {
 			draw(a);
 			line[strcspn(line, "\r\n")] = 0;
@@ -1200,9 +1141,7 @@ static void app_free(struct app *a)
 	free(a->type_role);
 	free(a->hist);
 	buf_free(&a->page.text);
-	for (int v = 0; v < V_COUNT; v++)
-		if (views[v]->free)
-			views[v]->free(a);
+	views_free(a);
 	for (size_t i = 0; i < ARRAY_LEN(a->mark_note); i++)
 		free(a->mark_note[i]);
 	buf_free(&a->messages);
@@ -1223,6 +1162,7 @@ int ui_run(struct trace *t, struct filterset *fs, const struct cli *c)
 	const char *script = getenv("TTV_SCRIPT");
 	a->scripted = script && *script;
 	a->unicode = MB_CUR_MAX > 1;
+	a->busy = ui_busy;
 	if (!term_open(a)) {
 		term_close();
 		return 1;
