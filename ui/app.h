@@ -45,8 +45,9 @@ struct visible {
 /* What a view does.  Each view's file defines its own (as tig's
  * view_ops); any may be NULL:
  * open: it comes on top, or back on top (false: it has nothing to show,
- *   and does not come);  draw;  action (false: not here, the shared actions
- *   then);  click;
+ *   and does not come);  back: it comes back on top when the one over it
+ *   closes (NULL: open);  draw;  action (false: not here, the shared
+ *   actions then);  click;
  * meaning: what a shared action does in it, for ?, when its own words say
  *   it better than the action's help;
  * status: the status line's left part while it is on top, in place of the
@@ -59,6 +60,7 @@ struct app;
 struct buf;
 struct view_ops {
 	bool (*open)(struct app *a);
+	bool (*back)(struct app *a);
 	void (*draw)(struct app *a);
 	bool (*action)(struct app *a, enum action act);
 	void (*click)(struct app *a, int line, int col);
@@ -87,7 +89,7 @@ struct view_ops {
 	X(LEGEND, "legend", ACT_LEGEND, legend_ops)       \
 	X(TREE, "tree", ACT_CALL_TREE, tree_ops)          \
 	X(FLAME, "flame", ACT_FLAME_GRAPH, flame_ops)     \
-	X(BUTTERFLY, "butterfly", ACT_NONE, butterfly_ops) \
+	X(BUTTERFLY, "butterfly", ACT_BUTTERFLY, butterfly_ops) \
 	X(DIFF, "diff", ACT_NONE, diff_ops)               \
 	X(OCCUR, "calls", ACT_NONE, occur_ops)            \
 	X(SQL, "sql", ACT_NONE, sql_ops)
@@ -186,6 +188,7 @@ struct tree_view {
 	struct calltree ct;
 	struct calltree inv; /* bottom-up (made when first shown) */
 	bool inverted;       /* shown: inv */
+	uint64_t gen;        /* changes when its nodes do (what is made of them is made again) */
 	bool per_lane;       /* each lane a node of its own */
 	struct diff *diff_a; /* D: the names of the tree remembered as A */
 	struct buf diff_a_scope, diff_page; /* what A was of; the comparison shown */
@@ -223,6 +226,7 @@ struct bf_row {
 
 struct butterfly_view {
 	uint32_t sym; /* the function (CT_NONE: none yet) */
+	uint64_t tree_gen; /* the tree's gen it was made of */
 	struct bf_row *row;
 	size_t nrows, caprow, cur, top;
 };
@@ -419,15 +423,14 @@ bool tree_diff(struct app *a);
 bool tree_diff_files(struct app *a); /* v: the first file against the rest (true: compared in diff_page) */
 /* v's callees, largest total first (a fresh array in *kids); how many */
 size_t tree_children(struct app *a, uint32_t v, uint32_t **kids);
-/* Enter: the node's longest span, selected and framed in the lanes view */
+bool tree_occurrences(struct app *a); /* Enter: the selected node's calls, on top */
+/* scope.c: what the call-tree views are of */
+uint64_t tree_scope(struct app *a); /* what the tree is of (a hash): built again when it changes */
+void tree_scope_fill(struct app *a, struct ct_scope *sc); /* what the views show, as a call tree's scope */
 /* Go to a span in the lanes view (n and N: the others of its name), saying which of calls it is. */
 void tree_go_span(struct app *a, const struct ct_ref *ref, struct ct_sym s, size_t rank, uint64_t calls, uint64_t dur);
-uint64_t tree_scope(struct app *a); /* what the tree is of (a hash): built again when it changes */
-bool tree_occurrences(struct app *a); /* Enter: the selected node's calls, on top */
 /* flame.c: the flame graph view */
 /* butterfly.c: one function's callers and callees */
-void butterfly_show(struct app *a); /* of the tree's selected function, on top */
-void butterfly_close(struct app *a); /* (its rows go; made afresh from the tree's cursor) */
 /* occur.c: one node's calls, longest first */
 bool occur_of(struct app *a, const struct calltree *ct, uint32_t node, bool whole); /* (on top; false: none) */
 

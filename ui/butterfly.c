@@ -51,6 +51,7 @@ static void focus(struct app *a, uint32_t sym)
 	struct butterfly_view *bv = &a->butterfly;
 	const struct calltree *ct = &a->tree.ct;
 	bv->sym = sym;
+	bv->tree_gen = a->tree.gen;
 	bv->nrows = bv->cur = bv->top = 0;
 	add_row(bv, BF_HEAD, CT_NONE); /* "called by" */
 	size_t callers = bv->nrows;
@@ -83,36 +84,47 @@ static void focus(struct app *a, uint32_t sym)
 	qsort(bv->row + callees, bv->nrows - callees, sizeof *bv->row, by_total);
 }
 
-static bool butterfly_open(struct app *a)
-{
-	struct tree_view *tv = &a->tree;
-	if (tv->building || !tv->nrows || a->butterfly.sym != CT_NONE)
-		return true;
-	const struct calltree *ct = tv->inverted ? &tv->inv : &tv->ct;
-	focus(a, ct->node[tv->row[tv->cur].node].sym); /* (syms are the same in both trees) */
-	return true;
-}
-
-void butterfly_close(struct app *a)
+static void butterfly_close(struct app *a)
 {
 	free(a->butterfly.row);
 	a->butterfly = (struct butterfly_view){.sym = CT_NONE};
 }
 
-void butterfly_show(struct app *a)
+/* The function at the call tree's cursor, once the tree is built; rows
+ * made of a tree that changed since go (made again from its cursor). */
+static void focus_tree_cursor(struct app *a)
+{
+	struct tree_view *tv = &a->tree;
+	if (a->butterfly.sym != CT_NONE && a->butterfly.tree_gen != tv->gen)
+		butterfly_close(a);
+	if (tv->building || !tv->nrows || a->butterfly.sym != CT_NONE)
+		return;
+	const struct calltree *ct = tv->inverted ? &tv->inv : &tv->ct;
+	focus(a, ct->node[tv->row[tv->cur].node].sym); /* (syms are the same in both trees) */
+}
+
+/* b in the call tree: of the function at its cursor */
+static bool butterfly_open(struct app *a)
 {
 	butterfly_close(a);
-	view_open(a, V_BUTTERFLY);
+	focus_tree_cursor(a);
+	return true;
+}
+
+/* back on top: as it was left, if the tree is */
+static bool butterfly_back(struct app *a)
+{
+	focus_tree_cursor(a);
+	return true;
 }
 
 static void butterfly_draw(struct app *a)
 {
 	struct butterfly_view *bv = &a->butterfly;
 	const struct calltree *ct = &a->tree.ct;
-	if (bv->sym == CT_NONE) /* (asked for while the tree was being built) */
-		butterfly_open(a);
+	focus_tree_cursor(a); /* (asked for while the tree was being built) */
 	if (bv->sym == CT_NONE) {
-		tree_draw(a);
+		tree_draw(a); /* (how far it is, or that there is nothing) */
 		return;
 	}
 	draw_role(R_TITLE);
@@ -165,6 +177,7 @@ static void step(struct butterfly_view *bv, int dir)
 static bool butterfly_action(struct app *a, enum action act)
 {
 	struct butterfly_view *bv = &a->butterfly;
+	focus_tree_cursor(a);
 	size_t last = bv->nrows ? bv->nrows - 1 : 0;
 	if (bv->sym == CT_NONE)
 		return false;
@@ -185,4 +198,5 @@ static bool butterfly_action(struct app *a, enum action act)
 	}
 }
 
-const struct view_ops butterfly_ops = {.open = butterfly_open, .draw = butterfly_draw, .action = butterfly_action};
+const struct view_ops butterfly_ops = {.open = butterfly_open, .back = butterfly_back, .draw = butterfly_draw,
+				       .action = butterfly_action, .free = butterfly_close};

@@ -4,7 +4,7 @@
  * unfolded, sorted by total, self or calls; every lane merged or each on
  * its own (a); top-down or bottom-up (i).  Built in steps from the loop
  * (src/calltree.h), and on as the trace grows.  Enter lists the node's
- * calls (occur.c); b opens the butterfly (butterfly.c), D
+ * calls (occur.c); b the butterfly (butterfly.c), D
  * compares two scopes, I shows the same tree as a flame graph (flame.c). */
 #include <curses.h>
 #include <stdlib.h>
@@ -26,38 +26,6 @@ static int rows(const struct app *a) { return a->lines - 2; /* header and status
 static struct calltree *shown_ct(struct tree_view *tv) { return tv->inverted ? &tv->inv : &tv->ct; }
 static uint8_t *shown_open(struct tree_view *tv) { return tv->inverted ? tv->inv_open : tv->open; }
 
-/* What the views show: a visible event, or a pair whose end is. */
-static bool shown(const struct ct_scope *sc, uint64_t pos, const struct event *e)
-{
-	struct app *a = sc->ctx;
-	uint64_t other;
-	return vis_is(a, pos) || (ev_role(e) == ROLE_BEGIN && model_partner(a->m, pos, &other) && vis_is(a, other));
-}
-
-/* What the tree was built of: the events (their order: appended ones it
- * takes in as they come), the filters, the lanes shown and the time
- * range.  The same, the tree opens again as it was left. */
-uint64_t tree_scope(struct app *a)
-{
-	struct buf b = {0};
-	buf_printf(&b, "%llu %d%d %lld %lld %d", (unsigned long long)model_generation(a->m), a->range.has_lo,
-		   a->range.has_hi, (long long)a->range.lo, (long long)a->range.hi, a->tree.per_lane);
-	for (size_t i = 0; i < a->fs->n; i++)
-		buf_printf(&b, "\n%d %s", a->fs->f[i].enabled, a->fs->f[i].spec);
-	buf_add(&b, a->lane_flags, a->norder);
-	uint64_t h = hash_bytes(b.p, b.len);
-	buf_free(&b);
-	return h;
-}
-
-/* What the views show, as a call tree's scope. */
-static void view_scope(struct app *a, struct ct_scope *sc)
-{
-	*sc = (struct ct_scope){.t = a->t, .fs = a->fs, .keep = shown, .ctx = a,
-				.lo = a->range.has_lo ? a->range.lo : INT64_MIN,
-				.hi = a->range.has_hi ? a->range.hi : INT64_MAX, .per_lane = a->tree.per_lane};
-}
-
 static void tree_free(struct app *a);
 
 bool tree_open(struct app *a)
@@ -69,10 +37,10 @@ bool tree_open(struct app *a)
 	tree_free(a);
 	*tv = (struct tree_view){.sort = tv->sort, .per_lane = tv->per_lane, .inverted = tv->inverted, .building = true,
 				 .scope = scope, .diff_a = tv->diff_a, .diff_a_scope = tv->diff_a_scope,
-				 .diff_page = tv->diff_page};
+				 .diff_page = tv->diff_page, .gen = tv->gen};
 	a->flame = (struct flame_view){0};
 	struct ct_scope sc;
-	view_scope(a, &sc);
+	tree_scope_fill(a, &sc);
 	calltree_begin(&tv->ct, &sc);
 	return true;
 }
@@ -224,7 +192,7 @@ static void took_in(struct app *a)
 	}
 	if (tv->inverted)
 		make_inverted(tv);
-	butterfly_close(a);
+	tv->gen++;
 	make_rows(tv);
 	for (size_t i = 0; at != CT_NONE && i < tv->nrows; i++) /* the cursor stays on its node */
 		if (tv->row[i].node == at)
@@ -256,7 +224,7 @@ static void files_free(struct app *a);
 static void tree_free(struct app *a)
 {
 	files_free(a);
-	butterfly_close(a); /* (a remembered A outlives the tree: tree_end frees it) */
+	a->tree.gen++; /* (a remembered A outlives the tree: tree_end frees it) */
 	calltree_free(&a->tree.ct);
 	calltree_free(&a->tree.inv);
 	free(a->tree.open);
@@ -363,60 +331,6 @@ static void fold(struct tree_view *tv, bool open)
 		tv->cur--;
 }
 
-/* n and N go through the events of the spans called (type, name): a
- * search for the name in the field that holds it (exactly), or in the
- * events' text. */
-static bool search_occurrences(struct app *a, uint32_t type, uint32_t name_sid)
-{
-	uint32_t field = model_type_get(a->m, type)->name_field;
-	if (!name_sid)
-		return false;
-	struct buf spec = {0};
-	size_t n;
-	if (field) {
-		const char *f = model_strget(a->m, field, &n);
-		buf_add(&spec, f, n);
-		buf_adds(&spec, ":^");
-	}
-	const char *name = model_strget(a->m, name_sid, &n);
-	for (size_t i = 0; i < n; i++) { /* (the name as it is, not as a pattern) */
-		if (strchr("\\^$.|?*+()[]{}", name[i]))
-			buf_addc(&spec, '\\');
-		buf_addc(&spec, name[i]);
-	}
-	if (field)
-		buf_addc(&spec, '$');
-	bool ok = !memchr(name, 0, n) && search_for(a, buf_str(&spec));
-	buf_free(&spec);
-	return ok;
-}
-
-void tree_go_span(struct app *a, const struct ct_ref *ref, struct ct_sym s, size_t rank, uint64_t calls, uint64_t dur)
-{
-	struct evref r = {ref->ts, ref->input, ref->off, true};
-	uint64_t pos;
-	if (!ref_pos(a, &r, &pos)) {
-		message(a, true, "that span is no longer in the trace");
-		return;
-	}
-	view_close_all(a);
-	a->base = V_LANES;
-	jump_to(a, pos);
-	lanes_action(a, ACT_ZOOM_SPAN);
-	bool others = search_occurrences(a, s.type, s.name);
-	struct buf b = {0}, d = {0};
-	term_sid(&b, a->m, ct_sym_sid(a->m, s));
-	fmt_dur(&d, dur);
-	if (rank)
-		message(a, false, "call %zu of %llu of %s, longest first: %s%s", rank + 1, (unsigned long long)calls,
-			buf_str(&b), buf_str(&d), others ? "; n, N: the others" : "");
-	else
-		message(a, false, "the longest of %llu calls of %s: %s%s", (unsigned long long)calls, buf_str(&b),
-			buf_str(&d), others ? "; n, N: the others" : "");
-	buf_free(&b);
-	buf_free(&d);
-}
-
 bool tree_occurrences(struct app *a)
 {
 	struct tree_view *tv = &a->tree;
@@ -425,8 +339,8 @@ bool tree_occurrences(struct app *a)
 	return occur_of(a, shown_ct(tv), tv->row[tv->cur].node, !tv->inverted);
 }
 
-/* Enter (a node's calls), D, v and b, which open views of their own over
- * the tree; false: not one of them. */
+/* Enter (a node's calls), D and v, which open views of their own over the
+ * tree; false: not one of them.  (b: the butterfly's own opener.) */
 static bool tree_opens(struct app *a, enum action act)
 {
 	switch (act) {
@@ -439,7 +353,6 @@ static bool tree_opens(struct app *a, enum action act)
 		if (tree_diff_files(a))
 			view_open(a, V_DIFF);
 		return true;
-	case ACT_BUTTERFLY: butterfly_show(a); return true;
 	default: return false;
 	}
 }
@@ -452,7 +365,7 @@ bool tree_action(struct app *a, enum action act)
 	if (tv->building && (act == ACT_BACK || act == ACT_QUIT || act == ACT_INTERRUPT)) {
 		tree_free(a); /* stopped: built afresh when opened again */
 		*tv = (struct tree_view){.sort = tv->sort, .per_lane = tv->per_lane, .diff_a = tv->diff_a,
-					 .diff_a_scope = tv->diff_a_scope, .diff_page = tv->diff_page};
+					 .diff_a_scope = tv->diff_a_scope, .diff_page = tv->diff_page, .gen = tv->gen};
 		message(a, false, "call tree stopped");
 		return act == ACT_INTERRUPT;
 	}
@@ -581,7 +494,7 @@ static void files_free(struct app *a)
 static void files_side(struct app *a, bool b)
 {
 	struct ct_scope base, sc;
-	view_scope(a, &base);
+	tree_scope_fill(a, &base);
 	base.per_lane = false;
 	diff_side_scope(&a->files.side, &base, b, &sc);
 	calltree_begin(&a->files.ct, &sc);

@@ -41,8 +41,9 @@ void view_close(struct app *a)
 {
 	if (a->depth)
 		a->depth--;
-	if (views[view_top(a)]->open)
-		views[view_top(a)]->open(a);
+	const struct view_ops *v = views[view_top(a)];
+	if (v->back ? v->back : v->open)
+		(v->back ? v->back : v->open)(a);
 }
 
 void view_close_all(struct app *a) { a->depth = 0; }
