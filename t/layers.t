@@ -4,7 +4,10 @@
 # A file includes headers of its own layer or below, never above.  Only the
 # loader (src/trace.c, src/trace_saved.c) and the decoders include decoders/decoder.h, a
 # decoder's private headers (decoders/NAME/*.h) stay inside its folder, and the
-# model's (src/model_int.h) in its files (src/model*.c).
+# model's (src/model_int.h) in its files (src/model*.c).  Inside ui/, where
+# every file includes ui/app.h, the calls run one way (from the built
+# objects' symbols): no two files call each other, and each calls only
+# files of its floor or below (ui_floor).
 . "$(dirname "$0")/lib.sh"
 
 # The layer of a source file or header, by path; "" when it has none, so
@@ -53,6 +56,62 @@ is "$unplaced" "" "every file has a layer"
 is "$upward" "" "no include runs up a layer"
 is "$door" "" "only the loader includes decoders/decoder.h"
 is "$private" "" "a decoder's private headers stay in its folder, the model's in its files"
+
+# ---- calls inside ui/: from each object's undefined symbols to the file
+# that defines them as functions (the views' ops tables are data: view.c
+# lists them without calling them) ----
+ui_floor() {
+	case $1 in
+	terminfo | theme | keymap) echo 1 ;;
+	draw) echo 2 ;;
+	counters | nav) echo 3 ;;
+	row | bars) echo 4 ;;
+	spans | list) echo 5 ;;
+	lanes) echo 6 ;;
+	view) echo 7 ;; # the views and their stack
+	sqlview) echo 8 ;;
+	prompt) echo 9 ;;
+	page | scope) echo 10 ;;
+	occur) echo 11 ;;
+	tree) echo 12 ;;
+	butterfly | flame) echo 13 ;;
+	ui) echo 14 ;; # the loop
+	esac
+}
+# ui_calls OBJ...: "caller callee" for each call from one file to another
+ui_calls() {
+	for o; do
+		nm --defined-only -g "$o" | awk -v f="$(basename "$o" .o)" '$2 == "T" { print "def", $3, f }'
+		nm -u "$o" | awk -v f="$(basename "$o" .o)" '{ print "use", $2, f }'
+	done | awk '$1 == "def" { at[$2] = $3; next } { use[NR] = $2 " " $3 }
+		END { for (i in use) { split(use[i], u, " "); if (u[1] in at && at[u[1]] != u[2]) print u[2], at[u[1]] } }' |
+		sort -u
+}
+objs=$(ls "$BUILD"/ui/*.o 2>/dev/null)
+if [ -n "$objs" ] && command -v nm >/dev/null 2>&1; then
+	# shellcheck disable=SC2086
+	ui_calls $objs >"$TMP/calls"
+	ok "$([ "$(wc -l <"$TMP/calls")" -ge 30 ]; echo $?)" "$(wc -l <"$TMP/calls") calls between ui files"
+	# judge CALLS: the calls both ways, the calls up, the files with no floor
+	judge() {
+		both="" up="" unplaced=""
+		while read -r from to; do
+			grep -qx "$to $from" "$1" && both="$both $from<->$to"
+			ff=$(ui_floor "$from") tf=$(ui_floor "$to")
+			[ -n "$ff" ] && [ -n "$tf" ] || { unplaced="$unplaced $from $to"; continue; }
+			[ "$tf" -le "$ff" ] || up="$up $from->$to"
+		done <"$1"
+	}
+	judge "$TMP/calls"
+	is "$unplaced" "" "every ui file has a floor"
+	is "$both" "" "no two ui files call each other"
+	is "$up" "" "ui files call only down (or across) their floors"
+	printf 'tree ui\nui tree\n' >"$TMP/probe.calls" # (the check itself can fail)
+	judge "$TMP/probe.calls"
+	is "$both|$up" " tree<->ui ui<->tree| tree->ui" "tree and ui calling each other would be seen, and tree's call up"
+else
+	ok 0 "# SKIP no ui objects in $BUILD (or no nm)"
+fi
 
 # the rule itself can fail: an include up a layer is seen
 printf '#include "ui/app.h"\n' >"$TMP/probe.c"
