@@ -79,7 +79,8 @@ row() {
 }
 
 # keys NAME PATH...: a scripted viewer session (TTV_SCRIPT) over the paths; the time
-# from each key to the finished screen, median and worst, over RUNS runs.
+# from each key to the finished screen, median and worst (and its key),
+# over RUNS runs.
 keys() {
 	name=$1
 	shift
@@ -89,10 +90,11 @@ keys() {
 	i=0
 	while [ $i -lt "$RUNS" ]; do
 		TTV_SCRIPT=$script TTV_SCRIPT_TIMING=$times TTV_SIZE=120x40 "$TTV" "$@" >/dev/null 2>&1 || true
-		cut -f2 "$times" >>"$all"
+		cut -f1,2 "$times" >>"$all"
 		i=$((i + 1))
 	done
-	msrow "$name" $(stats3 <"$all") "($(wc -l <"$script") keys x $RUNS runs, worst shown as max)"
+	worst=$(sort -t '	' -k2,2n "$all" | tail -1 | cut -f1)
+	msrow "$name" $(cut -f2 "$all" | stats3) "($(wc -l <"$script") keys x $RUNS runs, worst shown as max: $worst)"
 	rm -f "$script" "$times" "$all"
 }
 
