@@ -75,7 +75,9 @@ ui_floor() {
 	occur) echo 11 ;;
 	tree) echo 12 ;;
 	butterfly | flame) echo 13 ;;
-	ui) echo 14 ;; # the loop
+	ui) echo 14 ;; # the terminal and the loop
+	script) echo 15 ;; # TTV_SCRIPT: the loop's parts driven from a file
+	run) echo 16 ;; # ui_run: set up, the loop or a script, the end
 	esac
 }
 # ui_calls OBJ...: "caller callee" for each call from one file to another

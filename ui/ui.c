@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <locale.h>
 #include <poll.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -26,8 +25,6 @@
 #include "ui/keymap.h"
 #include "ui/ui.h"
 
-#define SLICE_NS 15000000 /* decode at most this long between looks at the keyboard */
-#define FIRST_SLICE_NS 3000000 /* less before the first screen: it should come at once */
 
 static struct {
 	FILE *tty;
@@ -144,7 +141,7 @@ static void term_resize(struct app *a)
 	a->cols = COLS;
 }
 
-static bool term_open(struct app *a)
+bool ui_term_open(struct app *a)
 {
 	if (pipe(term.sigpipe) == 0) {
 		fcntl(term.sigpipe[0], F_SETFL, O_NONBLOCK);
@@ -212,7 +209,7 @@ static bool term_open(struct app *a)
 	return true;
 }
 
-static void term_close(void)
+void ui_term_close(void)
 {
 	fatal_cleanup = NULL;
 	modes(false);
@@ -248,7 +245,7 @@ static void suspend(struct app *a)
 
 /* ---- screen dumps (scripted mode) ----------------------------------------- */
 
-static void dump_screen(const char *path)
+void ui_dump_screen(const char *path)
 {
 	FILE *f = fopen(path, "w");
 	if (!f)
@@ -274,7 +271,7 @@ static void dump_screen(const char *path)
 
 /* Under each line, a line marking highlighted cells: m a search match
  * (underlined), s the selection (reverse), . anything else.  Mono theme. */
-static void dump_attrs(const char *path)
+void ui_dump_attrs(const char *path)
 {
 	FILE *f = fopen(path, "w");
 	if (!f)
@@ -301,7 +298,7 @@ static void dump_attrs(const char *path)
 
 /* ---- drawing -------------------------------------------------------------- */
 
-static void draw(struct app *a)
+void ui_draw(struct app *a)
 {
 	/* blank cells in the normal role's colours, as the text beside them:
 	 * a row's end is cleared without an attribute change first */
@@ -344,7 +341,7 @@ static void work_step(struct app *a, uint64_t budget_ns)
 
 /* ---- actions -------------------------------------------------------------- */
 
-static void toggle_follow(struct app *a)
+void ui_toggle_follow(struct app *a)
 {
 	if (a->follow && a->paused) { /* F while paused: back to the end */
 		jump_to(a, vis_last(a));
@@ -426,7 +423,7 @@ static bool global_action(struct app *a, enum action act)
 	case ACT_FILTER: prompt_open(a, PROMPT_FILTER, NULL); return true;
 	case ACT_COMMAND: prompt_open(a, PROMPT_COMMAND, NULL); return true;
 	case ACT_SQL: prompt_open(a, PROMPT_SQL, NULL); return true;
-	case ACT_FOLLOW: toggle_follow(a); return true;
+	case ACT_FOLLOW: ui_toggle_follow(a); return true;
 	case ACT_TOGGLE_TIME:
 		cycle_time(a);
 		return true;
@@ -506,7 +503,7 @@ static void sql_key(struct app *a, const TermKeyKey *k)
 		waiting[nwaiting++] = *k;
 }
 
-static void key(struct app *a, TermKeyKey *k);
+void ui_key(struct app *a, TermKeyKey *k);
 
 static void keys_waiting(struct app *a)
 {
@@ -515,10 +512,10 @@ static void keys_waiting(struct app *a)
 	memcpy(k, waiting, n * sizeof *k);
 	nwaiting = 0;
 	for (size_t i = 0; i < n && !a->quit; i++)
-		key(a, &k[i]);
+		ui_key(a, &k[i]);
 }
 
-static void key(struct app *a, TermKeyKey *k)
+void ui_key(struct app *a, TermKeyKey *k)
 {
 	a->touched = true;
 	a->end_held = false; /* the user may move away from the end */
@@ -580,7 +577,7 @@ static TermKeyResult drain_keys(struct app *a, bool force)
 	TermKeyKey k;
 	TermKeyResult r;
 	while ((r = force ? termkey_getkey_force(term.tk, &k) : termkey_getkey(term.tk, &k)) == TERMKEY_RES_KEY && !a->quit)
-		key(a, &k);
+		ui_key(a, &k);
 	return r;
 }
 
@@ -594,7 +591,7 @@ static void release_held(struct app *a)
 /* Bytes from the terminal: SGR mouse reports (ESC [ < b ; x ; y M|m) are
  * taken out here; everything else goes to libtermkey.  True when a key may
  * be incomplete (held here, or in libtermkey: a lone Escape?). */
-static bool feed_input(struct app *a, const char *p, size_t n)
+bool ui_feed(struct app *a, const char *p, size_t n)
 {
 	char buf[4096 + sizeof held];
 	size_t len = nheld;
@@ -735,7 +732,7 @@ static void after_load(struct app *a, uint64_t before, bool was_at_end, struct e
 /* Look at the files (truncated, replaced, gone): a truncated file's events
  * are dropped, so whether the selection was at the end is taken first, and
  * held until events come again. */
-static bool check_files(struct app *a, bool woken)
+bool ui_check_files(struct app *a, bool woken)
 {
 	a->end_held |= a->follow && at_end(a);
 	return trace_check(a->t, woken);
@@ -750,7 +747,7 @@ static void tell_save(struct app *a)
 	}
 }
 
-static void load_step(struct app *a, uint64_t budget_ns, bool wait)
+void ui_load_step(struct app *a, uint64_t budget_ns, bool wait)
 {
 	uint64_t before = model_count(a->m);
 	bool was_at_end = at_end(a) || a->end_held;
@@ -775,96 +772,6 @@ static void load_step(struct app *a, uint64_t budget_ns, bool wait)
 }
 
 /* ---- scripted runs -------------------------------------------------------- */
-
-static bool script_step(struct app *a, char *line)
-{
-	line[strcspn(line, "\r\n")] = 0;
-	if (!*line || *line == '#')
-		return true;
-	TermKeyKey k;
-	if (!strncmp(line, "dump ", 5)) {
-		draw(a);
-		dump_screen(line + 5);
-	} else if (!strncmp(line, "dumpattr ", 9)) {
-		draw(a);
-		dump_attrs(line + 9);
-	} else if (!strncmp(line, "type ", 5) || !strncmp(line, "paste ", 6)) {
-		bool paste = *line == 'p';
-		const char *s = line + (paste ? 6 : 5);
-		if (paste)
-			a->prompt.pasting = true;
-		while (*s) {
-			uint32_t cp;
-			size_t n = utf8_decode((const uint8_t *)s, strlen(s), &cp);
-			if (!n)
-				n = 1, cp = (uint8_t)*s;
-			memset(&k, 0, sizeof k);
-			k.type = TERMKEY_TYPE_UNICODE;
-			k.code.codepoint = (long)cp;
-			snprintf(k.utf8, sizeof k.utf8, "%.*s", (int)n, s);
-			key(a, &k);
-			s += n;
-		}
-		if (paste)
-			a->prompt.pasting = false;
-	} else if (!strcmp(line, "check")) {
-		/* look at the files now, as the loop does when woken */
-		a->t->last_check = 0;
-		check_files(a, true);
-		a->loading = true;
-		while (a->loading)
-			load_step(a, SLICE_NS, false);
-	} else if (!strcmp(line, "await")) {
-		/* run the follow loop until new events arrive (at most 5 s) */
-		uint64_t before = model_count(a->m), until = now_ns() + 5000000000ull;
-		while (model_count(a->m) == before && now_ns() < until) {
-			struct pollfd p[17];
-			poll(p, trace_poll_fds(a->t, p, ARRAY_LEN(p)), 100);
-			check_files(a, true);
-			a->loading = true;
-			while (a->loading)
-				load_step(a, SLICE_NS, false);
-		}
-	} else if (!strncmp(line, "shell ", 6)) {
-		if (system(line + 6) != 0)
-			fprintf(stderr, "%s: script: '%s' failed\n", progname, line + 6);
-	} else if (!strncmp(line, "resize ", 7)) {
-		int c, l;
-		if (sscanf(line + 7, "%dx%d", &c, &l) == 2) {
-			resizeterm(l, c);
-			a->lines = LINES;
-			a->cols = COLS;
-		}
-	} else if (!strncmp(line, "drag ", 5)) { /* drag LINE COL COL: press, then release further on */
-		int y, x0, x1;
-		if (sscanf(line + 5, "%d %d %d", &y, &x0, &x1) != 3)
-			return false;
-		char seq[64];
-		snprintf(seq, sizeof seq, "\033[<0;%d;%dM\033[<0;%d;%dm", x0 + 1, y + 1, x1 + 1, y + 1);
-		feed_input(a, seq, strlen(seq));
-	} else if (!strncmp(line, "click ", 6) || !strncmp(line, "wheel ", 6)) {
-		char dir[8] = "";
-		int y = 0, x = 0;
-		bool wheel = line[0] == 'w';
-		if (wheel ? sscanf(line + 6, "%7s %d %d", dir, &y, &x) != 3 : sscanf(line + 6, "%d %d", &y, &x) != 2)
-			return false;
-		/* An SGR mouse report, as a terminal would send it. */
-		char seq[64];
-		int b = wheel ? (strcmp(dir, "up") ? 65 : 64) : 0;
-		snprintf(seq, sizeof seq, "\033[<%d;%d;%dM\033[<%d;%d;%dm", b, x + 1, y + 1, b, x + 1, y + 1);
-		feed_input(a, seq, strlen(seq));
-	} else {
-		const char *end = termkey_strpkey(term.tk, line, &k, TERMKEY_FORMAT_VIM);
-		if (!end || *end) {
-			fprintf(stderr, "%s: script: cannot read key '%s'\n", progname, line);
-			return false;
-		}
-		key(a, &k);
-	}
-	return true;
-}
-
-/* ---- the loop ------------------------------------------------------------- */
 
 /* The terminal is gone (SIGHUP, or EOF or EIO on it): leave at once, and
  * die of SIGHUP once what can be put back is (ui_run), as a process whose
@@ -904,7 +811,7 @@ static void handle_signals(struct app *a)
 static bool busy_left_key;
 
 /* (app.busy: while a query runs) */
-static bool ui_busy(struct app *a)
+bool ui_busy(struct app *a)
 {
 	static uint64_t key_due;
 	uint64_t now = now_ns();
@@ -918,7 +825,7 @@ static bool ui_busy(struct app *a)
 			char buf[4096];
 			ssize_t n = read(fileno(term.tty), buf, sizeof buf);
 			if (n > 0)
-				key_due = feed_input(a, buf, (size_t)n) ? now + (uint64_t)termkey_get_waittime(term.tk) * 1000000 : 0;
+				key_due = ui_feed(a, buf, (size_t)n) ? now + (uint64_t)termkey_get_waittime(term.tk) * 1000000 : 0;
 			else if (n == 0 || (errno != EINTR && errno != EAGAIN))
 				hangup(a);
 		}
@@ -929,7 +836,7 @@ static bool ui_busy(struct app *a)
 	}
 	busy_left_key = key_due != 0;
 	if (now - a->sql.started >= BUSY_SAY_NS) {
-		draw(a);
+		ui_draw(a);
 		a->sql.drawn = now_ns();
 	} else {
 		a->sql.drawn = now;
@@ -937,7 +844,7 @@ static bool ui_busy(struct app *a)
 	return a->sql.stop || a->quit;
 }
 
-static void loop(struct app *a)
+void ui_loop(struct app *a)
 {
 	/* a key begun but not finished (a lone Escape?) is taken as it stands at
 	 * this time (libtermkey's wait time after its last byte); volatile: it
@@ -951,14 +858,14 @@ static void loop(struct app *a)
 		 * input (trace_check reads what is gone again), redraw */
 		if (sigsetjmp(trace_bus_jmp, 1)) {
 			a->t->last_check = 0;
-			check_files(a, false);
+			ui_check_files(a, false);
 			a->loading = true;
 			if (a->sql.running)
 				sql_abandon(a);
 			message(a, true, "a file shrank while it was read: looked at every file again");
 		}
 		trace_bus_armed = 1;
-		draw(a);
+		ui_draw(a);
 		if (first_screen && (model_count(a->m) || !a->loading)) {
 			FILE *f = fopen(first_screen, "w");
 			if (f) {
@@ -986,7 +893,7 @@ static void loop(struct app *a)
 		if (p[0].revents & (POLLIN | POLLHUP | POLLERR | POLLNVAL)) {
 			char buf[4096];
 			ssize_t n = read(fileno(term.tty), buf, sizeof buf);
-			if (n > 0 && feed_input(a, buf, (size_t)n))
+			if (n > 0 && ui_feed(a, buf, (size_t)n))
 				key_due = now_ns() + (uint64_t)termkey_get_waittime(term.tk) * 1000000;
 			else if (n > 0)
 				key_due = 0;
@@ -1012,7 +919,7 @@ static void loop(struct app *a)
 				streams |= ready;
 		}
 		if (a->follow) {
-			if (check_files(a, woken) || streams)
+			if (ui_check_files(a, woken) || streams)
 				a->loading = true;
 		} else if (streams) {
 			a->loading = true;
@@ -1020,7 +927,7 @@ static void loop(struct app *a)
 		if (a->t->saving)
 			tell_save(a);
 		if (a->loading)
-			load_step(a, SLICE_NS, false);
+			ui_load_step(a, SLICE_NS, false);
 		else
 			work_step(a, SLICE_NS);
 		if (a->fs->too_expensive) {
@@ -1031,160 +938,6 @@ static void loop(struct app *a)
 	trace_bus_armed = 0;
 }
 
-/* The keymap, the user's own bindings, the theme, the config file; what
- * could not be read is said on the status line. */
-static void apply_settings(struct app *a, const struct cli *c)
-{
-	struct buf errors = {0};
-	a->km = keymap_new(term.tk);
-	const char *kmname = c->keymap ? c->keymap : "less";
-	const char *kmpath = NULL;
-	FILE *kmf = data_open("keymaps", kmname, ".keys", &kmpath);
-	if (!kmf) { /* the keys of less (built in) rather than none at all */
-		buf_printf(&errors, "keymap '%s' not found: the less keys instead", kmname);
-		kmf = data_open("keymaps", "less", ".keys", &kmpath);
-	}
-	if (kmf)
-		keymap_read(a->km, kmf, kmpath, &errors);
-	const char *cfg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
-	struct buf user = {0};
-	if (cfg && *cfg)
-		buf_printf(&user, "%s/ttv/keys", cfg);
-	else if (home)
-		buf_printf(&user, "%s/.config/ttv/keys", home);
-	if (user.len && access(user.p, R_OK) == 0)
-		keymap_load(a->km, user.p, &errors);
-	buf_free(&user);
-	const char *nc = getenv("NO_COLOR");
-	bool mono = (nc && *nc) || !has_colors();
-	char *terr = NULL;
-	theme_load(c->theme ? c->theme : mono ? "mono" : "dark", mono, &terr);
-	if (terr)
-		buf_printf(&errors, "%s%s", errors.len ? "; " : "", terr);
-	free(terr);
-	/* the config file's bad lines (file:line: why), after its own messages */
-	for (const char *p = buf_str(&c->cfg_errors); *p;) {
-		size_t n = strcspn(p, "\n");
-		buf_printf(&errors, "%s%.*s", errors.len ? "; " : "", (int)n, p);
-		p += n + (p[n] == '\n');
-	}
-	a->time = c->time;
-	if (c->follow)
-		toggle_follow(a);
-	if (errors.len) { /* after follow's own message: errors matter more */
-		message(a, true, "%s (Esc: seen)", errors.p);
-		snprintf(a->setup_error, sizeof a->setup_error, "%s", a->msg);
-	}
-	buf_free(&errors);
-}
+TermKey *ui_termkey(void) { return term.tk; }
 
-/* TTV_SCRIPT=FILE: keys from a file, for the tests and the bench.
- * Deterministic: everything is read and filtered before the first step. */
-static void run_script(struct app *a, const char *script)
-{
-	while (a->loading)
-		load_step(a, SLICE_NS, !a->follow);
-	while (vis_step(a, SLICE_NS))
-		;
-	refresh_selection(a);
-	FILE *f = fopen(script, "r");
-	/* TTV_SCRIPT_TIMING=FILE: each step is drawn, and a line written there
-	 * (the bench uses it): the step, ns from the key to the finished
-	 * screen, and the wall-clock time (ns since 1970) when it was done. */
-	const char *tpath = getenv("TTV_SCRIPT_TIMING");
-	FILE *timing = tpath && *tpath ? fopen(tpath, "w") : NULL;
-	char line[4096];
-	bool partial = false; /* `partial`: filters advance a little per step, as in a busy loop */
-	while (f && !a->quit && fgets(line, sizeof line, f)) {
-		uint64_t t0 = now_ns();
-		if (!strncmp(line, "partial", 7)) {
-			partial = true;
-			continue;
-		}
-		if (!script_step(a, line))
-			break;
-		if (partial)
-			vis_step_events(a, 32768);
-		else
-			while (vis_step(a, SLICE_NS)) /* filters finish before the next step */
-				;
-		refresh_selection(a);
-		while (search_step(a, partial ? 0 : SLICE_NS) && !partial) /* and searches */
-			;
-		while (!partial && hits_step(a, SLICE_NS))
-			;
-		while (!partial && views_step(a, SLICE_NS)) /* and the views' own work */
-			;
-		if (timing) {
-			draw(a);
-			line[strcspn(line, "\r\n")] = 0;
-			uint64_t t1 = now_ns();
-			struct timespec wall; /* for latencies against other processes' clocks */
-			clock_gettime(CLOCK_REALTIME, &wall);
-			fprintf(timing, "%s\t%llu\t%llu%09ld\n", line, (unsigned long long)(t1 - t0),
-				(unsigned long long)wall.tv_sec, wall.tv_nsec);
-		}
-	}
-	if (timing)
-		fclose(timing);
-	if (f)
-		fclose(f);
-}
-
-static void app_free(struct app *a)
-{
-	keymap_free(a->km);
-	free(a->vis.bits);
-	free(a->vis.rank);
-	free(a->order);
-	free(a->lane_flags);
-	free(a->type_role);
-	free(a->hist);
-	buf_free(&a->page.text);
-	views_free(a);
-	for (size_t i = 0; i < ARRAY_LEN(a->mark_note); i++)
-		free(a->mark_note[i]);
-	buf_free(&a->messages);
-	prompt_free(a);
-	filter_free(&a->search);
-	free(a->search_text);
-	free(a->hits.bits);
-}
-
-int ui_run(struct trace *t, struct filterset *fs, const struct cli *c)
-{
-	setlocale(LC_ALL, "");
-	/* (the visible set is of no generation yet: the first load step sets up
-	 * the views even when main()'s first look read everything there is) */
-	struct app app = {.t = t, .m = t->m, .fs = fs, .base = V_LANES, .sel = NO_POS, .list.top = NO_POS, .loading = true,
-			  .vis.gen = UINT64_MAX};
-	struct app *a = &app;
-	const char *script = getenv("TTV_SCRIPT");
-	a->scripted = script && *script;
-	a->unicode = MB_CUR_MAX > 1;
-	a->busy = ui_busy;
-	if (!term_open(a)) {
-		term_close();
-		return 1;
-	}
-	apply_settings(a, c);
-	if (a->scripted) {
-		run_script(a, script);
-	} else {
-		load_step(a, model_count(a->m) ? 0 : FIRST_SLICE_NS, false); /* (main's first look found some: show them) */
-		loop(a);
-	}
-	term_close();
-	trace_save_end(t, fatal_sig); /* (on a signal: given up, nothing left of it) */
-	if (fatal_sig == SIGHUP) {
-		signal(SIGHUP, SIG_DFL);
-		raise(SIGHUP);
-	}
-	alarm(0); /* the loop has left: no last-resort exit now */
-	app_free(a);
-	trace_report(t);
-	if (!fatal_sig) /* quit: a trace read in full keeps its index for the next run (not on a signal) */
-		trace_save(t);
-	trace_save_tell(t, stderr);
-	return !trace_any_readable(t) ? 1 : trace_damaged(t) ? 3 : 0;
-}
+int ui_fatal_signal(void) { return fatal_sig; }
