@@ -62,10 +62,13 @@ is "$private" "" "a decoder's private headers stay in its folder, the model's in
 # lists them without calling them) ----
 ui_floor() {
 	case $1 in
+	app | actions | builtin) echo 0 ;; # the app's state, the actions, the data built in
+	ui) echo 0 ;; # ui.h, the viewer's face to main (run.c, theme.c define it)
 	terminfo | theme | keymap) echo 1 ;;
 	draw) echo 2 ;;
-	counters | nav) echo 3 ;;
+	nav) echo 3 ;;
 	row | bars) echo 4 ;;
+	counters) echo 5 ;;
 	spans | list) echo 5 ;;
 	lanes) echo 6 ;;
 	view) echo 7 ;; # the views and their stack
@@ -75,7 +78,7 @@ ui_floor() {
 	occur) echo 11 ;;
 	tree) echo 12 ;;
 	butterfly | flame) echo 13 ;;
-	ui) echo 14 ;; # the terminal and the loop
+	loop) echo 14 ;; # the terminal and the loop
 	script) echo 15 ;; # TTV_SCRIPT: the loop's parts driven from a file
 	run) echo 16 ;; # ui_run: set up, the loop or a script, the end
 	esac
@@ -89,7 +92,7 @@ ui_calls() {
 		END { for (i in use) { split(use[i], u, " "); if (u[1] in at && at[u[1]] != u[2]) print u[2], at[u[1]] } }' |
 		sort -u
 }
-objs=$(ls "$BUILD"/ui/*.o 2>/dev/null)
+objs=$(for o in "$BUILD"/ui/*.o; do [ -f "ui/$(basename "$o" .o).c" ] && echo "$o"; done)
 if [ -n "$objs" ] && command -v nm >/dev/null 2>&1; then
 	# shellcheck disable=SC2086
 	ui_calls $objs >"$TMP/calls"
@@ -108,12 +111,24 @@ if [ -n "$objs" ] && command -v nm >/dev/null 2>&1; then
 	is "$unplaced" "" "every ui file has a floor"
 	is "$both" "" "no two ui files call each other"
 	is "$up" "" "ui files call only down (or across) their floors"
-	printf 'tree ui\nui tree\n' >"$TMP/probe.calls" # (the check itself can fail)
+	printf 'tree loop\nloop tree\n' >"$TMP/probe.calls" # (the check itself can fail)
 	judge "$TMP/probe.calls"
-	is "$both|$up" " tree<->ui ui<->tree| tree->ui" "tree and ui calling each other would be seen, and tree's call up"
+	is "$both|$up" " tree<->loop loop<->tree| tree->loop" "tree and loop calling each other would be seen, and tree's call up"
 else
 	ok 0 "# SKIP no ui objects in $BUILD (or no nm)"
 fi
+# each ui module has its header (ui/NAME.h for ui/NAME.c, when others
+# call it), and ui files include only headers of their floor or below
+up=""
+for f in ui/*.c ui/*.h; do
+	b=$(basename "$f") ff=$(ui_floor "${b%.*}")
+	for h in $(sed -n 's|^#include "ui/\([a-z]*\)\.h".*|\1|p' "$f"); do
+		hf=$(ui_floor "$h")
+		[ -n "$ff" ] && [ -n "$hf" ] && [ "$hf" -le "$ff" ] || up="$up $f->ui/$h.h"
+	done
+done
+is "$up" "" "ui files include headers of their floor or below"
+
 
 # the rule itself can fail: an include up a layer is seen
 printf '#include "ui/app.h"\n' >"$TMP/probe.c"

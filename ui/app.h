@@ -10,7 +10,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <termkey.h>
 
 #include "src/calltree.h"
 #include "src/cli.h"
@@ -76,7 +75,7 @@ struct view_ops {
 /* Every view, once: X(enum name, its context word in keymap files, the
  * action that opens it from any view (ACT_NONE: its own file opens it),
  * its ops).  It yields the view enum, the keymap contexts and the dispatch
- * table (ui.c).  Lanes and list are the base views; the others come on
+ * table (view.c).  Lanes and list are the base views; the others come on
  * top of them, in a stack (view_open). */
 #define VIEWS(X)                                          \
 	X(LANES, "lanes", ACT_NONE, lanes_ops)            \
@@ -266,7 +265,7 @@ struct app {
 	int cols, lines;
 	bool scripted;
 	bool unicode; /* the terminal takes UTF-8: block characters for bars */
-	/* asked while a query runs (ui.c): reads keys (they wait; Esc and C-c
+	/* asked while a query runs (loop.c): reads keys (they wait; Esc and C-c
 	 * stop it), signals and resizes, and says on the status line that it
 	 * runs; true when it is to stop */
 	bool (*busy)(struct app *a);
@@ -366,172 +365,5 @@ struct app {
 #define LANE_HIDDEN 1
 #define LANE_PICKED 2
 #define LANE_COLLAPSED 4 /* the lanes view shows it as one row */
-
-/* nav.c: selection, visible set, jumps, marks */
-void vis_reset(struct app *a);
-bool vis_step(struct app *a, uint64_t budget_ns); /* true while more to evaluate */
-bool vis_step_events(struct app *a, uint64_t count); /* the same, by count (scripted runs: deterministic) */
-/* Filters still have events to look at (with none, there is nothing to do). */
-bool vis_pending(const struct app *a);
-bool vis_is(struct app *a, uint64_t pos);
-uint64_t vis_next(struct app *a, uint64_t pos); /* first visible > pos, or NO_POS */
-uint64_t vis_prev(struct app *a, uint64_t pos); /* last visible < pos, or NO_POS */
-uint64_t vis_first(struct app *a);
-uint64_t vis_last(struct app *a);
-/* The same, past metadata (symbol tables, class and string definitions):
- * the first and last events on the time axis (g, G, the first screen). */
-uint64_t vis_first_timed(struct app *a);
-uint64_t vis_last_timed(struct app *a);
-uint64_t vis_count(struct app *a);
-uint64_t vis_rank(struct app *a, uint64_t pos);  /* visible events before pos */
-uint64_t vis_nearest(struct app *a, uint64_t pos); /* pos if visible, else the next, else the previous */
-void select_pos(struct app *a, uint64_t pos);
-void jump_to(struct app *a, uint64_t pos); /* select, remembering where we were */
-bool move_action(struct app *a, enum action act); /* next/previous/page through visible events */
-bool at_end(struct app *a); /* the selection is the last visible event */
-uint64_t follow_new(struct app *a); /* following, paused: the events that came since */
-void jump_history(struct app *a, int dir);
-void set_mark(struct app *a, int letter);
-void goto_mark(struct app *a, int letter);
-void refresh_selection(struct app *a); /* after the model changed */
-struct evref ref_of(struct app *a, uint64_t pos);
-bool ref_pos(struct app *a, const struct evref *r, uint64_t *pos);
-void lanes_sync(struct app *a); /* new lanes join the display order */
-bool lane_shown(const struct app *a, uint32_t lane);
-/* Refresh the cached name widths and colours when lanes or types appeared. */
-void names_sync(struct app *a);
-void message(struct app *a, bool error, const char *fmt, ...) PRINTF_LIKE(3, 4);
-
-/* views */
-bool lanes_action(struct app *a, enum action act);
-void lanes_fit(struct app *a); /* window around the whole trace */
-/* The selected span for the status line (name, duration, self time,
- * depth) in at most `room` cells, its name cut to fit; false when the
- * selection is not a span or it does not fit. */
-/* A mouse drag across the lanes from column col0 to col1: a time range. */
-void lanes_drag(struct app *a, int line, int col0, int col1);
-/* row.c: one event as a row (the list, the lanes view's selected line):
- * the column widths, then a row at screen line y. */
-void row_widths(struct app *a, int *tmw, int *lw, int *tw);
-void row_draw(struct app *a, int y, uint64_t pos, int tmw, int lw, int tw);
-void row_draw_one(struct app *a, int y, uint64_t pos);
-/* tree.c: the call tree view */
-bool tree_open(struct app *a); /* (the flame graph and the butterfly show its tree too) */
-void tree_draw(struct app *a);
-bool tree_action(struct app *a, enum action act);
-/* D: the tree is A, or (A remembered) B, compared in diff_page: true then */
-bool tree_diff(struct app *a);
-bool tree_diff_files(struct app *a); /* v: the first file against the rest (true: compared in diff_page) */
-/* v's callees, largest total first (a fresh array in *kids); how many */
-size_t tree_children(struct app *a, uint32_t v, uint32_t **kids);
-bool tree_occurrences(struct app *a); /* Enter: the selected node's calls, on top */
-/* scope.c: what the call-tree views are of */
-uint64_t tree_scope(struct app *a); /* what the tree is of (a hash): built again when it changes */
-void tree_scope_fill(struct app *a, struct ct_scope *sc); /* what the views show, as a call tree's scope */
-/* Go to a span in the lanes view (n and N: the others of its name), saying which of calls it is. */
-void tree_go_span(struct app *a, const struct ct_ref *ref, struct ct_sym s, size_t rank, uint64_t calls, uint64_t dur);
-/* flame.c: the flame graph view */
-/* butterfly.c: one function's callers and callees */
-/* occur.c: one node's calls, longest first */
-bool occur_of(struct app *a, const struct calltree *ct, uint32_t node, bool whole); /* (on top; false: none) */
-
-/* sqlview.c: ; SQL over the trace, its result as a table */
-/* Run query (empty: the last result again), its result on top or its end
- * said; -1, or where SQLite could not read it with *error its words (for
- * the prompt to go back to the place). */
-long sql_run(struct app *a, const char *query, char **error);
-void sql_abandon(struct app *a); /* a query left by a longjmp (SIGBUS): its database goes */
-
-/* search and prompt (prompt.c) */
-void prompt_open(struct app *a, enum prompt_kind kind, const char *initial);
-/* What a shared action does in view v, in its words (NULL: its help says it). */
-const char *view_meaning(enum view_id v, enum action act);
-/* ui.c: the terminal and the loop, and the parts of it that script.c
- * drives too (run.c sets them up and runs one or the other) */
-#define SLICE_NS 15000000      /* decode at most this long between looks at the keyboard */
-#define FIRST_SLICE_NS 3000000 /* less before the first screen: it should come at once */
-bool ui_term_open(struct app *a);
-void ui_term_close(void);
-TermKey *ui_termkey(void);
-int ui_fatal_signal(void); /* the signal that ended the loop, or 0 */
-void ui_loop(struct app *a);
-bool ui_busy(struct app *a); /* (app.busy) */
-void ui_draw(struct app *a);
-void ui_key(struct app *a, TermKeyKey *k);
-bool ui_feed(struct app *a, const char *p, size_t n); /* terminal input (true: a key begun, not finished) */
-bool ui_check_files(struct app *a, bool woken);     /* following: look at the files (true: something changed) */
-void ui_load_step(struct app *a, uint64_t budget_ns, bool wait);
-void ui_dump_screen(const char *path);
-void ui_dump_attrs(const char *path);
-void ui_toggle_follow(struct app *a);
-/* script.c: TTV_SCRIPT */
-void run_script(struct app *a, const char *script);
-
-/* view.c: the views on top of the base view (lanes or list), as a stack */
-const struct view_ops *view_ops_of(enum view_id v);
-enum view_id view_top(const struct app *a);   /* the one shown */
-enum view_id view_under(const struct app *a); /* the one under it */
-void view_open(struct app *a, enum view_id v); /* v on top (a full stack: in the top one's place) */
-void view_close(struct app *a);                /* the top one closed: the one under it opened again */
-void view_close_all(struct app *a);            /* back to the base view */
-bool view_open_by(struct app *a, enum action act); /* the view act opens from anywhere (false: none) */
-bool views_pending(const struct app *a);           /* some view has work to do in the background */
-bool views_step(struct app *a, uint64_t budget_ns); /* a slice of their work (true while more) */
-void views_free(struct app *a);
-/* A filter given with -e whose field the trace has not: taken out and
- * shown at the & prompt with the error (once the trace is read). */
-void filters_check_fields(struct app *a);
-bool prompt_key(struct app *a, const void *key); /* a TermKeyKey */
-void prompt_draw(struct app *a);
-void status_draw(struct app *a);
-void search_next(struct app *a, bool forward); /* starts it: search_step runs it */
-bool search_for(struct app *a, const char *spec); /* what n and N look for next (false: a bad spec) */
-bool search_step(struct app *a, uint64_t budget_ns); /* true while it runs on */
-bool search_cancel(struct app *a); /* false when none was running */
-/* nav.c: every event the search finds, marked in steps (the filters do not
- * change it; counts are taken with the visible set) */
-bool hits_pending(const struct app *a);
-bool search_hits(const struct app *a, uint64_t pos); /* the search finds the event at pos (as far as marked) */
-uint64_t hits_before(struct app *a, uint64_t pos); /* shown events it found before pos */
-bool hits_step(struct app *a, uint64_t budget_ns); /* true while more to mark */
-void prompt_free(struct app *a);
-/* Esc while a filter is still being applied takes the change back. */
-bool filter_cancel(struct app *a);
-
-/* drawing helpers (draw.c) */
-void draw_role(enum role r);
-int draw_text(int y, int x, int maxw, const char *s, size_t n); /* UTF-8, sanitized; returns cells */
-int draw_str(int y, int x, int maxw, const char *s);
-/* Draw s with every match of the search highlighted. */
-int draw_matched(struct app *a, int y, int x, int w, const char *s, size_t n, enum role base);
-/* A name in a column w cells wide; cut short, its middle gives way to "…"
- * ("~" without UTF-8), so that a clipped name is not taken for a whole one
- * and names that differ at the end stay apart. */
-int draw_column(struct app *a, int y, int x, int w, const char *s, size_t n, enum role base);
-/* Text w cells wide; cut short, it ends in "…" (no search matches shown). */
-int draw_clipped(struct app *a, int y, int x, int w, const char *s, size_t n);
-void draw_fill(int y, int x, int w, const char *cell);
-bool cursor_move(size_t *cur, size_t n, int rows, enum action act);
-void cursor_in_sight(size_t *top, size_t cur, int rows);
-void draw_progress(struct app *a, const char *what, uint64_t at);
-int text_width(const char *s, size_t n);
-/* Bytes of s that fit in `cells` cells, at least one character (for
- * wrapping, which must move on). */
-size_t text_fit(const char *s, size_t n, int cells);
-/* The same, broken after a space where one is (a line of text wrapped at
- * word boundaries; the spaces that start the next line are the caller's). */
-size_t text_wrap(const char *s, size_t n, int cells);
-/* Bytes of s that make its first `cells` cells (for scrolling sideways). */
-size_t text_skip(const char *s, size_t n, int cells);
-void fmt_time(struct app *a, struct buf *b, const struct event *e); /* as the t key chose */
-
-/* theme.c */
-bool theme_load(const char *name_or_path, bool mono, char **err);
-int theme_attr(enum role r);
-/* A data file (kind: "keymaps", "themes"; a name or a path): from
- * $TTV_DATADIR, beside the binary or its share/ttv, else compiled in.
- * *where says which (a path, or "built-in keymaps/less.keys"); NULL when
- * there is none. */
-FILE *data_open(const char *kind, const char *name, const char *ext, const char **where);
 
 #endif

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 
 #include "ui/bars.h"
+#include "ui/nav.h"
 
 enum role bar_role(struct app *a, const struct bar *b)
 {

@@ -9,6 +9,8 @@
 #include "src/batch.h"
 #include "src/calltree.h"
 #include "ui/app.h"
+#include "ui/draw.h"
+#include "ui/tree.h"
 
 enum { BF_HEAD, BF_CALLER, BF_FOCUS, BF_CALLEE };
 

@@ -11,6 +11,7 @@
 #include "src/query.h"
 #include "ui/app.h"
 #include "ui/bars.h"
+#include "ui/draw.h"
 
 static const char *const levels_u[] = {"▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"};
 static const char *const levels_a[] = {"_", ".", "-", "~", "=", "+", "*", "#"};

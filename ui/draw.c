@@ -7,6 +7,8 @@
 #include "src/esc.h"
 #include "src/batch.h"
 #include "ui/app.h"
+#include "ui/draw.h"
+#include "ui/theme.h"
 
 void draw_role(enum role r) { attrset(theme_attr(r)); }
 

@@ -11,6 +11,9 @@
 #include "src/batch.h"
 #include "src/calltree.h"
 #include "ui/app.h"
+#include "ui/draw.h"
+#include "ui/occur.h"
+#include "ui/tree.h"
 
 static bool flame_open(struct app *a)
 {

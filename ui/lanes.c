@@ -15,6 +15,11 @@
 #include "src/esc.h"
 #include "ui/app.h"
 #include "ui/bars.h"
+#include "ui/draw.h"
+#include "ui/lanes.h"
+#include "ui/nav.h"
+#include "ui/row.h"
+#include "ui/theme.h"
 
 #define SCAN_PER_CELL 8  /* events read per frame: at most this many per cell on screen, */
 #define SCAN_MIN 20000   /* but never fewer than this; beyond, the window is sampled */

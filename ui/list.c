@@ -5,6 +5,9 @@
 #include "src/batch.h"
 #include "src/esc.h"
 #include "ui/app.h"
+#include "ui/draw.h"
+#include "ui/nav.h"
+#include "ui/row.h"
 
 static int rows(const struct app *a) { return a->lines - 2; /* header and status line */ }
 

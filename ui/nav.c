@@ -5,6 +5,8 @@
 
 #include "src/esc.h"
 #include "ui/app.h"
+#include "ui/draw.h"
+#include "ui/nav.h"
 
 #define BLOCK 512 /* positions per rank entry: 8 bitmap words */
 

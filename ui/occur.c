@@ -12,6 +12,11 @@
 #include "src/batch.h"
 #include "src/calltree.h"
 #include "ui/app.h"
+#include "ui/draw.h"
+#include "ui/nav.h"
+#include "ui/occur.h"
+#include "ui/scope.h"
+#include "ui/view.h"
 
 #define OCCUR_KEEP 100000 /* the longest kept: a node may have millions of calls */
 

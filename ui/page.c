@@ -6,7 +6,11 @@
 #include "src/batch.h"
 #include "src/esc.h"
 #include "ui/app.h"
+#include "ui/draw.h"
 #include "ui/keymap.h"
+#include "ui/nav.h"
+#include "ui/prompt.h"
+#include "ui/view.h"
 
 
 static void count_lines(struct app *a)

@@ -9,6 +9,11 @@
 
 #include "src/esc.h"
 #include "ui/app.h"
+#include "ui/draw.h"
+#include "ui/nav.h"
+#include "ui/prompt.h"
+#include "ui/sqlview.h"
+#include "ui/view.h"
 
 #define PREVIEW_SCAN 200000 /* events a search looks at per keystroke while typing */
 #define HISTORY_MAX 500     /* entries kept per prompt kind */
@@ -279,7 +284,7 @@ static void command(struct app *a, const char *cmd)
 	if (!strcmp(cmd, "q") || !strcmp(cmd, "quit")) {
 		a->quit = true;
 	} else if (!strcmp(cmd, "messages") || !strcmp(cmd, "mes")) {
-		a->command_act = ACT_MESSAGES; /* (ui.c carries it out, as if its key was pressed) */
+		a->command_act = ACT_MESSAGES; /* (loop.c carries it out, as if its key was pressed) */
 	} else if (!strncmp(cmd, "goto ", 5)) {
 		struct tspec t;
 		if (!tspec_parse(cmd + 5, strlen(cmd + 5), &t)) {

@@ -5,6 +5,9 @@
 #include "src/batch.h"
 #include "src/esc.h"
 #include "ui/app.h"
+#include "ui/draw.h"
+#include "ui/nav.h"
+#include "ui/row.h"
 
 #define LANE_COL_MAX 28
 #define TYPE_COL_MAX 28

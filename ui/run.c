@@ -9,7 +9,13 @@
 
 #include "ui/app.h"
 #include "ui/keymap.h"
+#include "ui/loop.h"
+#include "ui/nav.h"
+#include "ui/prompt.h"
+#include "ui/script.h"
+#include "ui/theme.h"
 #include "ui/ui.h"
+#include "ui/view.h"
 
 /* The keymap, the user's own bindings, the theme, the config file; what
  * could not be read is said on the status line. */

@@ -6,6 +6,11 @@
 #include "src/batch.h"
 #include "src/calltree.h"
 #include "ui/app.h"
+#include "ui/lanes.h"
+#include "ui/nav.h"
+#include "ui/prompt.h"
+#include "ui/scope.h"
+#include "ui/view.h"
 
 /* What the views show: a visible event, or a pair whose end is. */
 static bool shown(const struct ct_scope *sc, uint64_t pos, const struct event *e)

@@ -12,6 +12,11 @@
 
 #include "src/esc.h"
 #include "ui/app.h"
+#include "ui/loop.h"
+#include "ui/nav.h"
+#include "ui/prompt.h"
+#include "ui/script.h"
+#include "ui/view.h"
 
 static bool script_step(struct app *a, char *line)
 {

@@ -8,6 +8,7 @@
 
 #include "src/nest.h"
 #include "ui/bars.h"
+#include "ui/nav.h"
 
 #define NAV_BUDGET 1000000 /* events read per look; beyond, sampled */
 #define MEASURE_BUDGET 100000 /* ... to measure a span's self time (a keystroke's worth) */

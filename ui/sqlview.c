@@ -12,6 +12,10 @@
 
 #include "src/esc.h"
 #include "ui/app.h"
+#include "ui/draw.h"
+#include "ui/nav.h"
+#include "ui/sqlview.h"
+#include "ui/view.h"
 
 #define MAX_CELLS (4u << 20) /* a result's cells kept (about 100 MB at most) */
 #define COL_MAX 48           /* a text column is at most this wide */

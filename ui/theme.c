@@ -18,6 +18,7 @@
 
 #include "ui/app.h"
 #include "ui/builtin.h"
+#include "ui/theme.h"
 #include "ui/ui.h"
 
 static const char *const role_words[R_COUNT] = {

@@ -14,6 +14,12 @@
 #include "src/esc.h"
 #include "src/report.h"
 #include "ui/app.h"
+#include "ui/draw.h"
+#include "ui/nav.h"
+#include "ui/occur.h"
+#include "ui/scope.h"
+#include "ui/tree.h"
+#include "ui/view.h"
 
 enum { SORT_TOTAL, SORT_SELF, SORT_CALLS, SORT_COUNT };
 static const char *const sort_names[SORT_COUNT] = {"total", "self", "calls"};

@@ -2,6 +2,7 @@
  * view (lanes or list): what is on top, what opens and closes, and the
  * work they do in the background. */
 #include "ui/app.h"
+#include "ui/view.h"
 
 /* Each view's ops (app.h VIEWS), and the action that opens it anywhere. */
 static const struct view_ops *const views[V_COUNT] = {

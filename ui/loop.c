@@ -23,7 +23,13 @@
 #include "src/report.h"
 #include "ui/app.h"
 #include "ui/keymap.h"
-#include "ui/ui.h"
+#include "ui/lanes.h"
+#include "ui/loop.h"
+#include "ui/nav.h"
+#include "ui/prompt.h"
+#include "ui/sqlview.h"
+#include "ui/theme.h"
+#include "ui/view.h"
 
 
 static struct {
