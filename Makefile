@@ -41,7 +41,7 @@ DATA_FILES := $(wildcard keymaps/*.keys themes/*.theme)
 MAIN_OBJ  := $(BUILD)/src/main.o
 TEST_BINS := $(TEST_SRCS:t/%.c=$(BUILD)/t/%)
 
-.PHONY: all deps test-deps build static tests test check demo bench fuzz fuzz-deps fuzz-bins clean install uninstall
+.PHONY: pictures all deps test-deps build static tests test check demo bench fuzz fuzz-deps fuzz-bins clean install uninstall
 
 all: deps
 	@$(MAKE) --no-print-directory build
@@ -99,6 +99,18 @@ test-deps: deps
 	  npm install --prefix $(NPM_DIR) --no-audit --no-fund --loglevel=error $(SPEEDSCOPE)
 	@[ -f $(NPM_DIR)/node_modules/@duckdb/node-api/package.json ] || \
 	  npm install --prefix $(NPM_DIR) --no-audit --no-fund --loglevel=error $(DUCKDB)
+
+# The README's pictures: the screens t/pictures.t checks, drawn in their
+# colours (t/picture.py, with Debian's Python, Pillow and DejaVu fonts).
+PICTURE_DEPS := /usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf:fonts-dejavu-core \
+                /usr/lib/python3/dist-packages/PIL/__init__.py:python3-pil
+pictures:
+	@missing=""; \
+	for pair in $(PICTURE_DEPS); do \
+	  [ -f $${pair%%:*} ] || missing="$$missing $${pair#*:}"; \
+	done; \
+	$(INSTALL_MISSING)
+	@for s in t/screens/picture-*.txt; do /usr/bin/python3 t/picture.py $$s $${s%.txt}.png || exit 1; done
 
 # --- build ----------------------------------------------------------------
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)

@@ -275,6 +275,64 @@ void ui_dump_screen(const char *path)
 	fclose(f);
 }
 
+/* A cell's attributes and colour pair, as theme_attr() gives a role's. */
+static int cell_attr(int y, int x)
+{
+	cchar_t cc;
+	wchar_t wc[CCHARW_MAX + 1];
+	attr_t at = 0;
+	short pair = 0;
+	if (mvwin_wch(stdscr, y, x, &cc) == ERR || getcchar(&cc, wc, &at, &pair, NULL) == ERR)
+		return 0;
+	return (int)(at | (attr_t)COLOR_PAIR(pair));
+}
+
+/* A cell's look: "FG/BG/ATTRS" (colour numbers, -1 the terminal's own;
+ * b bold, d dim, r reverse, u underline). */
+static void cell_look(int at, char *out, size_t n)
+{
+	short fg = -1, bg = -1;
+	if (PAIR_NUMBER(at) && pair_content((short)PAIR_NUMBER(at), &fg, &bg) == ERR)
+		fg = bg = -1;
+	snprintf(out, n, "%d/%d/%s%s%s%s", fg, bg, at & A_BOLD ? "b" : "", at & A_DIM ? "d" : "",
+		 at & A_REVERSE ? "r" : "", at & A_UNDERLINE ? "u" : "");
+}
+
+/* The screen (as ui_dump_screen), then a line of the looks its cells have
+ * (a=FG/BG/ATTRS b=..., in the order they first come), then under it a
+ * line a screen line, each cell's look as its letter: what a picture of
+ * the screen is drawn from (t/picture.py). */
+void ui_dump_looks(const char *path)
+{
+	static const char letters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	char looks[sizeof letters - 1][32];
+	size_t nlooks = 0;
+	struct buf cells = {0};
+	for (int y = 0; y < LINES; y++) {
+		for (int x = 0; x < COLS; x++) {
+			char look[32];
+			cell_look(cell_attr(y, x), look, sizeof look);
+			size_t i = 0;
+			while (i < nlooks && strcmp(looks[i], look))
+				i++;
+			if (i == nlooks && nlooks < sizeof looks / sizeof *looks)
+				snprintf(looks[nlooks++], sizeof *looks, "%s", look);
+			buf_addc(&cells, i < nlooks ? letters[i] : '?');
+		}
+		buf_addc(&cells, '\n');
+	}
+	ui_dump_screen(path);
+	FILE *f = fopen(path, "a");
+	if (f) {
+		fputs("looks:", f);
+		for (size_t i = 0; i < nlooks; i++)
+			fprintf(f, " %c=%s", letters[i], looks[i]);
+		fprintf(f, "\n%s", buf_str(&cells));
+		fclose(f);
+	}
+	buf_free(&cells);
+}
+
 /* Under each line, a line marking highlighted cells: m a search match
  * (underlined), s the selection (reverse), . anything else.  Mono theme. */
 void ui_dump_attrs(const char *path)
@@ -285,14 +343,9 @@ void ui_dump_attrs(const char *path)
 	for (int y = 0; y < LINES; y++) {
 		struct buf line = {0};
 		for (int x = 0; x < COLS; x++) {
-			cchar_t cc;
-			wchar_t wc[CCHARW_MAX + 1];
-			attr_t at = 0;
-			short pair = 0;
-			if (mvwin_wch(stdscr, y, x, &cc) == ERR || getcchar(&cc, wc, &at, &pair, NULL) == ERR)
-				at = 0, pair = 0;
-			bool bar = (int)(at | (attr_t)COLOR_PAIR(pair)) == theme_attr(R_BAR);
-			buf_addc(&line, bar ? 'b' : at & A_UNDERLINE ? 'm' : at & A_REVERSE ? 's' : '.');
+			int at = cell_attr(y, x);
+			bool bar = at == theme_attr(R_BAR);
+			buf_addc(&line, bar ? 'b' : (attr_t)at & A_UNDERLINE ? 'm' : (attr_t)at & A_REVERSE ? 's' : '.');
 		}
 		while (line.len && line.p[line.len - 1] == '.')
 			line.p[--line.len] = 0;

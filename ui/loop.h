@@ -22,6 +22,7 @@ bool ui_check_files(struct app *a, bool woken);     /* following: look at the fi
 void ui_load_step(struct app *a, uint64_t budget_ns, bool wait);
 void ui_dump_screen(const char *path);
 void ui_dump_attrs(const char *path);
+void ui_dump_looks(const char *path);
 void ui_toggle_follow(struct app *a);
 
 #endif

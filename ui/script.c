@@ -30,6 +30,9 @@ static bool script_step(struct app *a, char *line)
 	} else if (!strncmp(line, "dumpattr ", 9)) {
 		ui_draw(a);
 		ui_dump_attrs(line + 9);
+	} else if (!strncmp(line, "dumplooks ", 10)) {
+		ui_draw(a);
+		ui_dump_looks(line + 10);
 	} else if (!strncmp(line, "type ", 5) || !strncmp(line, "paste ", 6)) {
 		bool paste = *line == 'p';
 		const char *s = line + (paste ? 6 : 5);

@@ -17,7 +17,8 @@
  * the files now, as the loop does when woken), `await` (run the follow loop
  * until new events arrive, at most 5 s),
  * `dump FILE` (write the screen as text), `dumpattr FILE` (mark highlighted
- * cells: m match, s selection, b a bar), `partial` (from here on, filters advance one
+ * cells: m match, s selection, b a bar), `dumplooks FILE` (the screen, then
+ * each cell's colours and attributes: what a picture of it is drawn from), `partial` (from here on, filters advance one
  * slice per step instead of finishing) or `# comment`.
  *
  * TTV_QUIT_AT_FIRST_SCREEN=FILE (make bench): quit as soon as the first
