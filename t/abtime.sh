@@ -3,7 +3,7 @@
 # turn N times each (`/usr/bin/time`, each with --no-cache ARGS), so that
 # the machine's state weighs on both alike; prints whether their outputs
 # are the same, then each one's best and median wall time and the user
-# and system time of its best run.  How the README's before/after figures
+# and system time of its best run.  How t/bench.md's before/after figures
 # were made, e.g.:
 #   git worktree add /tmp/old HEAD~1 && make -C /tmp/old build
 #   t/abtime.sh /tmp/old/build/ttv build/ttv 5 --stats ~/.cache/ttv-bench/podtrace-30M.ptrace

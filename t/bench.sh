@@ -1,7 +1,8 @@
 #!/bin/sh
 # make bench: generate large traces with the project's own writers (cached
 # outside the repo), then time ttv against `cat FILE > /dev/null` on the same
-# file.  Each row: the median of RUNS runs, with min-max beside it.
+# file.  Each row: the median of RUNS runs, with min-max beside it.  The
+# latest tables, and what the profiles showed, are in t/bench.md.
 #
 #   TTV_BENCH_DIR   where generated traces are kept (default ~/.cache/ttv-bench)
 #   RUNS            runs per measurement (default 3)
