@@ -87,7 +87,7 @@ void row_draw(struct app *a, int y, uint64_t pos, int tmw, int lw, int tw)
 	/* each column's rest and the gap after it in its own colours: the
 	 * next column's, where they are the same, follow without a change
 	 * (fewer bytes to the terminal).  The time in the text's colour and
-	 * the names in one other: two changes a row (README, bytes per key). */
+	 * the names in one other: two changes a row (t/bench.md, bytes per key). */
 	enum role col = base;
 	draw_role(col);
 	pad(y, x + draw_text(y, x, tmw, b.p, b.len), x + tmw + 1, col);
