@@ -55,10 +55,11 @@ struct visible {
  * where: the right part's position (false: the selected event's);
  * pending, step: work it does in the background, on top or not (step: a
  *   slice of about budget_ns; true while more is left);
- * free: its state let go when the viewer ends. */
+ * free: what its state holds let go when the viewer ends. */
 struct app;
 struct buf;
 struct view_ops {
+	size_t state_size; /* its own state, kept in its file (view_state) */
 	bool (*open)(struct app *a);
 	bool (*back)(struct app *a);
 	void (*draw)(struct app *a);
@@ -164,26 +165,6 @@ struct tree_row {
 	uint32_t node, depth;
 };
 
-/* one call tree node's calls (occur.c), longest first */
-struct occurrence {
-	struct ct_ref ref;
-	uint64_t dur, self;
-};
-
-struct occur_view {
-	struct calltree ct;  /* the spans of the tree's scope nested again */
-	struct ct_sym *path; /* the node's name, then its callers' outward */
-	size_t npath, cappath;
-	bool whole;          /* the path goes up to the root (top-down); else as far as it goes (bottom-up) */
-	uint8_t *verdict;    /* per node of ct: 0 not asked yet, 1 on the path, 2 not */
-	size_t nverdict;
-	struct occurrence *o; /* a min-heap by length while built; then longest first */
-	size_t n, cap, cur, top;
-	uint64_t calls, tree_calls; /* found (more than n when not all were kept); the tree's count */
-	uint64_t scope;            /* the tree's scope it was found in (tree_scope) */
-	bool building;
-};
-
 struct tree_view {
 	struct calltree ct;
 	struct calltree inv; /* bottom-up (made when first shown) */
@@ -215,20 +196,6 @@ struct files_diff {
 /* the flame graph (flame.c), of the call tree's tree */
 struct flame_view {
 	uint32_t root, sel; /* the bar zoomed into (0: all), the selected one */
-};
-
-/* one function's callers and callees (butterfly.c), of the call tree's tree */
-struct bf_row {
-	int kind;     /* a heading, a caller, the function, a callee */
-	uint32_t sym; /* CT_NONE: none (a heading, or no caller: outermost) */
-	uint64_t total, self, calls;
-};
-
-struct butterfly_view {
-	uint32_t sym; /* the function (CT_NONE: none yet) */
-	uint64_t tree_gen; /* the tree's gen it was made of */
-	struct bf_row *row;
-	size_t nrows, caprow, cur, top;
 };
 
 /* ; SQL (sqlview.c): the last query's result as a table */
@@ -283,8 +250,7 @@ struct app {
 	struct page_view page;
 	struct tree_view tree;
 	struct flame_view flame;
-	struct butterfly_view butterfly;
-	struct occur_view occur;
+	void *state[V_COUNT]; /* each view's own, as its file has it (view_state) */
 	struct files_diff files;
 	struct sql_view sql;
 

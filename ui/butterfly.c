@@ -11,10 +11,27 @@
 #include "ui/app.h"
 #include "ui/draw.h"
 #include "ui/tree.h"
+#include "ui/view.h"
+
+struct bf_row {
+	int kind;     /* a heading, a caller, the function, a callee */
+	uint32_t sym; /* CT_NONE: none (a heading, or no caller: outermost) */
+	uint64_t total, self, calls;
+};
+
+struct butterfly_view {
+	bool focused; /* on a function: */
+	uint32_t sym; /* the function */
+	uint64_t tree_gen; /* the tree's gen it was made of */
+	struct bf_row *row;
+	size_t nrows, caprow, cur, top;
+};
 
 enum { BF_HEAD, BF_CALLER, BF_FOCUS, BF_CALLEE };
 
 static int rows(const struct app *a) { return a->lines - 2; }
+
+static struct butterfly_view *bv_of(struct app *a) { return view_state(a, V_BUTTERFLY); }
 
 static void add_row(struct butterfly_view *bv, int kind, uint32_t sym)
 {
@@ -50,8 +67,9 @@ static bool nested_in_itself(const struct calltree *ct, uint32_t v)
 /* The rows for function sym: callers, it, callees, each part by total. */
 static void focus(struct app *a, uint32_t sym)
 {
-	struct butterfly_view *bv = &a->butterfly;
+	struct butterfly_view *bv = bv_of(a);
 	const struct calltree *ct = &a->tree.ct;
+	bv->focused = true;
 	bv->sym = sym;
 	bv->tree_gen = a->tree.gen;
 	bv->nrows = bv->cur = bv->top = 0;
@@ -88,8 +106,9 @@ static void focus(struct app *a, uint32_t sym)
 
 static void butterfly_close(struct app *a)
 {
-	free(a->butterfly.row);
-	a->butterfly = (struct butterfly_view){.sym = CT_NONE};
+	struct butterfly_view *bv = bv_of(a);
+	free(bv->row);
+	*bv = (struct butterfly_view){0};
 }
 
 /* The function at the call tree's cursor, once the tree is built; rows
@@ -97,9 +116,9 @@ static void butterfly_close(struct app *a)
 static void focus_tree_cursor(struct app *a)
 {
 	struct tree_view *tv = &a->tree;
-	if (a->butterfly.sym != CT_NONE && a->butterfly.tree_gen != tv->gen)
+	if (bv_of(a)->focused && bv_of(a)->tree_gen != tv->gen)
 		butterfly_close(a);
-	if (tv->building || !tv->nrows || a->butterfly.sym != CT_NONE)
+	if (tv->building || !tv->nrows || bv_of(a)->focused)
 		return;
 	const struct calltree *ct = tv->inverted ? &tv->inv : &tv->ct;
 	focus(a, ct->node[tv->row[tv->cur].node].sym); /* (syms are the same in both trees) */
@@ -122,10 +141,10 @@ static bool butterfly_back(struct app *a)
 
 static void butterfly_draw(struct app *a)
 {
-	struct butterfly_view *bv = &a->butterfly;
+	struct butterfly_view *bv = bv_of(a);
 	const struct calltree *ct = &a->tree.ct;
 	focus_tree_cursor(a); /* (asked for while the tree was being built) */
-	if (bv->sym == CT_NONE) {
+	if (!bv->focused) {
 		tree_draw(a); /* (how far it is, or that there is nothing) */
 		return;
 	}
@@ -178,10 +197,10 @@ static void step(struct butterfly_view *bv, int dir)
 
 static bool butterfly_action(struct app *a, enum action act)
 {
-	struct butterfly_view *bv = &a->butterfly;
+	struct butterfly_view *bv = bv_of(a);
 	focus_tree_cursor(a);
 	size_t last = bv->nrows ? bv->nrows - 1 : 0;
-	if (bv->sym == CT_NONE)
+	if (!bv->focused)
 		return false;
 	switch (act) {
 	case ACT_MOVE_DOWN: step(bv, 1); return true;
@@ -200,5 +219,5 @@ static bool butterfly_action(struct app *a, enum action act)
 	}
 }
 
-const struct view_ops butterfly_ops = {.open = butterfly_open, .back = butterfly_back, .draw = butterfly_draw,
+const struct view_ops butterfly_ops = {.state_size = sizeof(struct butterfly_view), .open = butterfly_open, .back = butterfly_back, .draw = butterfly_draw,
 				       .action = butterfly_action, .free = butterfly_close};

@@ -18,13 +18,35 @@
 #include "ui/scope.h"
 #include "ui/view.h"
 
+/* the calls found, longest first */
+struct occurrence {
+	struct ct_ref ref;
+	uint64_t dur, self;
+};
+
+struct occur_view {
+	struct calltree ct;  /* the spans of the tree's scope nested again */
+	struct ct_sym *path; /* the node's name, then its callers' outward */
+	size_t npath, cappath;
+	bool whole;          /* the path goes up to the root (top-down); else as far as it goes (bottom-up) */
+	uint8_t *verdict;    /* per node of ct: 0 not asked yet, 1 on the path, 2 not */
+	size_t nverdict;
+	struct occurrence *o; /* a min-heap by length while built; then longest first */
+	size_t n, cap, cur, top;
+	uint64_t calls, tree_calls; /* found (more than n when not all were kept); the tree's count */
+	uint64_t scope;            /* the tree's scope it was found in (tree_scope) */
+	bool building;
+};
+
 #define OCCUR_KEEP 100000 /* the longest kept: a node may have millions of calls */
 
 static int rows(const struct app *a) { return a->lines - 2; }
 
+static struct occur_view *ov_of(const struct app *a) { return view_state((struct app *)a, V_OCCUR); }
+
 static void occur_free(struct app *a)
 {
-	struct occur_view *ov = &a->occur;
+	struct occur_view *ov = ov_of(a);
 	calltree_free(&ov->ct);
 	free(ov->path);
 	free(ov->verdict);
@@ -95,7 +117,7 @@ static void counted(void *ctx, uint32_t v, uint64_t d, uint64_t self, const stru
 
 static void build(struct app *a)
 {
-	struct occur_view *ov = &a->occur;
+	struct occur_view *ov = ov_of(a);
 	calltree_free(&ov->ct);
 	free(ov->verdict);
 	ov->verdict = NULL;
@@ -124,7 +146,7 @@ bool occur_of(struct app *a, const struct calltree *ct, uint32_t node, bool whol
 		struct ct_sym t = path[i];
 		path[i] = path[npath - 1 - i], path[npath - 1 - i] = t;
 	}
-	struct occur_view *ov = &a->occur;
+	struct occur_view *ov = ov_of(a);
 	if (ov->npath == npath && ov->whole == whole && !memcmp(ov->path, path, npath * sizeof *path) &&
 	    ov->scope == tree_scope(a)) { /* the same calls: as they were left */
 		free(path);
@@ -148,13 +170,13 @@ static int by_length(const void *x, const void *y)
 
 static bool occur_pending(const struct app *a)
 {
-	const struct occur_view *ov = &a->occur;
+	const struct occur_view *ov = ov_of(a);
 	return ov->building || (ov->npath && view_top(a) == V_OCCUR && ov->scope != tree_scope((struct app *)a));
 }
 
 static bool occur_step(struct app *a, uint64_t budget_ns)
 {
-	struct occur_view *ov = &a->occur;
+	struct occur_view *ov = ov_of(a);
 	if (!occur_pending(a))
 		return false;
 	if (!ov->building) /* the scope changed while shown */
@@ -188,7 +210,7 @@ static void draw_occurrence(struct app *a, int y, const struct occurrence *o, bo
 
 static void occur_draw(struct app *a)
 {
-	struct occur_view *ov = &a->occur;
+	struct occur_view *ov = ov_of(a);
 	draw_role(R_TITLE);
 	draw_fill(0, 0, a->cols, " ");
 	char head[160];
@@ -214,7 +236,7 @@ static void occur_draw(struct app *a)
 static bool occur_status(struct app *a, struct buf *out, int room)
 {
 	(void)room; /* (cut to fit by the status line) */
-	struct occur_view *ov = &a->occur;
+	struct occur_view *ov = ov_of(a);
 	buf_printf(out, "%llu calls of ", (unsigned long long)(ov->building ? ov->tree_calls : ov->calls));
 	for (size_t i = 0; i < ov->npath; i++) {
 		if (i)
@@ -232,7 +254,7 @@ static bool occur_status(struct app *a, struct buf *out, int room)
 
 static bool occur_action(struct app *a, enum action act)
 {
-	struct occur_view *ov = &a->occur;
+	struct occur_view *ov = ov_of(a);
 	if (ov->building && (act == ACT_BACK || act == ACT_QUIT || act == ACT_INTERRUPT)) {
 		occur_free(a);
 		message(a, false, "stopped finding the calls");
@@ -249,5 +271,5 @@ static bool occur_action(struct app *a, enum action act)
 	return true;
 }
 
-const struct view_ops occur_ops = {.draw = occur_draw, .action = occur_action, .status = occur_status,
+const struct view_ops occur_ops = {.state_size = sizeof(struct occur_view), .draw = occur_draw, .action = occur_action, .status = occur_status,
 				   .pending = occur_pending, .step = occur_step, .free = occur_free};

@@ -1,6 +1,8 @@
 /* view.c: the views (app.h VIEWS) and the stack of them over the base
  * view (lanes or list): what is on top, what opens and closes, and the
  * work they do in the background. */
+#include <stdlib.h>
+
 #include "ui/app.h"
 #include "ui/view.h"
 
@@ -77,9 +79,20 @@ bool views_step(struct app *a, uint64_t budget_ns)
 	return false;
 }
 
+/* View v's own state (state_size bytes, zeroed at first). */
+void *view_state(struct app *a, enum view_id v)
+{
+	if (!a->state[v])
+		a->state[v] = xcalloc(1, views[v]->state_size);
+	return a->state[v];
+}
+
 void views_free(struct app *a)
 {
-	for (int v = 0; v < V_COUNT; v++)
+	for (int v = 0; v < V_COUNT; v++) {
 		if (views[v]->free)
 			views[v]->free(a);
+		free(a->state[v]);
+		a->state[v] = NULL;
+	}
 }

@@ -17,5 +17,6 @@ bool view_open_by(struct app *a, enum action act); /* the view act opens from an
 bool views_pending(const struct app *a);           /* some view has work to do in the background */
 bool views_step(struct app *a, uint64_t budget_ns); /* a slice of their work (true while more) */
 void views_free(struct app *a);
+void *view_state(struct app *a, enum view_id v); /* v's own state, as its file has it */
 
 #endif
