@@ -117,6 +117,14 @@ scenario() {
 # session COLSxLINES COMMAND: a tmux session ($S) running the shell command
 # line, which then says "exit=STATUS" and stays 30 s to be read.
 session() {
+	# (a server just told to go may still be going: a session made on its
+	# socket now would go with it)
+	i=0
+	while tm ls >/dev/null 2>&1 && [ $i -lt 50 ]; do
+		[ $i -eq 0 ] && tm kill-server 2>/dev/null
+		sleep 0.1
+		i=$((i + 1))
+	done
 	tm new-session -d -s "$S" -x "${1%x*}" -y "${1#*x}" "$2; echo \"exit=\$?\"; sleep 30"
 }
 
