@@ -132,7 +132,8 @@ void sources_in_one(struct model *m)
 }
 
 /* The one store's stacks, paired as it filled, become the lanes' (the
- * parts' had the same spans open, at their own positions). */
+ * parts' had the same spans open, at their own positions), and it pairs
+ * in the lanes' from now on. */
 static void stacks_from(struct model *m, struct part *one)
 {
 	for (size_t li = 0; li < one->nstacks; li++) {
@@ -141,11 +142,13 @@ static void stacks_from(struct model *m, struct part *one)
 		l->stk = o->stk;
 		l->cap = o->cap;
 		l->depth = o->depth;
-		o->stk = NULL;
-		o->depth = 0;
+		free(o->longest); /* (the lanes' own were kept as their parts paired) */
 	}
 	for (size_t li = one->nstacks; li < m->nlanes; li++)
 		m->lp[li].depth = 0;
+	free(one->stacks);
+	one->stacks = NULL;
+	one->nstacks = 0;
 }
 
 /* The one store done: it takes the parts' place; the stacks are its own

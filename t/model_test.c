@@ -919,13 +919,16 @@ static void test_late_in_one_store(void)
 	model_commit(m);
 	model_merge_parts(m);
 	int64_t t = mid;
-	for (int round = 0; round < 60; round++) { /* then a batch at a time */
-		t -= (int64_t)(rng_next_test(&rng) % 400);
+	for (int round = 0; round < 60; round++) { /* then a batch at a time (every third in order) */
+		if (round % 3 && round <= 50)
+			t -= (int64_t)(rng_next_test(&rng) % 400);
 		for (int i = 0; i < 300; i++, t += 5) {
 			all[na] = random_event(&rng, late, t, PARTS_SOURCES, off++);
 			model_add(m, &all[na++]);
 		}
 		model_commit(m);
+		if (round == 50) /* the last ones past every source's end: appended, not merged */
+			t = v[n - 1].e.ts + 1;
 	}
 	uint64_t count = model_count(m);
 	struct event *got = calloc(count, sizeof *got);
