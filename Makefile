@@ -203,7 +203,7 @@ check: test-deps
 # no sanitizer builds).
 test: test-deps
 	@$(MAKE) --no-print-directory build tests
-	$(call suite,$(PROVE) -r t/)
+	$(call suite,TTV_QUICK=1 $(PROVE) -r t/)
 
 demo: deps
 	@$(MAKE) --no-print-directory build tests

@@ -665,6 +665,8 @@ void evs_lend_packer(struct evstore *s, struct evstore *from)
 	s->pk_lent = true;
 }
 
+void evs_pack_whole(struct evstore *s) { pack_keeping(s, 0); }
+
 void evs_pack_all(struct evstore *s)
 {
 	pack_keeping(s, 0);
@@ -682,6 +684,40 @@ void evs_pack_all(struct evstore *s)
 	s->capopen = cap;
 	s->open = o;
 	s->open0 = 0;
+}
+
+void evs_drain_init(struct evs_drain *d, struct evstore *s)
+{
+	*d = (struct evs_drain){.s = s};
+	if (s->pool.borrowed || !s->nblk)
+		return;
+	d->least = xmalloc(s->nblk * sizeof *d->least);
+	uint64_t least = s->pool.n;
+	for (size_t b = s->nblk; b-- > 0;)
+		d->least[b] = least = MIN(least, s->blk[b].data);
+}
+
+#define DRAIN_STEP (1u << 20) /* (given back a megabyte or more at a time) */
+
+void evs_drain_to(struct evs_drain *d, uint64_t i)
+{
+	struct evstore *s = d->s;
+	if (!d->least)
+		return;
+	while (d->blk < s->nblk && s->blk[d->blk].start + s->blk[d->blk].n <= i)
+		d->blk++;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), used = d->blk < s->nblk ? d->least[d->blk] : s->pool.n;
+	size_t to = used / page * page; /* (the pool's mapping starts on a page) */
+	if (to < d->given + DRAIN_STEP)
+		return;
+	madvise(s->pool.p + d->given, to - d->given, MADV_DONTNEED);
+	d->given = to;
+}
+
+void evs_drain_free(struct evs_drain *d)
+{
+	free(d->least);
+	*d = (struct evs_drain){0};
 }
 
 void evs_filter(struct evstore *s, bool (*keep)(void *ctx, const struct cev *c), void *ctx)

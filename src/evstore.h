@@ -169,6 +169,22 @@ void evs_pack(struct evstore *s);
 /* Pack all of its whole blocks (a store nothing is added to for now),
  * and give back its room for merging. */
 void evs_pack_all(struct evstore *s);
+/* Pack all of its whole blocks, keeping that room (a store merged into
+ * again soon: new room would be new pages, each a fault, every time). */
+void evs_pack_whole(struct evstore *s);
+/* A store read once, in order, and freed after (a merge that consumes
+ * it): the pages of its pool that no block from position i on uses are
+ * given back as i goes on (evs_drain_to), so that what it is merged into
+ * can grow in their stead.  Not for a pool borrowed from a saved index. */
+struct evs_drain {
+	struct evstore *s;
+	uint64_t *least; /* least[b]: the first pool byte blocks b.. use */
+	size_t blk;      /* the first block not read past yet */
+	size_t given;    /* pool bytes given back so far */
+};
+void evs_drain_init(struct evs_drain *d, struct evstore *s);
+void evs_drain_to(struct evs_drain *d, uint64_t i);
+void evs_drain_free(struct evs_drain *d);
 /* s packs with from's dictionaries (300 KB), which from keeps: stores
  * that never pack at once (a model's parts) need one between them. */
 void evs_lend_packer(struct evstore *s, struct evstore *from);

@@ -377,7 +377,8 @@ static inline void tourney_replay(struct tourney *t)
 	t->top = w;
 }
 
-/* model_merge.c's */
+/* model_merge.c's (merge_stores: the parts merged are read once and
+ * freed after, their pages given back as they are read) */
 void merge_stores(struct model *m, struct part *const *ps, size_t k, struct part *into, bool pairing);
 void merging_end(struct model *m);
 

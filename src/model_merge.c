@@ -10,6 +10,7 @@ struct feed {
 	uint64_t next, n; /* the next to read into the run, and how many there are */
 	struct cev run[FEED_RUN];
 	size_t at, len;
+	struct evs_drain drain; /* (when the merge consumes its parts) */
 };
 
 static bool feed_on(struct feed *f)
@@ -22,6 +23,8 @@ static bool feed_on(struct feed *f)
 	evs_copy(f->st, f->next, f->len, f->run);
 	f->next += f->len;
 	f->at = 0;
+	if (f->drain.s)
+		evs_drain_to(&f->drain, f->next);
 	return true;
 }
 
@@ -32,9 +35,9 @@ static inline skey part_key(const struct cev *c) { return (skey)((uint64_t)c->ts
 struct merger {
 	struct evstore *into;
 	struct feed *f;
+	size_t nf;
 	struct tourney t;
 	struct cev *out;
-	size_t nout;
 	uint64_t left;
 	struct model *m;
 	struct part *pairing; /* into's part, paired afresh as it fills (NULL: not paired) */
@@ -42,7 +45,7 @@ struct merger {
 
 static void merger_init(struct merger *mg, struct part *const *ps, size_t k, struct evstore *into)
 {
-	*mg = (struct merger){.into = into, .f = xcalloc(k, sizeof *mg->f), .out = xmalloc(EVS_BLOCK * sizeof *mg->out)};
+	*mg = (struct merger){.into = into, .f = xcalloc(k, sizeof *mg->f), .nf = k, .out = xmalloc(EVS_BLOCK * sizeof *mg->out)};
 	tourney_init(&mg->t, k);
 	for (size_t s = 0; s < k; s++) {
 		struct feed *f = &mg->f[s];
@@ -53,55 +56,135 @@ static void merger_init(struct merger *mg, struct part *const *ps, size_t k, str
 	tourney_play(&mg->t);
 }
 
-/* The merged events so far into the store (paired there, while they are
- * still unpacked, when it pairs). */
-static void merger_flush(struct merger *mg)
+/* Up to EVS_BLOCK merged events into out; how many. */
+static size_t merger_take(struct merger *mg, struct cev *out)
 {
-	evs_merge(mg->into, mg->out, mg->nout);
+	size_t n = 0;
+	for (; mg->left && n < EVS_BLOCK; mg->left--) {
+		struct feed *w = &mg->f[mg->t.top];
+		out[n++] = w->run[w->at];
+		mg->t.key[mg->t.top] = feed_on(w) ? part_key(&w->run[w->at]) : NO_KEY;
+		tourney_replay(&mg->t);
+	}
+	return n;
+}
+
+/* Merged events a[0..n) into the store (paired there, while they are
+ * still unpacked, when it pairs), packed at once: they come in order, so
+ * nothing lands among them (and a large open run would be pages to fault
+ * in and events to move). */
+static void merger_store(struct merger *mg, const struct cev *a, size_t n)
+{
+	evs_merge(mg->into, a, n);
 	if (mg->pairing)
-		pair_range(mg->m, mg->pairing, evs_count(mg->into) - mg->nout, PAIR_AFRESH);
-	evs_pack(mg->into);
-	mg->nout = 0;
+		pair_range(mg->m, mg->pairing, evs_count(mg->into) - n, PAIR_AFRESH);
+	evs_pack_whole(mg->into);
 }
 
 /* Merge on until done (true) or, at a block's end, past the deadline. */
 static bool merger_run(struct merger *mg, uint64_t deadline)
 {
-	for (; mg->left; mg->left--) {
-		struct feed *w = &mg->f[mg->t.top];
-		mg->out[mg->nout++] = w->run[w->at];
-		if (mg->nout == EVS_BLOCK) {
-			merger_flush(mg);
-			if (deadline != UINT64_MAX && now_ns() >= deadline) {
-				mg->left--;
-				mg->t.key[mg->t.top] = feed_on(w) ? part_key(&w->run[w->at]) : NO_KEY;
-				tourney_replay(&mg->t);
-				return !mg->left;
-			}
-		}
-		mg->t.key[mg->t.top] = feed_on(w) ? part_key(&w->run[w->at]) : NO_KEY;
-		tourney_replay(&mg->t);
+	while (mg->left) {
+		merger_store(mg, mg->out, merger_take(mg, mg->out));
+		if (deadline != UINT64_MAX && now_ns() >= deadline)
+			break;
 	}
-	merger_flush(mg);
-	return true;
+	return !mg->left;
+}
+
+/* A merge at once on two threads: this one reads the parts in order (the
+ * tournament: unpacking, comparing), a second stores, pairs and packs
+ * what it is handed, a block at a time, through a ring of blocks. */
+#define HAND_RING 8
+struct handover {
+	struct merger *mg;
+	struct cev *run[HAND_RING];
+	size_t n[HAND_RING];
+	uint64_t given, stored; /* blocks handed over and stored so far */
+	bool done;
+	pthread_mutex_t lock;
+	pthread_cond_t moved;
+};
+
+static void *storer(void *arg)
+{
+	struct handover *h = arg;
+	for (;;) {
+		pthread_mutex_lock(&h->lock);
+		while (h->stored == h->given && !h->done)
+			pthread_cond_wait(&h->moved, &h->lock);
+		bool more = h->stored < h->given;
+		pthread_mutex_unlock(&h->lock);
+		if (!more)
+			return NULL;
+		size_t r = h->stored % HAND_RING;
+		merger_store(h->mg, h->run[r], h->n[r]);
+		pthread_mutex_lock(&h->lock);
+		h->stored++;
+		pthread_cond_signal(&h->moved);
+		pthread_mutex_unlock(&h->lock);
+	}
+}
+
+/* The whole merge with a storer beside this thread; false (nothing done)
+ * when there is no thread to be had. */
+static bool merger_run_two(struct merger *mg)
+{
+	struct handover h = {.mg = mg};
+	pthread_t t;
+	pthread_mutex_init(&h.lock, NULL);
+	pthread_cond_init(&h.moved, NULL);
+	for (size_t r = 0; r < HAND_RING; r++)
+		h.run[r] = xmalloc(EVS_BLOCK * sizeof *h.run[r]);
+	bool two = !pthread_create(&t, NULL, storer, &h);
+	while (two && mg->left) {
+		pthread_mutex_lock(&h.lock);
+		while (h.given - h.stored == HAND_RING)
+			pthread_cond_wait(&h.moved, &h.lock);
+		pthread_mutex_unlock(&h.lock);
+		size_t r = h.given % HAND_RING;
+		h.n[r] = merger_take(mg, h.run[r]);
+		pthread_mutex_lock(&h.lock);
+		h.given++;
+		pthread_cond_signal(&h.moved);
+		pthread_mutex_unlock(&h.lock);
+	}
+	if (two) {
+		pthread_mutex_lock(&h.lock);
+		h.done = true;
+		pthread_cond_signal(&h.moved);
+		pthread_mutex_unlock(&h.lock);
+		pthread_join(t, NULL);
+	}
+	for (size_t r = 0; r < HAND_RING; r++)
+		free(h.run[r]);
+	pthread_cond_destroy(&h.moved);
+	pthread_mutex_destroy(&h.lock);
+	return two;
 }
 
 static void merger_free(struct merger *mg)
 {
+	for (size_t s = 0; s < mg->nf; s++)
+		evs_drain_free(&mg->f[s].drain);
 	free(mg->out);
 	tourney_free(&mg->t);
 	free(mg->f);
 }
 
 /* The events of parts ps[0..k) merged at once into part into's store,
- * paired afresh as they land when pairing. */
+ * paired afresh as they land when pairing; the parts are freed after
+ * (their pages go as they are read). */
 void merge_stores(struct model *m, struct part *const *ps, size_t k, struct part *into, bool pairing)
 {
 	struct merger mg;
 	merger_init(&mg, ps, k, &into->store);
+	for (size_t s = 0; s < k; s++)
+		evs_drain_init(&mg.f[s].drain, &ps[s]->store);
 	mg.m = m;
 	mg.pairing = pairing ? into : NULL;
-	merger_run(&mg, UINT64_MAX);
+	if (mg.left < 4 * EVS_BLOCK || !merger_run_two(&mg))
+		merger_run(&mg, UINT64_MAX);
 	merger_free(&mg);
 }
 

@@ -6,7 +6,8 @@
 #
 #   TTV_BENCH_DIR   where generated traces are kept (default ~/.cache/ttv-bench)
 #   RUNS            runs per measurement (default 3)
-#   TTV_BENCH_ONLY  "shapes": only the rows of traces shaped as real systems write them
+#   TTV_BENCH_ONLY  "shapes": only the rows of traces shaped as real systems write them;
+#                   "follow": only their follow rows
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 TTV_BIN=$ROOT/build/ttv
@@ -409,11 +410,7 @@ shapes() {
 	# shellcheck disable=SC2046
 	view_load "podtrace, 256 instances" $(find "$pt_256" -type f | sort)
 	view_load "atf, 256 pids in a session" "$atf_256"
-	one=$DIR/follow-one
-	mkdir -p "$one"
-	ln -sf "$d9" "$one/trace.bin"
-	follow_fleet "follow: append to screen, dial9, 1 file" "$one"
-	follow_fleet "follow: append to screen, uploader tree, 64" "$tree"
+	follow_rows
 	echo
 	# lnav on the same shapes (the events as ttv --dump prints them)
 	for f in "dial9, 1 source:$d9" "dial9, 256 instances:$d9_256" "dial9, 5 copies in one file:$cat5"; do
@@ -422,10 +419,18 @@ shapes() {
 	done
 	echo
 }
-if [ "${TTV_BENCH_ONLY:-}" = shapes ]; then
-	shapes
-	exit 0
-fi
+# The viewer following one dial9 file and a 64-instance uploader tree.
+follow_rows() {
+	one=$DIR/follow-one
+	mkdir -p "$one"
+	ln -sf "$(shape dial9-1 d9write 4000000 --seed 1)" "$one/trace.bin"
+	follow_fleet "follow: append to screen, dial9, 1 file" "$one"
+	follow_fleet "follow: append to screen, uploader tree, 64" "$(shape dial9-64 d9write 4000000 --seed 1 --instances 64)"
+}
+case ${TTV_BENCH_ONLY:-} in
+shapes) shapes; exit 0 ;;
+follow) follow_rows; exit 0 ;;
+esac
 
 printf '%-22s %9s %11s %16s %12s %9s %10s %7s %14s %7s %9s %8s\n' \
 	format MB events "decode s (range)" "events/s" "MB/s" "decoder s" "model" "cat s (range)" "vs cat" "RSS MB" \
