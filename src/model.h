@@ -132,6 +132,9 @@ struct seq_ops {
 	void (*get)(void *ctx, uint64_t i, struct event *e);
 	/* optional: the position (in this sequence) of the span partner of i */
 	bool (*partner)(void *ctx, uint64_t i, uint64_t *j);
+	/* optional: the lane all its events are on, known without reading
+	 * one (a lane's records in a file of their own) */
+	uint32_t (*lane)(void *ctx);
 };
 
 struct model;

@@ -129,11 +129,14 @@ bool dec_read_whole(struct input *in, uint64_t max)
 	return in->size <= max;
 }
 
+/* The decoder that claims the directory most surely; the first to know
+ * it by its magic ends the search (a probe may walk a whole tree: dial9's
+ * opens every file it finds in a directory of another format's). */
 static const struct decoder *probe_dir(const char *path)
 {
 	const struct decoder *best = NULL;
 	int score = 0;
-	for (size_t i = 0; decoders[i]; i++) {
+	for (size_t i = 0; decoders[i] && score < PROBE_MAGIC; i++) {
 		if (!decoders[i]->probe_dir)
 			continue;
 		int s = decoders[i]->probe_dir(path);
@@ -1229,7 +1232,14 @@ static bool sh_partner(void *c, uint64_t i, uint64_t *j)
 	return w->ops->partner && w->ops->partner(w->ctx, i, j);
 }
 
-static const struct seq_ops shift_ops = {sh_count, sh_ts, sh_lower, sh_upper, sh_get, sh_partner};
+static uint32_t sh_lane(void *c)
+{
+	struct seq_shift *w = c;
+	return w->ops->lane(w->ctx);
+}
+
+static const struct seq_ops shift_ops = {sh_count, sh_ts, sh_lower, sh_upper, sh_get, sh_partner, NULL};
+static const struct seq_ops shift_lane_ops = {sh_count, sh_ts, sh_lower, sh_upper, sh_get, sh_partner, sh_lane};
 
 uint32_t dec_add_seq(struct input *in, const struct seq_ops *ops, void *ctx)
 {
@@ -1240,7 +1250,7 @@ uint32_t dec_add_seq(struct input *in, const struct seq_ops *ops, void *ctx)
 	*w = (struct seq_shift){ops, ctx, in->src};
 	xgrow(&t->seqs, &t->capseqs, t->nseqs + 1, sizeof *t->seqs);
 	t->seqs[t->nseqs++] = w;
-	return model_add_seq(t->m, &shift_ops, w);
+	return model_add_seq(t->m, ops->lane ? &shift_lane_ops : &shift_ops, w);
 }
 
 /* A waiting source has decoded a slice: once it has timeline events, its

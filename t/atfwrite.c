@@ -763,10 +763,14 @@ static int generate(const char *out, uint64_t mb, uint64_t seed)
 		gen_event(&g[s], s, 1, 0, false);
 	}
 	while (written < target) {
-		for (unsigned s = 0; s < nth; s++) {
+		for (unsigned s = 0; s < nth && written < target; s++) {
 			struct gen_thread *t = &g[s];
 			uint64_t x = rng_next(&rng);
+			/* (the last batches no bigger than what is left: K small
+			 * instances hold about the events of one of K times the size) */
 			unsigned batch = 500 + (unsigned)(x % 4000);
+			if (batch > (target - written) / 32 + 1)
+				batch = (unsigned)((target - written) / 32 + 1);
 			bool detail = (x >> 20) % 40 == 0; /* detail recording on in 1 of 40 cycles */
 			for (unsigned k = 0; k < batch; k++) {
 				uint64_t y = rng_next(&rng);

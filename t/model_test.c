@@ -411,9 +411,11 @@ static uint64_t fs_bound(struct fakeseq *s, int64_t t, bool upper)
 }
 static uint64_t fs_lower(void *c, int64_t t) { return fs_bound(c, t, false); }
 static uint64_t fs_upper(void *c, int64_t t) { return fs_bound(c, t, true); }
+static uint64_t fs_reads; /* (events a sequence was asked for) */
 static void fs_get(void *c, uint64_t i, struct event *e)
 {
 	struct fakeseq *s = c;
+	fs_reads++;
 	*e = (struct event){.ts = s->ts[i], .dur = TTV_NODUR, .lane = s->lane, .type = s->type, .off = i,
 			    .input = 99};
 }
@@ -423,7 +425,42 @@ static bool fs_partner(void *c, uint64_t i, uint64_t *j)
 	*j = s->n - 1 - i; /* mirror: first <-> last */
 	return true;
 }
-static const struct seq_ops fs_ops = {fs_count, fs_ts, fs_lower, fs_upper, fs_get, fs_partner};
+static const struct seq_ops fs_ops = {fs_count, fs_ts, fs_lower, fs_upper, fs_get, fs_partner, NULL};
+static uint32_t fs_lane(void *c) { return ((struct fakeseq *)c)->lane; }
+static const struct seq_ops fs_lane_ops = {fs_count, fs_ts, fs_lower, fs_upper, fs_get, fs_partner, fs_lane};
+
+/* Whether each sequence holds its whole lane (then model_parts: each read
+ * apart) is known alike from a sequence that tells its lane and from its
+ * first and last events; told, no event of it is read (an ATF thread's
+ * would touch its file's pages, and what they link to). */
+static void test_seq_lanes(void)
+{
+	size_t np[2][2];
+	uint64_t reads[2] = {0, 0};
+	for (int told = 0; told < 2; told++)
+		for (int shared = 0; shared < 2; shared++) {
+			setup();
+			struct fakeseq sq[2] = {{.n = 300, .lane = lane_a, .type = t_inst},
+						{.n = 200, .lane = shared ? lane_a : lane_b, .type = t_inst}};
+			for (int k = 0; k < 2; k++) {
+				sq[k].ts = malloc(sq[k].n * sizeof *sq[k].ts);
+				for (uint64_t i = 0; i < sq[k].n; i++)
+					sq[k].ts[i] = (int64_t)i * (k ? 5 : 3);
+				model_add_seq(m, told ? &fs_lane_ops : &fs_ops, &sq[k]);
+				model_lane_count(m, sq[k].lane, sq[k].n, sq[k].ts[0], sq[k].ts[sq[k].n - 1]);
+			}
+			uint64_t before = fs_reads;
+			np[told][shared] = model_parts(m);
+			reads[told] += fs_reads - before;
+			for (int k = 0; k < 2; k++)
+				free(sq[k].ts);
+		}
+	ok(np[0][0] == np[1][0] && np[0][0] > 0 && np[0][1] == 0 && np[1][1] == 0,
+	   "sequences of a lane each: counted apart (%zu streams); two on one lane: not, whether they tell their lane or not",
+	   np[1][0]);
+	ok(reads[0] > 0 && reads[1] == 0, "... told, none of their events read (%llu read when not)",
+	   (unsigned long long)reads[0]);
+}
 
 static void test_sequences(void)
 {
@@ -1311,6 +1348,7 @@ int main(void)
 	test_parts();
 	test_late_in_one_store();
 	test_piles();
+	test_seq_lanes();
 	test_sealed_segments();
 	test_late_lane(3000);
 	model_free(m);

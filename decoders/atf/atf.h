@@ -235,7 +235,8 @@ size_t atf_list_numbered(const char *dir, const char *prefix, struct dent **out)
 void atf_free_dents(struct dent *d, size_t n);
 bool atf_thread_dir_has_files(const char *dir);
 /* A thread's file NAME in dir, or NAME.gz when only that is there (a session
- * compressed file by file): its path (the caller frees it). */
+ * compressed file by file): its path (the caller frees it); NULL when
+ * neither is there. */
 char *atf_thread_file(const char *dir, const char *name);
 /* Is base NAME or NAME.gz? */
 bool atf_same_name(const char *base, const char *name);

@@ -74,12 +74,11 @@ char *atf_thread_file(const char *dir, const char *name)
 		return p;
 	struct buf gz = {0};
 	buf_printf(&gz, "%s.gz", p);
-	if (atf_is_file(gz.p)) {
-		free(p);
+	free(p);
+	if (atf_is_file(gz.p))
 		return gz.p;
-	}
 	buf_free(&gz);
-	return p;
+	return NULL;
 }
 
 bool atf_same_name(const char *base, const char *name)
@@ -91,8 +90,8 @@ bool atf_same_name(const char *base, const char *name)
 /* A thread directory: thread_N holding index.atf or detail.atf. */
 bool atf_thread_dir_has_files(const char *dir)
 {
-	char *a = atf_thread_file(dir, "index.atf"), *b = atf_thread_file(dir, "detail.atf");
-	bool r = atf_is_file(a) || atf_is_file(b);
+	char *a = atf_thread_file(dir, "index.atf"), *b = a ? NULL : atf_thread_file(dir, "detail.atf");
+	bool r = a || b;
 	free(a);
 	free(b);
 	return r;

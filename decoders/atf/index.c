@@ -361,7 +361,9 @@ static bool sq_partner(void *c, uint64_t off, uint64_t *j)
 	return true;
 }
 
-const struct seq_ops atf_seq_ops = {sq_count, sq_ts, sq_lower, sq_upper, sq_get, sq_partner};
+static uint32_t sq_lane(void *c) { return ((struct thread *)c)->lane; }
+
+const struct seq_ops atf_seq_ops = {sq_count, sq_ts, sq_lower, sq_upper, sq_get, sq_partner, sq_lane};
 
 /* ---- feeding index.atf ---------------------------------------------------- */
 

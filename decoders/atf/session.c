@@ -80,11 +80,11 @@ static void thread_files(struct thread *th)
 {
 	struct session *ss = th->ss;
 	char *ip = atf_thread_file(th->dir, "index.atf"), *dp = atf_thread_file(th->dir, "detail.atf");
-	if (!th->ix.in && !th->settled && atf_is_file(ip) && (th->ix.in = atf_add_input(ss, ip, &th->ix))) {
+	if (!th->ix.in && !th->settled && ip && (th->ix.in = atf_add_input(ss, ip, &th->ix))) {
 		th->ix.final = false;
 		thread_ready(th);
 	}
-	if (!th->dt.in && !th->settled && atf_is_file(dp) && (th->dt.in = atf_add_input(ss, dp, &th->dt)))
+	if (!th->dt.in && !th->settled && dp && (th->dt.in = atf_add_input(ss, dp, &th->dt)))
 		th->dt.final = false;
 	free(ip);
 	free(dp);
@@ -407,7 +407,7 @@ static void *atf_open(struct input *in)
 	/* its sibling, when it has its usual name beside it */
 	const char *sibling = detail ? "index.atf" : "detail.atf";
 	char *sp = !th->alone ? atf_thread_file(dir, sibling) : NULL;
-	if (sp && atf_is_file(sp)) {
+	if (sp) {
 		if (detail)
 			th->ix.in = atf_add_input(ss, sp, &th->ix);
 		else
