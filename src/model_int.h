@@ -181,10 +181,10 @@ struct lane_pairs {
 	uint64_t *stk;
 	size_t cap;
 	uint32_t depth;
-	/* no begin or end of the lane lies later than this (INT64_MAX: not
-	 * known, as for a saved index's lanes): a late batch's lanes are
-	 * paired again only as far as their events go.  Written as events are
-	 * added, read by the committer, which has their commit's already. */
+	/* no begin or end of the lane lies later than this (saved with the
+	 * index): a late batch's lanes are paired again only as far as their
+	 * events go.  Written as events are added, read by the committer,
+	 * which has their commit's already. */
 	int64_t pairs_until;
 	uint32_t part; /* its source's (or the part its own pile became) */
 	bool in_home;      /* (the committer's) some event of it is in its part */

@@ -44,6 +44,7 @@ static void save_lanes(const struct model *m, struct buf *out)
 		put_u64(out, (uint64_t)p->part << 1 | (p->part != m->source_part[l->source] - 1));
 		put_array(out, p->longest, p->nlongest, sizeof *p->longest);
 		put_u64(out, p->other_max);
+		put_i64(out, p->pairs_until);
 		put_array(out, p->stk, p->depth, sizeof *p->stk);
 	}
 }
@@ -122,7 +123,6 @@ static bool restore_lanes(struct model *m, struct blob *r, uint64_t nsources, ui
 		l->counter = flags >> 1 & 1;
 		saved_part[id] = (uint32_t)get_below(r, UINT32_MAX); /* (map_parts) */
 		struct lane_pairs *p = &m->lp[id];
-		p->pairs_until = INT64_MAX; /* (not saved) */
 		size_t nlong, depth;
 		p->longest = xcalloc(LONG_SPANS, sizeof *p->longest);
 		const void *longest = get_array(r, &nlong, sizeof *p->longest);
@@ -132,6 +132,7 @@ static bool restore_lanes(struct model *m, struct blob *r, uint64_t nsources, ui
 			memcpy(p->longest, longest, nlong * sizeof *p->longest);
 		p->nlongest = (uint8_t)nlong;
 		p->other_max = get_u64(r);
+		p->pairs_until = get_i64(r);
 		p->stk = get_copy(r, &depth, sizeof *p->stk);
 		p->cap = p->depth = (uint32_t)depth;
 	}

@@ -13,8 +13,8 @@
 
 #define ID_SPAN (64u << 10)
 #define MAGIC "ttv-idx\n"
-#define VERSION 6 /* 2: the meta hashed with hash_big; 3: parts (strings, gzip inputs); 4: an example event per type;
-		   5: the events' pool of each source's part; 6: each lane's part */
+#define VERSION 7 /* 2: the meta hashed with hash_big; 3: parts (strings, gzip inputs); 4: an example event per type;
+		   5: the events' pool of each source's part; 6: each lane's part; 7: each lane's last begin or end */
 #define BYTE_ORDER_MARK 0x0102030405060708ull
 #define DEFAULT_LIMIT (2ull << 30)
 

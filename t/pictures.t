@@ -10,6 +10,9 @@
 
 SAMPLES=$T_DIR/samples/atf
 
+# untimed: stdin with how long a query took left out
+untimed() { sed -E 's/ in [0-9.]+(ns|us|ms|s) / in TIME /'; }
+
 # picture NAME PATH < SCRIPT: the viewer at 100x30 on PATH (in SAMPLES:
 # relative, so that the paths it shows are too); how long a query took,
 # which differs run to run, is left out of the comparison
@@ -20,8 +23,8 @@ picture() {
 		"$TTV" --theme dark "$path" >/dev/null 2>&1)
 	want=$T_DIR/screens/picture-$name.txt
 	if [ -n "${TTV_UPDATE_SCREENS:-}" ]; then cp "$TMP/$name.txt" "$want"; fi
-	sed -E 's/ in [0-9.]+(ns|us|ms|s) / in TIME /' "$TMP/$name.txt" >"$TMP/$name.cmp"
-	sed -E 's/ in [0-9.]+(ns|us|ms|s) / in TIME /' "$want" | diff -u - "$TMP/$name.cmp" >"$TMP/$name.diff" 2>&1
+	untimed <"$TMP/$name.txt" >"$TMP/$name.cmp"
+	untimed <"$want" | diff -u - "$TMP/$name.cmp" >"$TMP/$name.diff" 2>&1
 	ok $? "picture $name: the screen as the viewer draws it" || sed 's/^/# /' "$TMP/$name.diff" | head -20
 	sum=$(sha256sum "$want" | cut -d' ' -f1)
 	grep -aq "ttv-screen-sha256.$sum" "$T_DIR/screens/picture-$name.png" 2>/dev/null
