@@ -222,6 +222,9 @@ shot flame5 'I\nj\nl\nEnter\n' "$H"
 like "$SHOT" "1 calls of main  1/1" "Enter: the bar's calls"
 shot flame6 'I\nj\nl\nEnter\nEnter\n' "$H"
 like "$SHOT" "the longest of 1 calls of main: 3.63ms" "... Enter: in the lanes view"
+shot flame7 'I\nj\nj\n+\nEscape\n&\ntype lane:^thread 2$\nEnter\nI\n' "$H"
+like "$(printf '%s\n' "$SHOT" | head -1)" "^FLAME GRAPH: all  " "zoomed in, then a filter: the tree made afresh, the flame graph of all of it"
+like "$SHOT" "all: [0-9.]+ms \(100.0%\)" "... all of it selected"
 
 # built in steps: Esc while it is being built stops it
 shot stopped "partial\nT\ndump $TMP/building.txt\nEscape\n" "$H"

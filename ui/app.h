@@ -15,7 +15,6 @@
 #include "src/cli.h"
 #include "src/query.h"
 #include "src/report.h"
-#include "src/sql.h"
 #include "src/trace.h"
 #include "ui/actions.h"
 
@@ -170,6 +169,7 @@ struct tree_view {
 	struct calltree inv; /* bottom-up (made when first shown) */
 	bool inverted;       /* shown: inv */
 	uint64_t gen;        /* changes when its nodes do (what is made of them is made again) */
+	uint64_t made;       /* changes when it is made afresh: its nodes' ids are new */
 	bool per_lane;       /* each lane a node of its own */
 	struct diff *diff_a; /* D: the names of the tree remembered as A */
 	struct buf diff_a_scope, diff_page; /* what A was of; the comparison shown */
@@ -181,38 +181,6 @@ struct tree_view {
 	size_t open_n;            /* nodes open has room for */
 	struct tree_row *row;
 	size_t nrows, caprow, cur, top;
-};
-
-/* v in the call tree: the first file's spans against the others' (tree.c),
- * a tree of side A's then one of B's built in steps */
-struct files_diff {
-	struct calltree ct;
-	struct diff_side side;
-	struct diff *d;
-	uint64_t spans_a;
-	bool building;
-};
-
-/* the flame graph (flame.c), of the call tree's tree */
-struct flame_view {
-	uint32_t root, sel; /* the bar zoomed into (0: all), the selected one */
-};
-
-/* ; SQL (sqlview.c): the last query's result as a table */
-struct sql_view {
-	struct sql_db *db;     /* opened at the first query */
-	struct sql_host host;  /* what it asks of the viewer (app.busy) */
-	struct sql_result res;
-	char *query;           /* what res is of */
-	uint64_t gen;          /* the model's generation then (positions as ids) */
-	uint64_t ns;           /* how long it ran */
-	int *width;            /* per column: cells */
-	uint8_t *kind;         /* per column: COL_TEXT, COL_NUMBER, COL_BAR */
-	double *max;           /* per bar column: its largest value */
-	size_t cur, top;
-	int first_col;         /* columns scrolled off to the left */
-	bool running, stop;    /* a query runs; Esc or C-c asked to stop it */
-	uint64_t started, drawn;
 };
 
 /* detail, info, help, filters, record, messages: one scrolling text page */
@@ -232,10 +200,18 @@ struct app {
 	int cols, lines;
 	bool scripted;
 	bool unicode; /* the terminal takes UTF-8: block characters for bars */
-	/* asked while a query runs (loop.c): reads keys (they wait; Esc and C-c
+	/* asked while a task runs (loop.c): reads keys (they wait; Esc and C-c
 	 * stop it), signals and resizes, and says on the status line that it
 	 * runs; true when it is to stop */
 	bool (*busy)(struct app *a);
+	/* a long piece of work on the loop's thread (a SQL query), which asks
+	 * busy() now and then */
+	struct task {
+		const char *what;             /* "SQL": said on the status line */
+		bool running, stop;           /* it runs; Esc or C-c asked it to stop */
+		uint64_t started, drawn;      /* when it began, when the screen was drawn */
+		void (*abandon)(struct app *a); /* (left at once: a file shrank under it) */
+	} task;
 
 	enum view_id base;     /* V_LANES or V_LIST */
 	enum view_id stack[8]; /* views opened on top of the base */
@@ -249,10 +225,7 @@ struct app {
 	struct lanes_view lanes;
 	struct page_view page;
 	struct tree_view tree;
-	struct flame_view flame;
 	void *state[V_COUNT]; /* each view's own, as its file has it (view_state) */
-	struct files_diff files;
-	struct sql_view sql;
 
 	/* lanes in display order, and their flags (nav.c keeps them in step
 	 * with the model; the lanes view and the list read them) */

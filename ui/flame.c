@@ -14,12 +14,29 @@
 #include "ui/draw.h"
 #include "ui/occur.h"
 #include "ui/tree.h"
+#include "ui/view.h"
+
+/* The bar zoomed into (0: all) and the selected one, of the tree made
+ * `made`-th: when the tree is made afresh, its bars are new. */
+struct flame_view {
+	uint32_t root, sel;
+	uint64_t made;
+};
+
+static struct flame_view *fv_of(struct app *a)
+{
+	struct flame_view *fv = view_state(a, V_FLAME);
+	if (fv->made != a->tree.made)
+		*fv = (struct flame_view){.made = a->tree.made};
+	return fv;
+}
 
 static bool flame_open(struct app *a)
 {
 	tree_open(a); /* (the same tree: made when its scope changed) */
-	if (!a->tree.building && !a->flame.root)
-		a->flame.sel = 0;
+	struct flame_view *fv = fv_of(a);
+	if (!a->tree.building && !fv->root)
+		fv->sel = 0;
 	return true;
 }
 
@@ -49,7 +66,7 @@ static void bar(struct layout *L, uint32_t v, double x0, double x1, int y)
 		if ((uint32_t)y == L->find_y && L->find_x >= (uint32_t)c0 && L->find_x < (uint32_t)c1)
 			L->found = v;
 	} else {
-		bool sel = v == a->flame.sel;
+		bool sel = v == fv_of(a)->sel;
 		uint32_t sid = v ? calltree_sid(ct, ct->node[v].sym) : 0;
 		draw_role(sel ? R_SELECTED : v ? role_of(a, sid) : R_TITLE);
 		if (!sel)
@@ -79,7 +96,7 @@ static void bar(struct layout *L, uint32_t v, double x0, double x1, int y)
 
 static void lay_out(struct app *a, struct layout *L)
 {
-	bar(L, a->flame.root, 0, a->cols, 1);
+	bar(L, fv_of(a)->root, 0, a->cols, 1);
 }
 
 /* The first line: the path to the zoomed bar. */
@@ -90,7 +107,7 @@ static void crumbs(struct app *a)
 	buf_adds(&b, "FLAME GRAPH: ");
 	uint32_t path[64];
 	size_t n = 0;
-	for (uint32_t v = a->flame.root; v && n < ARRAY_LEN(path); v = ct->node[v].parent)
+	for (uint32_t v = fv_of(a)->root; v && n < ARRAY_LEN(path); v = ct->node[v].parent)
 		path[n++] = v;
 	buf_adds(&b, "all");
 	while (n--) {
@@ -122,14 +139,15 @@ static bool flame_status(struct app *a, struct buf *out, int room)
 	if (a->tree.building || !a->tree.nrows)
 		return false;
 	const struct calltree *ct = &a->tree.ct;
-	const struct ct_node *n = &ct->node[a->flame.sel];
-	if (a->flame.sel)
+	const struct flame_view *fv = fv_of(a);
+	const struct ct_node *n = &ct->node[fv->sel];
+	if (fv->sel)
 		term_sid(out, a->m, calltree_sid(ct, n->sym));
 	else
 		buf_adds(out, "all");
 	buf_adds(out, ": ");
 	fmt_dur(out, n->total);
-	uint64_t all = ct->node[a->flame.root].total;
+	uint64_t all = ct->node[fv->root].total;
 	buf_printf(out, " (%.1f%%), self ", all ? 100.0 * (double)n->total / (double)all : 0.0);
 	fmt_dur(out, n->self);
 	buf_printf(out, ", %llu calls", (unsigned long long)n->calls);
@@ -140,9 +158,9 @@ static bool flame_status(struct app *a, struct buf *out, int room)
 static uint32_t beside(struct app *a, int dir)
 {
 	const struct calltree *ct = &a->tree.ct;
-	uint32_t v = a->flame.sel;
-	uint32_t p = ct->node[v].parent;
-	if (!v || v == a->flame.root || p == CT_NONE)
+	const struct flame_view *fv = fv_of(a);
+	uint32_t v = fv->sel, p = ct->node[v].parent;
+	if (!v || v == fv->root || p == CT_NONE)
 		return v;
 	uint32_t *kids = NULL;
 	size_t n = tree_children(a, p, &kids), i = 0;
@@ -159,7 +177,7 @@ static uint32_t beside(struct app *a, int dir)
 
 static bool flame_action(struct app *a, enum action act)
 {
-	struct flame_view *fv = &a->flame;
+	struct flame_view *fv = fv_of(a);
 	const struct calltree *ct = &a->tree.ct;
 	if (act == ACT_DETAIL) { /* the selected bar's calls */
 		if (!a->tree.building && a->tree.nrows)
@@ -199,7 +217,7 @@ static void flame_click(struct app *a, int line, int col)
 	struct layout L = {a, false, (uint32_t)MAX(col, 0), (uint32_t)MAX(line, 0), CT_NONE};
 	lay_out(a, &L);
 	if (L.found != CT_NONE)
-		a->flame.sel = L.found;
+		fv_of(a)->sel = L.found;
 }
 
 static const char *flame_meaning(enum action act)
@@ -215,5 +233,5 @@ static const char *flame_meaning(enum action act)
 	}
 }
 
-const struct view_ops flame_ops = {.open = flame_open, .draw = flame_draw, .action = flame_action, .click = flame_click,
+const struct view_ops flame_ops = {.state_size = sizeof(struct flame_view), .open = flame_open, .draw = flame_draw, .action = flame_action, .click = flame_click,
 				   .meaning = flame_meaning, .status = flame_status};

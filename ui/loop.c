@@ -520,7 +520,7 @@ static void do_action(struct app *a, enum action act)
 /* A mouse report: SGR button code, press (true) or release, 0-based cell. */
 static void mouse(struct app *a, int code, bool press, int line, int col)
 {
-	if (a->sql.running) /* (a click waits for nothing) */
+	if (a->task.running) /* (a click waits for nothing) */
 		return;
 	a->touched = true;
 	a->end_held = false;
@@ -548,16 +548,16 @@ static void mouse(struct app *a, int code, bool press, int line, int col)
 		view_ops_of(view_top(a))->click(a, line, col);
 }
 
-/* Keys that came while a query ran: done after it, in order. */
+/* Keys that came while a task ran: done after it, in order. */
 static TermKeyKey waiting[32];
 static size_t nwaiting;
 
-static void sql_key(struct app *a, const TermKeyKey *k)
+static void task_key(struct app *a, const TermKeyKey *k)
 {
 	enum action act = keymap_lookup(a->km, view_top(a), k);
 	if (act == ACT_BACK || act == ACT_INTERRUPT) {
-		a->sql.stop = true;
-		nwaiting = 0; /* (typed at a query that took too long: not wanted now) */
+		a->task.stop = true;
+		nwaiting = 0; /* (typed at a task that took too long: not wanted now) */
 	} else if (nwaiting < ARRAY_LEN(waiting))
 		waiting[nwaiting++] = *k;
 }
@@ -590,8 +590,8 @@ void ui_key(struct app *a, TermKeyKey *k)
 		}
 		return;
 	}
-	if (a->sql.running) {
-		sql_key(a, k);
+	if (a->task.running) {
+		task_key(a, k);
 		return;
 	}
 	if (a->prompt.kind != PROMPT_NONE) {
@@ -874,8 +874,8 @@ bool ui_busy(struct app *a)
 {
 	static uint64_t key_due;
 	uint64_t now = now_ns();
-	if (a->scripted || now - a->sql.drawn < BUSY_LOOK_NS)
-		return a->sql.stop || a->quit;
+	if (a->scripted || now - a->task.drawn < BUSY_LOOK_NS)
+		return a->task.stop || a->quit;
 	struct pollfd p[2] = {{fileno(term.tty), POLLIN, 0}, {term.sigpipe[0], POLLIN, 0}};
 	if (poll(p, 2, 0) > 0) {
 		if (p[1].revents)
@@ -894,13 +894,13 @@ bool ui_busy(struct app *a)
 		release_held(a); /* a lone Escape: stop */
 	}
 	busy_left_key = key_due != 0;
-	if (now - a->sql.started >= BUSY_SAY_NS) {
+	if (now - a->task.started >= BUSY_SAY_NS) {
 		ui_draw(a);
-		a->sql.drawn = now_ns();
+		a->task.drawn = now_ns();
 	} else {
-		a->sql.drawn = now;
+		a->task.drawn = now;
 	}
-	return a->sql.stop || a->quit;
+	return a->task.stop || a->quit;
 }
 
 void ui_loop(struct app *a)
@@ -919,8 +919,8 @@ void ui_loop(struct app *a)
 			a->t->last_check = 0;
 			ui_check_files(a, false);
 			a->loading = true;
-			if (a->sql.running)
-				sql_abandon(a);
+			if (a->task.running)
+				a->task.abandon(a);
 			message(a, true, "a file shrank while it was read: looked at every file again");
 		}
 		trace_bus_armed = 1;

@@ -658,8 +658,8 @@ void status_draw(struct app *a)
 	if (nf)
 		buf_printf(&right, " | %zu filter%s", nf, nf > 1 ? "s" : "");
 	uint64_t n = model_count(a->m);
-	if (a->sql.running)
-		buf_printf(&right, " | SQL running %.1f s (Esc stops)", (double)(now_ns() - a->sql.started) / 1e9);
+	if (a->task.running)
+		buf_printf(&right, " | %s running %.1f s (Esc stops)", a->task.what, (double)(now_ns() - a->task.started) / 1e9);
 	else if (vis_pending(a))
 		buf_printf(&right, " | filtering %llu%% (Esc cancels)", (unsigned long long)(a->vis.done * 100 / (n ? n : 1)));
 	else if (a->seek.on && !a->seek.preview)

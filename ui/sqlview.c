@@ -11,6 +11,7 @@
 #include <strings.h>
 
 #include "src/esc.h"
+#include "src/sql.h"
 #include "ui/app.h"
 #include "ui/draw.h"
 #include "ui/nav.h"
@@ -23,6 +24,24 @@
 #define TEXT_MIN 12          /* a text column gives way to others down to this */
 
 enum { COL_TEXT, COL_NUMBER, COL_BAR };
+
+/* The last query's result as a table (kept while other views are shown:
+ * ; Enter shows it again), and the database it came from. */
+struct sql_view {
+	struct sql_db *db;     /* opened at the first query */
+	struct sql_host host;  /* what it asks of the viewer (app.busy) */
+	struct sql_result res;
+	char *query;           /* what res is of */
+	uint64_t gen;          /* the model's generation then (positions as ids) */
+	uint64_t ns;           /* how long it ran */
+	int *width;            /* per column: cells */
+	uint8_t *kind;         /* per column: COL_TEXT, COL_NUMBER, COL_BAR */
+	double *max;           /* per bar column: its largest value */
+	size_t cur, top;
+	int first_col;         /* columns scrolled off to the left */
+};
+
+static struct sql_view *sv_of(struct app *a) { return view_state(a, V_SQL); }
 
 static int rows(const struct app *a) { return a->lines - 2; /* header and status line */ }
 
@@ -72,7 +91,7 @@ static void measure(struct sql_view *v)
 
 static void sql_free(struct app *a)
 {
-	struct sql_view *v = &a->sql;
+	struct sql_view *v = sv_of(a);
 	sql_close(v->db);
 	sql_result_free(&v->res);
 	free(v->query);
@@ -80,11 +99,12 @@ static void sql_free(struct app *a)
 	*v = (struct sql_view){0};
 }
 
-void sql_abandon(struct app *a)
+/* (task.abandon: a file shrank under the query) */
+static void sql_abandon(struct app *a)
 {
-	sql_close(a->sql.db);
-	a->sql.db = NULL;
-	a->sql.running = false;
+	sql_close(sv_of(a)->db);
+	sv_of(a)->db = NULL;
+	a->task.running = false;
 }
 
 static bool busy(void *arg) { return ((struct app *)arg)->busy(arg); }
@@ -110,18 +130,18 @@ static void show(struct app *a) { view_open(a, V_SQL); }
 
 static void say_result(struct app *a)
 {
-	const struct sql_result *r = &a->sql.res;
+	const struct sql_result *r = &sv_of(a)->res;
 	struct buf b = {0};
 	fmt_count(&b, r->nrows);
 	buf_printf(&b, " row%s%s in ", r->nrows == 1 ? "" : "s", r->cut ? " kept (the rest not: LIMIT, OFFSET)" : "");
-	fmt_dur(&b, a->sql.ns);
+	fmt_dur(&b, sv_of(a)->ns);
 	message(a, false, "%s", b.p);
 	buf_free(&b);
 }
 
 long sql_run(struct app *a, const char *query, char **error)
 {
-	struct sql_view *v = &a->sql;
+	struct sql_view *v = sv_of(a);
 	long back = -1;
 	if (!*query) { /* ; Enter: the last result again */
 		if (v->query && v->res.ncols)
@@ -137,13 +157,12 @@ long sql_run(struct app *a, const char *query, char **error)
 		free(err);
 		return back;
 	}
-	v->running = true;
-	v->stop = false;
-	v->started = v->drawn = now_ns();
+	a->task = (struct task){.what = "SQL", .running = true, .abandon = sql_abandon};
+	a->task.started = a->task.drawn = now_ns();
 	struct sql_result fresh = {0};
 	bool ok = sql_query(v->db, query, MAX_CELLS, &fresh);
-	v->running = false;
-	uint64_t ns = now_ns() - v->started;
+	a->task.running = false;
+	uint64_t ns = now_ns() - a->task.started;
 	if (!ok && fresh.stopped) {
 		message(a, false, "SQL stopped after %.1f s", (double)ns / 1e9);
 	} else if (!ok && fresh.error_at >= 0) { /* back to the prompt, at the place */
@@ -185,7 +204,7 @@ static void padded(const struct sql_view *v, int i, const char *s, struct buf *b
  * many as its value is of the column's largest. */
 static void draw_cell(struct app *a, int y, int x, int w, int i, const struct sql_cell *c, enum role base)
 {
-	struct sql_view *v = &a->sql;
+	struct sql_view *v = sv_of(a);
 	struct buf b = {0};
 	padded(v, i, sql_text(&v->res, c->at), &b);
 	int barw = 0;
@@ -225,7 +244,7 @@ static int *fit(const struct sql_view *v, int cols)
 /* One line of the table: the column names (row SIZE_MAX) or a row. */
 static void draw_line(struct app *a, int y, size_t row, enum role role, const int *width)
 {
-	struct sql_view *v = &a->sql;
+	struct sql_view *v = sv_of(a);
 	draw_role(role);
 	draw_fill(y, 0, a->cols, " ");
 	for (int i = v->first_col, x = 0; i < v->res.ncols && x < a->cols; i++) {
@@ -244,7 +263,7 @@ static void draw_line(struct app *a, int y, size_t row, enum role role, const in
 
 static void sql_draw(struct app *a)
 {
-	struct sql_view *v = &a->sql;
+	struct sql_view *v = sv_of(a);
 	cursor_in_sight(&v->top, v->cur, rows(a));
 	int *width = fit(v, a->cols);
 	draw_line(a, 0, SIZE_MAX, R_TITLE, width);
@@ -273,7 +292,7 @@ static int column_named(const struct sql_result *r, const char *name)
  * were), else the first at its ts. */
 static void go_to_row(struct app *a)
 {
-	struct sql_view *v = &a->sql;
+	struct sql_view *v = sv_of(a);
 	const struct sql_result *r = &v->res;
 	if (v->cur >= r->nrows)
 		return;
@@ -303,7 +322,7 @@ static void go_to_row(struct app *a)
 
 static bool sql_action(struct app *a, enum action act)
 {
-	struct sql_view *v = &a->sql;
+	struct sql_view *v = sv_of(a);
 	switch (act) {
 	case ACT_DETAIL: go_to_row(a); return true;
 	case ACT_PAN_LEFT: v->first_col = MAX(0, v->first_col - 1); return true;
@@ -315,7 +334,7 @@ static bool sql_action(struct app *a, enum action act)
 static void sql_click(struct app *a, int line, int col)
 {
 	(void)col;
-	struct sql_view *v = &a->sql;
+	struct sql_view *v = sv_of(a);
 	if (line >= 1 && line <= rows(a) && v->top + (size_t)(line - 1) < v->res.nrows)
 		v->cur = v->top + (size_t)(line - 1);
 }
@@ -324,7 +343,7 @@ static void sql_click(struct app *a, int line, int col)
 static bool sql_status(struct app *a, struct buf *out, int room)
 {
 	(void)room; /* (cut to fit by the status line) */
-	struct sql_view *v = &a->sql;
+	struct sql_view *v = sv_of(a);
 	buf_adds(out, ";");
 	if (v->query)
 		esc_typed(out, v->query, strlen(v->query));
@@ -333,7 +352,8 @@ static bool sql_status(struct app *a, struct buf *out, int room)
 
 static bool sql_where(struct app *a, struct buf *out)
 {
-	buf_printf(out, "row %zu/%zu", a->sql.res.nrows ? a->sql.cur + 1 : 0, a->sql.res.nrows);
+	const struct sql_view *v = sv_of(a);
+	buf_printf(out, "row %zu/%zu", v->res.nrows ? v->cur + 1 : 0, v->res.nrows);
 	return true;
 }
 
@@ -349,5 +369,5 @@ static const char *sql_meaning(enum action act)
 	}
 }
 
-const struct view_ops sql_ops = {.draw = sql_draw, .action = sql_action, .click = sql_click, .meaning = sql_meaning,
+const struct view_ops sql_ops = {.state_size = sizeof(struct sql_view), .draw = sql_draw, .action = sql_action, .click = sql_click, .meaning = sql_meaning,
 				 .status = sql_status, .where = sql_where, .free = sql_free};

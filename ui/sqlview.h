@@ -8,6 +8,5 @@
  * said; -1, or where SQLite could not read it with *error its words (for
  * the prompt to go back to the place). */
 long sql_run(struct app *a, const char *query, char **error);
-void sql_abandon(struct app *a); /* a query left by a longjmp (SIGBUS): its database goes */
 
 #endif

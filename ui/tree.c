@@ -32,6 +32,18 @@ static int rows(const struct app *a) { return a->lines - 2; /* header and status
 static struct calltree *shown_ct(struct tree_view *tv) { return tv->inverted ? &tv->inv : &tv->ct; }
 static uint8_t *shown_open(struct tree_view *tv) { return tv->inverted ? tv->inv_open : tv->open; }
 
+/* v: the first file's spans against the others', a tree of side A's then
+ * one of B's built in steps (this view's own state: view_state) */
+struct files_diff {
+	struct calltree ct;
+	struct diff_side side;
+	struct diff *d;
+	uint64_t spans_a;
+	bool building;
+};
+
+static struct files_diff *files_of(struct app *a) { return view_state(a, V_TREE); }
+
 static void tree_free(struct app *a);
 
 bool tree_open(struct app *a)
@@ -43,8 +55,7 @@ bool tree_open(struct app *a)
 	tree_free(a);
 	*tv = (struct tree_view){.sort = tv->sort, .per_lane = tv->per_lane, .inverted = tv->inverted, .building = true,
 				 .scope = scope, .diff_a = tv->diff_a, .diff_a_scope = tv->diff_a_scope,
-				 .diff_page = tv->diff_page, .gen = tv->gen};
-	a->flame = (struct flame_view){0};
+				 .diff_page = tv->diff_page, .gen = tv->gen, .made = tv->made + 1};
 	struct ct_scope sc;
 	tree_scope_fill(a, &sc);
 	calltree_begin(&tv->ct, &sc);
@@ -168,7 +179,8 @@ static bool on_top(const struct app *a)
 static bool tree_pending(const struct app *a)
 {
 	const struct tree_view *tv = &a->tree;
-	if (tv->building || a->files.building)
+	const struct files_diff *fd = view_state_made(a, V_TREE);
+	if (tv->building || (fd && fd->building))
 		return true;
 	if (!tv->ct.node || !on_top(a))
 		return false;
@@ -210,7 +222,7 @@ static bool files_step(struct app *a, uint64_t budget_ns);
 static bool tree_step(struct app *a, uint64_t budget_ns)
 {
 	struct tree_view *tv = &a->tree;
-	if (a->files.building)
+	if (files_of(a)->building)
 		return files_step(a, budget_ns) || tv->building;
 	if (!tree_pending(a))
 		return false;
@@ -371,7 +383,8 @@ bool tree_action(struct app *a, enum action act)
 	if (tv->building && (act == ACT_BACK || act == ACT_QUIT || act == ACT_INTERRUPT)) {
 		tree_free(a); /* stopped: built afresh when opened again */
 		*tv = (struct tree_view){.sort = tv->sort, .per_lane = tv->per_lane, .diff_a = tv->diff_a,
-					 .diff_a_scope = tv->diff_a_scope, .diff_page = tv->diff_page, .gen = tv->gen};
+					 .diff_a_scope = tv->diff_a_scope, .diff_page = tv->diff_page, .gen = tv->gen,
+					 .made = tv->made};
 		message(a, false, "call tree stopped");
 		return act == ACT_INTERRUPT;
 	}
@@ -491,9 +504,9 @@ static void given_paths(struct app *a, uint32_t from, uint32_t to, struct buf *b
 
 static void files_free(struct app *a)
 {
-	calltree_free(&a->files.ct);
-	diff_free(a->files.d);
-	a->files = (struct files_diff){0};
+	calltree_free(&files_of(a)->ct);
+	diff_free(files_of(a)->d);
+	*files_of(a) = (struct files_diff){0};
 }
 
 /* Begin the tree of one side: what the views show, of the first file (A) or the others (B). */
@@ -502,13 +515,13 @@ static void files_side(struct app *a, bool b)
 	struct ct_scope base, sc;
 	tree_scope_fill(a, &base);
 	base.per_lane = false;
-	diff_side_scope(&a->files.side, &base, b, &sc);
-	calltree_begin(&a->files.ct, &sc);
+	diff_side_scope(&files_of(a)->side, &base, b, &sc);
+	calltree_begin(&files_of(a)->ct, &sc);
 }
 
 static void files_said(struct app *a)
 {
-	struct files_diff *fd = &a->files;
+	struct files_diff *fd = files_of(a);
 	struct buf *p = &a->tree.diff_page;
 	uint64_t n = model_count(a->m);
 	buf_reset(p);
@@ -536,8 +549,8 @@ bool tree_diff_files(struct app *a)
 		return false;
 	}
 	files_free(a);
-	a->files.d = diff_new();
-	a->files.building = true;
+	files_of(a)->d = diff_new();
+	files_of(a)->building = true;
 	files_side(a, false);
 	files_said(a);
 	return true;
@@ -546,7 +559,7 @@ bool tree_diff_files(struct app *a)
 /* A step of the comparison; it stops when its page is left. */
 static bool files_step(struct app *a, uint64_t budget_ns)
 {
-	struct files_diff *fd = &a->files;
+	struct files_diff *fd = files_of(a);
 	if (view_top(a) != V_DIFF) {
 		files_free(a);
 		message(a, false, "comparison stopped");
@@ -590,5 +603,5 @@ static void tree_end(struct app *a)
 	buf_free(&a->tree.diff_page);
 }
 
-const struct view_ops tree_ops = {.open = tree_open, .draw = tree_draw, .action = tree_action, .meaning = tree_meaning,
+const struct view_ops tree_ops = {.state_size = sizeof(struct files_diff), .open = tree_open, .draw = tree_draw, .action = tree_action, .meaning = tree_meaning,
 				  .status = tree_status, .pending = tree_pending, .step = tree_step, .free = tree_end};

@@ -87,6 +87,8 @@ void *view_state(struct app *a, enum view_id v)
 	return a->state[v];
 }
 
+const void *view_state_made(const struct app *a, enum view_id v) { return a->state[v]; }
+
 void views_free(struct app *a)
 {
 	for (int v = 0; v < V_COUNT; v++) {

@@ -18,5 +18,6 @@ bool views_pending(const struct app *a);           /* some view has work to do i
 bool views_step(struct app *a, uint64_t budget_ns); /* a slice of their work (true while more) */
 void views_free(struct app *a);
 void *view_state(struct app *a, enum view_id v); /* v's own state, as its file has it */
+const void *view_state_made(const struct app *a, enum view_id v); /* the same, NULL before it is made */
 
 #endif
