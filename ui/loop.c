@@ -862,14 +862,14 @@ static void handle_signals(struct app *a)
 }
 
 #define FOLLOW_TICK_MS 250 /* following: look at the files at least this often */
-#define BUSY_LOOK_NS 20000000ull  /* a query running: the terminal is looked at this often */
+#define BUSY_LOOK_NS 20000000ull  /* a task running: the terminal is looked at this often */
 #define BUSY_SAY_NS 150000000ull  /* and the screen drawn, once it has run this long */
 
-/* A key begun but not finished when a query ended (the loop takes it as
+/* A key begun but not finished when a task ended (the loop takes it as
  * it stands after libtermkey's wait time). */
 static bool busy_left_key;
 
-/* (app.busy: while a query runs) */
+/* (app.busy: while a task runs) */
 bool ui_busy(struct app *a)
 {
 	static uint64_t key_due;
@@ -963,7 +963,7 @@ void ui_loop(struct app *a)
 			key_due = 0;
 			release_held(a); /* nothing more came: a lone Escape is a key */
 		}
-		if (busy_left_key) { /* a query ran while a key came in halves */
+		if (busy_left_key) { /* a task ran while a key came in halves */
 			busy_left_key = false;
 			key_due = now_ns() + (uint64_t)termkey_get_waittime(term.tk) * 1000000;
 		}
