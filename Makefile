@@ -82,8 +82,8 @@ deps:
 	$(INSTALL_MISSING)
 
 # What only the tests need: a browser and speedscope (npm), which open the
-# exports as their users would (t/speedscope.t); DuckDB (npm), which reads
-# --dump --json (t/sql.t); ssh and sshd, which serve remote paths (t/remote.t).
+# exports as their users would (t/batch/speedscope.t); DuckDB (npm), which reads
+# --dump --json (t/sql/sql.t); ssh and sshd, which serve remote paths (t/remote/remote.t).
 TEST_CMDS := chromium:chromium node:nodejs npm:npm ssh:openssh-client /usr/sbin/sshd:openssh-server
 SPEEDSCOPE := speedscope@1.25.0
 DUCKDB := @duckdb/node-api@1.5.6-r.1
@@ -100,7 +100,7 @@ test-deps: deps
 	@[ -f $(NPM_DIR)/node_modules/@duckdb/node-api/package.json ] || \
 	  npm install --prefix $(NPM_DIR) --no-audit --no-fund --loglevel=error $(DUCKDB)
 
-# The README's pictures: the screens t/pictures.t checks, drawn in their
+# The README's pictures: the screens t/house/pictures.t checks, drawn in their
 # colours (t/picture.py, with Debian's Python, Pillow and DejaVu fonts).
 PICTURE_DEPS := /usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf:fonts-dejavu-core \
                 /usr/lib/python3/dist-packages/PIL/__init__.py:python3-pil
@@ -110,7 +110,7 @@ pictures:
 	  [ -f $${pair%%:*} ] || missing="$$missing $${pair#*:}"; \
 	done; \
 	$(INSTALL_MISSING)
-	@for s in t/screens/picture-*.txt; do /usr/bin/python3 t/picture.py $$s $${s%.txt}.png || exit 1; done
+	@for s in t/house/screens/picture-*.txt; do /usr/bin/python3 t/picture.py $$s $${s%.txt}.png || exit 1; done
 
 # --- build ----------------------------------------------------------------
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
@@ -179,7 +179,7 @@ $(BUILD)/t/%: t/%.c $(CORE_OBJS)
 # --- use ------------------------------------------------------------------
 # The suite runs twice: on the normal build, then on an ASan+UBSan build;
 # then what runs on two threads (filters: t/query_test.c; the --stats walk:
-# t/stats.t; the viewer saving its index: t/savebg.t) runs under ThreadSanitizer.
+# t/batch/stats.t; the viewer saving its index: t/engine/savebg.t) runs under ThreadSanitizer.
 TSAN_BINS := build-tsan/ttv $(addprefix build-tsan/t/,query_test ptwrite scwrite d9write htwrite atfwrite)
 # Everything the suite starts carries TTV_SUITE_TAG; after each pass,
 # t/leftovers.sh names and stops what still runs, and the pass fails.
@@ -197,7 +197,7 @@ check: test-deps
 	@$(MAKE) --no-print-directory BUILD=build-asan SAN=1 build tests
 	$(call suite,TTV_BUILD=build-asan $(PROVE) -r t/)
 	@$(MAKE) --no-print-directory BUILD=build-tsan SAN=thread $(TSAN_BINS)
-	$(call suite,TTV_BUILD=build-tsan TSAN_OPTIONS=halt_on_error=1 $(PROVE) t/query.t t/stats.t t/savebg.t)
+	$(call suite,TTV_BUILD=build-tsan TSAN_OPTIONS=halt_on_error=1 $(PROVE) t/batch/query.t t/batch/stats.t t/engine/savebg.t)
 
 # The quick loop: the release build and its suite only (no static binary,
 # no sanitizer builds).

@@ -1,10 +1,12 @@
-# Shared helpers for the shell tests (TAP).  Source it from a .t file:
-#   . "$(dirname "$0")/lib.sh"
+# Shared helpers for the shell tests (TAP), which live in t/SUBJECT/ with
+# their expected screens in t/SUBJECT/screens/.  Source it from a .t file:
+#   . "$(dirname "$0")/../lib.sh"
 # Environment: TTV_BUILD selects the build directory (default: build), so the
 # same tests run against the sanitizer build.
 
 set -u
-T_DIR=$(cd "$(dirname "$0")" && pwd)
+HERE=$(cd "$(dirname "$0")" && pwd) # (the test's subject)
+T_DIR=$(cd "$HERE/.." && pwd)
 ROOT=$(cd "$T_DIR/.." && pwd)
 BUILD=${TTV_BUILD:-build}
 case $BUILD in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
@@ -96,7 +98,7 @@ wait_for() {
 
 # scenario NAME [TTV-ARGS...] < SCRIPT: the viewer runs the script (TTV_SCRIPT,
 # ui/ui.h; run in $TMP, at $SIZE), then its screen is compared with
-# t/screens/NAME.txt (TTV_UPDATE_SCREENS=1 rewrites them) and left in SCREEN;
+# screens/NAME.txt beside the test (TTV_UPDATE_SCREENS=1 rewrites them) and left in SCREEN;
 # SCREEN_MASK, a sed -E script, blots out in both what differs run to run
 scenario() {
 	name=$1; shift
@@ -104,8 +106,8 @@ scenario() {
 	(cd "$TMP" && TTV_SCRIPT=$TMP/$name.script TTV_SIZE=${SIZE:-80x24} "$TTV" "$@" >"$TMP/$name.out" 2>"$TMP/$name.err")
 	rc=$?
 	sed -E "${SCREEN_MASK:-}" "$TMP/$name.txt" >"$TMP/$name.cmp"
-	if [ -n "${TTV_UPDATE_SCREENS:-}" ]; then cp "$TMP/$name.cmp" "$T_DIR/screens/$name.txt"; fi
-	if diff -u "$T_DIR/screens/$name.txt" "$TMP/$name.cmp" >"$TMP/$name.diff" 2>&1; then
+	if [ -n "${TTV_UPDATE_SCREENS:-}" ]; then cp "$TMP/$name.cmp" "$HERE/screens/$name.txt"; fi
+	if diff -u "$HERE/screens/$name.txt" "$TMP/$name.cmp" >"$TMP/$name.diff" 2>&1; then
 		ok 0 "screen $name"
 	else
 		ok 1 "screen $name"
@@ -150,9 +152,9 @@ tap_run() {
 	ok "$_rc" "$(basename "$1") exits 0"
 }
 
-# The formats table (t/formats): a test that runs over every format loops
+# The formats table (t/formats/table): a test that runs over every format loops
 # over `formats` and reads each row's cells, so it covers a new row too.
-FORMATS=$T_DIR/formats
+FORMATS=$T_DIR/formats/table
 formats() { # the names, one a line
 	awk '!/^#/ && NF && n++ { print $1 } END { exit n < 2 }' "$FORMATS" || : >"$TMP/no-formats"
 }
@@ -161,7 +163,7 @@ format_field() { # NAME COLUMN: one cell (COLUMN as named in the first row)
 		/^#/ || !NF { next }
 		!c { for (i = 1; i <= NF; i++) if ($i == col) c = i; if (!c) exit; next }
 		$1 == name { print $c; found = 1; exit }
-		END { if (!found) { print "t/formats: no " col " for " name >"/dev/stderr"; exit 1 } }' "$FORMATS"
+		END { if (!found) { print "t/formats/table: no " col " for " name >"/dev/stderr"; exit 1 } }' "$FORMATS"
 }
 sample() { # NAME: the path of the format's shared sample as plain bytes
 	_s=$SAMPLES/$(format_field "$1" sample) || return 1
@@ -172,7 +174,7 @@ sample() { # NAME: the path of the format's shared sample as plain bytes
 }
 
 # generate NAME BYTES SEED OUT: a trace of about BYTES (at least one unit)
-# in format NAME, by its writer's --generate (t/formats: writer, unit)
+# in format NAME, by its writer's --generate (t/formats/table: writer, unit)
 generate() {
 	_w=$(format_field "$1" writer) && _u=$(format_field "$1" unit) || return 1
 	_k=$(($2 / _u))

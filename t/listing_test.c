@@ -4,7 +4,7 @@
  * Usage: listing_test HOST:DIR DIR (the same directory, here: the test's
  * sshd runs on this machine; DIR holds a file `first` and a directory `sub`
  * with a file `a`), with $TTV_SSH reaching HOST over a slow link
- * (t/remote.t). */
+ * (t/remote/remote.t). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

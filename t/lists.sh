@@ -3,7 +3,7 @@
 # made from their one source: the views' context words (ui/app.h VIEWS)
 # and the actions with their help (ui/actions.h ACTIONS, which ? shows).
 # Prints the two roff blocks; --write puts them into ttv.1 between its
-# `.\" BEGIN name` and `.\" END name` lines (t/lists.t checks that ttv.1
+# `.\" BEGIN name` and `.\" END name` lines (t/house/lists.t checks that ttv.1
 # holds what this prints).
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)

@@ -1,9 +1,9 @@
 #!/usr/bin/python3
 """picture.py SCREEN PNG: a screen the viewer wrote with a script's
-`dumplooks` step (t/screens/picture-*.txt: its lines, then `looks:` and a
+`dumplooks` step (t/house/screens/picture-*.txt: its lines, then `looks:` and a
 line of look letters under each) drawn as a terminal shows it, in the
 xterm 256-colour palette with DejaVu Sans Mono.  The PNG keeps the SHA-256
-of the screen it was drawn from (tEXt ttv-screen-sha256), so t/pictures.t
+of the screen it was drawn from (tEXt ttv-screen-sha256), so t/house/pictures.t
 can tell a picture that no longer shows what the tests check."""
 import hashlib
 import sys

@@ -1,4 +1,4 @@
-/* A saved index damaged on purpose, for t/saved.t:
+/* A saved index damaged on purpose, for t/engine/saved.t:
  *
  *   rehash FILE OFFSET XOR
  *   rehash --strings FILE OFFSET XOR

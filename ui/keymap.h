@@ -4,7 +4,7 @@
  *   bind CONTEXT KEY ACTION
  *
  * CONTEXT is `generic` or a view's word (app.h VIEWS; ttv.1 lists them,
- * t/lists.t checks it);
+ * t/house/lists.t checks it);
  * KEY is in libtermkey's vim notation without brackets (j, C-f, PageDown,
  * M-x, S-Tab, Space); ACTION is a word from ui/actions.h, or `none` to
  * unbind.  Later lines win, so the user file overrides single bindings.

@@ -4,8 +4,8 @@
 #
 #   t/fuzz/seeds.sh TBIN OUTDIR      TBIN: the writers (build/t)
 #
-# OUTDIR/TARGET/ gets a few small files per target: each format of t/formats
-# (t/fuzz.t checks that none is left empty), keymap, theme and query.  ATF
+# OUTDIR/TARGET/ gets a few small files per target: each format of t/formats/table
+# (t/fuzz/fuzz.t checks that none is left empty), keymap, theme and query.  ATF
 # seeds are sessions packed as the ATF target reads them: manifest, index and
 # detail of thread 0, then of thread 1, separated by @@ATFPART@@
 # (t/fuzz/harness.h).
@@ -16,8 +16,8 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 S=$ROOT/t/samples
 T=$(mktemp -d "${TMPDIR:-/tmp}/ttv-seeds.XXXXXX")
 trap 'rm -rf "$T"' EXIT
-# (the names of t/formats, read as t/lib.sh's `formats` reads them)
-for d in $(awk '!/^#/ && NF && n++ { print $1 }' "$ROOT/t/formats") keymap theme query saved; do mkdir -p "$OUT/$d"; done
+# (the names of t/formats/table, read as t/lib.sh's `formats` reads them)
+for d in $(awk '!/^#/ && NF && n++ { print $1 }' "$ROOT/t/formats/table") keymap theme query saved; do mkdir -p "$OUT/$d"; done
 
 # ---- podtrace ----------------------------------------------------------------
 "$TBIN/ptwrite" "$OUT/podtrace/mix" <<'SPEC'

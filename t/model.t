@@ -1,5 +1,0 @@
-#!/bin/sh
-# C unit tests: see t/model_test.c
-b=${TTV_BUILD:-build}
-case $b in /*) ;; *) b=$(dirname "$0")/../$b ;; esac
-exec "$b/t/model_test"
