@@ -18,6 +18,20 @@
 #include "ui/script.h"
 #include "ui/view.h"
 
+/* The follow loop run until there are `want` events, or for ms. */
+static void follow_until(struct app *a, uint64_t want, uint64_t ms)
+{
+	uint64_t until = now_ns() + ms * 1000000;
+	while (model_count(a->m) < want && now_ns() < until) {
+		struct pollfd p[17];
+		poll(p, trace_poll_fds(a->t, p, ARRAY_LEN(p)), 100);
+		ui_check_files(a, true);
+		a->loading = true;
+		while (a->loading)
+			ui_load_step(a, SLICE_NS, false);
+	}
+}
+
 static bool script_step(struct app *a, char *line)
 {
 	line[strcspn(line, "\r\n")] = 0;
@@ -59,17 +73,11 @@ static bool script_step(struct app *a, char *line)
 		a->loading = true;
 		while (a->loading)
 			ui_load_step(a, SLICE_NS, false);
-	} else if (!strcmp(line, "await")) {
-		/* run the follow loop until new events arrive (at most 5 s) */
-		uint64_t before = model_count(a->m), until = now_ns() + 5000000000ull;
-		while (model_count(a->m) == before && now_ns() < until) {
-			struct pollfd p[17];
-			poll(p, trace_poll_fds(a->t, p, ARRAY_LEN(p)), 100);
-			ui_check_files(a, true);
-			a->loading = true;
-			while (a->loading)
-				ui_load_step(a, SLICE_NS, false);
-		}
+	} else if (!strcmp(line, "await") || !strncmp(line, "await ", 6)) {
+		/* until new events arrive, or until there are N (at most 5 s) */
+		follow_until(a, line[5] ? strtoull(line + 6, NULL, 10) : model_count(a->m) + 1, 5000);
+	} else if (!strncmp(line, "follow ", 7)) {
+		follow_until(a, UINT64_MAX, strtoull(line + 7, NULL, 10));
 	} else if (!strncmp(line, "shell ", 6)) {
 		if (system(line + 6) != 0)
 			fprintf(stderr, "%s: script: '%s' failed\n", progname, line + 6);

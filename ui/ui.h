@@ -15,7 +15,8 @@
  * `paste TEXT`, `click LINE COL`, `drag LINE COL COL`, `wheel up|down LINE COL`, `resize COLSxLINES`,
  * `shell CMD` (run a command, e.g. to append to the trace), `check` (look at
  * the files now, as the loop does when woken), `await` (run the follow loop
- * until new events arrive, at most 5 s),
+ * until new events arrive, at most 5 s), `await N` (... until there are N),
+ * `follow MS` (run the follow loop for MS milliseconds),
  * `dump FILE` (write the screen as text), `dumpattr FILE` (mark highlighted
  * cells: m match, s selection, b a bar), `dumplooks FILE` (the screen, then
  * each cell's colours and attributes: what a picture of it is drawn from), `partial` (from here on, filters advance one

@@ -138,7 +138,7 @@ like "$SCREEN" '#5/5 .*FOLLOW' "F follows the file"
 # a pipe: events arrive while the viewer runs; the end of the pipe is final
 spec 1 3 | "$TBIN/ptwrite" p1.pt
 mkfifo fifo
-printf 'Tab\nawait\ndump pipe0.txt\nawait\nshell sleep 0.5\ncheck\ndump pipe.txt\n' >pipe.script
+printf 'Tab\nawait 3\ndump pipe0.txt\nawait 5\nshell sleep 0.5\ncheck\ndump pipe.txt\n' >pipe.script
 ( cat p1.pt; sleep 1; cat more.pt torn1 ) >fifo &
 TTV_SCRIPT=$PWD/pipe.script TTV_SIZE=100x12 "$TTV" -f - <fifo >pipe.out 2>pipe.err
 wait
@@ -151,7 +151,7 @@ like "$(cat pipe.err)" 'truncated: frame claims 344 bytes, only 196 present' "a 
 # arrives; when the program restarts, connect again
 "$TBIN/tcpserve" port p1.pt more.pt &
 i=0; while [ ! -s port ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-printf 'Tab\nawait\nawait\nawait\nawait\ndump tcp.txt\n' >tcp.script
+printf 'Tab\nawait 5\nfollow 1500\ndump tcp.txt\n' >tcp.script
 TTV_SCRIPT=$PWD/tcp.script TTV_SIZE=100x12 "$TTV" -f "tcp:127.0.0.1:$(cat port)" >tcp.out 2>tcp.err
 wait
 SCREEN=$(cat tcp.txt)
