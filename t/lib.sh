@@ -96,6 +96,17 @@ wait_for() {
 	return 1
 }
 
+# status_like REGEX DESCRIPTION: the pane's last line comes to match REGEX
+# (ERE; polled for up to 5 s: a key's effect shows when it is drawn)
+status_like() {
+	_i=0
+	while [ $_i -lt 50 ] && ! screen | tail -1 | grep -qE -- "$1"; do
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+	like "$(screen | tail -1)" "$1" "$2"
+}
+
 # scenario NAME [TTV-ARGS...] < SCRIPT: the viewer runs the script (TTV_SCRIPT,
 # ui/ui.h; run in $TMP, at $SIZE), then its screen is compared with
 # screens/NAME.txt beside the test (TTV_UPDATE_SCREENS=1 rewrites them) and left in SCREEN;

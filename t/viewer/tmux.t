@@ -39,22 +39,18 @@ closes '?' -- "ttv keys in" Escape "help"
 closes '\' -- "no filters:" Escape "the filters view"
 closes / D N S -- "/DNS" Escape "the search prompt"
 tm send-keys -t "$S" j
-sleep 0.3
-like "$(screen | tail -1)" "#2/" "after Esc the next key is itself, not Alt+key (j moves down)"
+status_like "#2/" "after Esc the next key is itself, not Alt+key (j moves down)"
 tm send-keys -t "$S" C-r 'type:D' Enter # less's ?pattern: C-r
-sleep 0.3
-like "$(screen | tail -1)" "#1/2 .*match 1 of 1" "C-r searches backward, with the filter syntax (type:DNS is #1), and counts"
+status_like "#1/2 .*match 1 of 1" "C-r searches backward, with the filter syntax (type:DNS is #1), and counts"
 tm resize-window -t "$S" -x 120 -y 30
 sleep 0.3
 is "$(screen | awk 'END {print NR}')" 30 "a resize redraws at the new size"
 like "$(screen | tail -1)" "#1/2" "status line at the bottom after resize"
 tm send-keys -t "$S" '&' 'beta' Enter
 wait_for "1 filter"; ok $? "a filter from the prompt"
-sleep 0.3
-like "$(screen | tail -1)" '#1/1 \+0\.000001000 \| 0 matches \| 1 filter' "the selection moves off the event the filter hid (and the search's one match is hidden)"
+status_like '#1/1 \+0\.000001000 \| 0 matches \| 1 filter' "the selection moves off the event the filter hid (and the search's one match is hidden)"
 tm send-keys -t "$S" t
-sleep 0.3
-like "$(screen | tail -1)" '#1/1 @0\.000002000 ' "t: times on the trace's clock"
+status_like '#1/1 @0\.000002000 ' "t: times on the trace's clock"
 tm send-keys -t "$S" q
 wait_for "exit=0"; ok $? "q quits with status 0"
 tm kill-server 2>/dev/null
@@ -187,17 +183,14 @@ for size in 80x24 200x50; do
 	like "$(printf '%s\n' "$sc" | sed -n "$((row + 1))p")" '^│ .*iteration' "$size: its iterations on the row below"
 	like "$(printf '%s\n' "$sc" | sed -n "$((row + 2))p")" '^│ .*compute.*io_wa' "$size: compute and io_wait (its name cut to the bar) below them"
 	tm send-keys -t "$S" k k k k k k j Up Up # process, thread 2 (a leaf there), out to its iteration
-	sleep 0.3
-	like "$(screen | tail -1)" '^iteration .*\(self .*, depth 1\)' "$size: the status line names the selected span"
+	status_like '^iteration .*\(self .*, depth 1\)' "$size: the status line names the selected span"
 	tm send-keys -t "$S" Down Down Right
-	sleep 0.3
-	like "$(screen | tail -1)" '^leaf .*depth 3\)' "$size: Down, Down, Right: the next leaf, two levels in"
+	status_like '^leaf .*depth 3\)' "$size: Down, Down, Right: the next leaf, two levels in"
 	tm send-keys -t "$S" Up Up
 	sleep 0.3
 	# a drag across the lanes (as the terminal reports it: press, release)
 	tm send-keys -t "$S" -l "$(printf '\033[<0;30;3M\033[<0;60;3m')" # (on thread 2's row)
-	sleep 0.3
-	like "$(screen | tail -1)" '\| range [0-9.]+[mu]s' "$size: a mouse drag marks a time range"
+	status_like '\| range [0-9.]+[mu]s' "$size: a mouse drag marks a time range"
 	tm send-keys -t "$S" Escape
 	sleep 0.3
 	unlike "$(screen | tail -1)" '\| range' "$size: Esc clears it"
