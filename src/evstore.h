@@ -175,7 +175,8 @@ void evs_pack_whole(struct evstore *s);
 /* A store read once, in order, and freed after (a merge that consumes
  * it): the pages of its pool that no block from position i on uses are
  * given back as i goes on (evs_drain_to), so that what it is merged into
- * can grow in their stead.  Not for a pool borrowed from a saved index. */
+ * can grow in their stead (a pool borrowed from a saved index is left as
+ * it is: its pages are the file's). */
 struct evs_drain {
 	struct evstore *s;
 	uint64_t *least; /* least[b]: the first pool byte blocks b.. use */

@@ -18,6 +18,16 @@
 #include "ui/script.h"
 #include "ui/view.h"
 
+/* The files looked at and what they grew by loaded, as the loop does
+ * when woken. */
+static void take_in(struct app *a)
+{
+	ui_check_files(a, true);
+	a->loading = true;
+	while (a->loading)
+		ui_load_step(a, SLICE_NS, false);
+}
+
 /* The follow loop run until there are `want` events, or for ms. */
 static void follow_until(struct app *a, uint64_t want, uint64_t ms)
 {
@@ -25,10 +35,7 @@ static void follow_until(struct app *a, uint64_t want, uint64_t ms)
 	while (model_count(a->m) < want && now_ns() < until) {
 		struct pollfd p[17];
 		poll(p, trace_poll_fds(a->t, p, ARRAY_LEN(p)), 100);
-		ui_check_files(a, true);
-		a->loading = true;
-		while (a->loading)
-			ui_load_step(a, SLICE_NS, false);
+		take_in(a);
 	}
 }
 
@@ -67,12 +74,8 @@ static bool script_step(struct app *a, char *line)
 		if (paste)
 			a->prompt.pasting = false;
 	} else if (!strcmp(line, "check")) {
-		/* look at the files now, as the loop does when woken */
-		a->t->last_check = 0;
-		ui_check_files(a, true);
-		a->loading = true;
-		while (a->loading)
-			ui_load_step(a, SLICE_NS, false);
+		a->t->last_check = 0; /* (now, whenever they were last looked at) */
+		take_in(a);
 	} else if (!strcmp(line, "await") || !strncmp(line, "await ", 6)) {
 		/* until new events arrive, or until there are N (at most 5 s) */
 		follow_until(a, line[5] ? strtoull(line + 6, NULL, 10) : model_count(a->m) + 1, 5000);
