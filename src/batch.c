@@ -711,7 +711,7 @@ static void index_summary(struct trace *t, struct buf *b)
 	}
 	if (t->save_error) {
 		buf_adds(b, "\nindex:   not saved for the next run: ");
-		esc_term(b, t->save_error, strlen(t->save_error));
+		esc_term_cstr(b, t->save_error);
 		buf_adds(b, "\n");
 		t->save_error_said = true;
 	}
@@ -737,14 +737,14 @@ static void clock_summary(struct trace *t, const struct src_summary *sum, struct
 		buf_adds(b, "one clock: every source's clock started at the same time (same boot)\n");
 	else if (c == CLOCKS_DIFFERENT) {
 		buf_adds(b, "DIFFERENT CLOCKS: ");
-		esc_term(b, x->path, strlen(x->path));
+		esc_term_cstr(b, x->path);
 		buf_adds(b, " and ");
-		esc_term(b, y->path, strlen(y->path));
+		esc_term_cstr(b, y->path);
 		buf_adds(b, " were recorded on different boots or machines; their times cannot be related "
 			    "(use --align to line them up by their first events)\n");
 	} else {
 		buf_adds(b, "clocks not known to be related: ");
-		esc_term(b, x->path, strlen(x->path));
+		esc_term_cstr(b, x->path);
 		buf_adds(b, " has no wall-clock anchor; times are shown as recorded, which lines up only for "
 			    "traces of the same boot of one machine (use --align to line them up by their first events)\n");
 	}
@@ -789,7 +789,7 @@ void info_text(struct trace *t, struct buf *b)
 		struct src_summary r = sum[s->id];
 		if (i)
 			buf_addc(b, '\n');
-		esc_term(b, s->path, strlen(s->path));
+		esc_term_cstr(b, s->path);
 		buf_addc(b, '\n');
 		const char *title, *format = trace_source_format(s, &title);
 		if (format)
@@ -797,7 +797,7 @@ void info_text(struct trace *t, struct buf *b)
 		buf_printf(b, "  status:  %s\n", source_status(s));
 		if (s->error) {
 			buf_adds(b, "  error:   ");
-			esc_term(b, s->error, strlen(s->error));
+			esc_term_cstr(b, s->error);
 			buf_addc(b, '\n');
 		}
 		buf_printf(b, "  files:   %zu, %llu bytes", s->ninputs, (unsigned long long)r.bytes);
@@ -828,11 +828,11 @@ void info_text(struct trace *t, struct buf *b)
 		for (size_t d = 0; d < s->ndmg; d++) {
 			const struct damage *dm = &s->dmg[d];
 			buf_adds(b, d ? "           " : "  damage:  ");
-			esc_term(b, dm->path, strlen(dm->path));
+			esc_term_cstr(b, dm->path);
 			if (dm->has_off)
 				buf_printf(b, ": offset %llu", (unsigned long long)dm->off);
 			buf_adds(b, ": ");
-			esc_term(b, dm->msg, strlen(dm->msg));
+			esc_term_cstr(b, dm->msg);
 			buf_adds(b, dm->fatal ? " (decoding stopped here)\n" : "\n");
 		}
 		if (s->dmg_dropped)

@@ -47,7 +47,7 @@ static void bad(struct buf *errors, const char *path, int line, const char *fmt,
 {
 	if (errors->len)
 		buf_addc(errors, '\n');
-	esc_term(errors, path, strlen(path));
+	esc_term_cstr(errors, path);
 	buf_printf(errors, ":%d: ", line);
 	struct buf a = {0};
 	esc_term(&a, arg, strlen(arg));
@@ -67,7 +67,7 @@ struct config *config_load(const char *path, struct buf *errors)
 		if (errno != ENOENT) {
 			if (errors->len)
 				buf_addc(errors, '\n');
-			esc_term(errors, path, strlen(path));
+			esc_term_cstr(errors, path);
 			buf_printf(errors, ": %s", strerror(errno));
 		}
 		return cfg;

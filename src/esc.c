@@ -66,6 +66,23 @@ static const uint8_t plain[256] = {
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 };
 
+/* Are the 8 bytes at s all plain (as in `plain`, with the quote when
+ * `quoted`)?  Bit tricks on a word: a byte below 0x20, above 0x7e, or equal
+ * to the backslash (or quote) sets its high bit in `bad`. */
+static inline bool word_plain(const uint8_t *s, bool quoted)
+{
+	const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+	uint64_t x;
+	memcpy(&x, s, 8);
+	uint64_t bs = x ^ (ones * '\\'), qt = x ^ (ones * '"');
+	uint64_t bad = ((x - ones * 0x20) & ~x) /* below 0x20 */
+		       | ((x + ones) | x)       /* above 0x7e */
+		       | ((bs - ones) & ~bs);   /* a backslash */
+	if (quoted)
+		bad |= (qt - ones) & ~qt;
+	return !(bad & highs);
+}
+
 /* Shared walk: `quote` is 0 (none), '"' (escape it) or '\\' (typed text:
  * a backslash passes as itself). */
 static void esc_walk(struct buf *b, const uint8_t *s, size_t n, char quote)
@@ -73,8 +90,10 @@ static void esc_walk(struct buf *b, const uint8_t *s, size_t n, char quote)
 	const uint8_t mask = quote == '"' ? 2 : 1;
 	size_t i = 0;
 	while (i < n) {
-		/* Fast path over a run of plain printable ASCII. */
+		/* Fast path over a run of plain printable ASCII, a word at a time. */
 		size_t j = i;
+		while (j + 8 <= n && word_plain(s + j, quote == '"'))
+			j += 8;
 		while (j < n && (plain[s[j]] & mask))
 			j++;
 		if (j > i)
@@ -110,6 +129,17 @@ static void esc_walk(struct buf *b, const uint8_t *s, size_t n, char quote)
 }
 
 void esc_term(struct buf *b, const void *s, size_t n) { esc_walk(b, s, n, 0); }
+
+void esc_term_cstr(struct buf *b, const char *s)
+{
+	size_t i = 0;
+	while (plain[(uint8_t)s[i]] & 1) /* (the NUL is not plain) */
+		i++;
+	if (!s[i])
+		buf_add(b, s, i);
+	else
+		esc_term(b, s, i + strlen(s + i));
+}
 
 void esc_typed(struct buf *b, const void *s, size_t n) { esc_walk(b, s, n, '\\'); }
 

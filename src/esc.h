@@ -19,6 +19,8 @@
 
 /* Append s[0..n) made safe for a terminal. */
 void esc_term(struct buf *b, const void *s, size_t n);
+/* Same, for a NUL-terminated string (field names: one walk, no strlen). */
+void esc_term_cstr(struct buf *b, const char *s);
 /* Same, for what the user typed (a pattern, a message quoting one): a
  * backslash is regex syntax there and shows as itself; everything else is
  * escaped as above. */

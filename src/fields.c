@@ -58,11 +58,11 @@ void field_readings_text(struct buf *b, const struct field *f)
 		return;
 	buf_adds(b, " (");
 	if (f->value_name)
-		esc_term(b, f->value_name, strlen(f->value_name));
+		esc_term_cstr(b, f->value_name);
 	if (f->value_name && f->meaning)
 		buf_adds(b, ", ");
 	if (f->meaning)
-		esc_term(b, f->meaning, strlen(f->meaning));
+		esc_term_cstr(b, f->meaning);
 	buf_addc(b, ')');
 }
 
@@ -165,7 +165,7 @@ static void value_with_unit(struct buf *b, const struct field *f, bool quote)
 		if (f->unit && f->kind != FK_NULL && (f->kind <= FK_FLOAT)) {
 			if (strcmp(f->unit, "%"))
 				buf_addc(b, ' ');
-			esc_term(b, f->unit, strlen(f->unit));
+			esc_term_cstr(b, f->unit);
 		}
 	}
 	field_readings_text(b, f);
@@ -189,7 +189,7 @@ static void line_put(struct fsink *s, const struct field *f)
 		buf_addc(b, ' ');
 	l->need_space = true;
 	if (f->name) {
-		esc_term(b, f->name, strlen(f->name));
+		esc_term_cstr(b, f->name);
 		buf_addc(b, '=');
 	}
 	if (f->kind == FK_OBJ || f->kind == FK_ARR) {
@@ -263,7 +263,7 @@ static void tree_put(struct fsink *s, const struct field *f)
 	if (t->in_arr[t->depth])
 		buf_printf(b, "[%u]", t->arr_index[t->depth]++);
 	else if (f->name)
-		esc_term(b, f->name, strlen(f->name));
+		esc_term_cstr(b, f->name);
 	if (f->kind == FK_OBJ || f->kind == FK_ARR) {
 		buf_adds(b, ":\n");
 		if (t->depth < MAX_DEPTH) {
@@ -281,7 +281,7 @@ static void tree_put(struct fsink *s, const struct field *f)
 	if (f->unit && f->kind != FK_NULL) {
 		if (strcmp(f->unit, "%"))
 			buf_addc(b, ' ');
-		esc_term(b, f->unit, strlen(f->unit));
+		esc_term_cstr(b, f->unit);
 		/* a duration gets a readable form too; a point in time does not */
 		bool instant = f->name && (strstr(f->name, "time") || !strcmp(f->name, "ts"));
 		if (!instant && (f->kind == FK_UINT || (f->kind == FK_INT && f->v.i >= 0)) && unit_is_time(f->unit, &per) &&

@@ -287,7 +287,7 @@ static void names_list(const struct buf *names, struct buf *out)
 			return;
 		}
 		buf_adds(out, shown > 1 ? ", " : "");
-		esc_term(out, p, strlen(p));
+		esc_term_cstr(out, p);
 	}
 }
 
@@ -475,11 +475,11 @@ static void pick_value(struct field_pick *p, const struct field *f)
 	field_value_text(p->out, f, false);
 	if (f->value_name) {
 		buf_addc(p->out, ' ');
-		esc_term(p->out, f->value_name, strlen(f->value_name));
+		esc_term_cstr(p->out, f->value_name);
 	}
 	if (f->meaning) {
 		buf_addc(p->out, ' ');
-		esc_term(p->out, f->meaning, strlen(f->meaning));
+		esc_term_cstr(p->out, f->meaning);
 	}
 }
 
@@ -662,6 +662,7 @@ struct mark_job {
 	uint64_t deadline; /* now_ns() at which to stop; 0: none */
 	_Atomic uint64_t next; /* the first event no thread has taken */
 	_Atomic bool stop;     /* the deadline passed: both threads stop */
+	bool decodes;          /* the filters read the events' bytes */
 };
 
 struct mark_part {
@@ -695,6 +696,7 @@ static bool time_up(struct mark_job *j)
 }
 
 #define READ_RUN 64 /* events read from the model at once */
+#define PREFETCH_AHEAD 4 /* events: decoding one takes long enough to fetch a record */
 
 /* Mark [lo, hi), looking at the clock every `every` events; returns where
  * it stopped (hi, or earlier when time is up; never before lo + 1 when
@@ -715,6 +717,8 @@ static uint64_t mark_run(struct mark_part *pt, uint64_t lo, uint64_t hi, bool mu
 			const struct event *e = &ev[k];
 			if (pt->scan)
 				trace_scan(j->t, e);
+			if (j->decodes && k + PREFETCH_AHEAD < n)
+				trace_prefetch(j->t, &ev[k + PREFETCH_AHEAD]);
 			uint64_t i = p - j->base;
 			bool kept = !j->keep || j->keep(j->ctx, e);
 			int drop = kept ? first_drop(j->fs, j->t, e) : -1;
@@ -782,8 +786,8 @@ uint64_t filterset_mark(struct filterset *fs, struct trace *t, uint64_t lo, uint
 {
 	if (lo >= hi)
 		return hi;
-	struct mark_job j = {fs, t, hi, base, bits, keep, ctx, deadline, lo, false};
-	struct mark_part first = {&j, reads_bytes(fs), UINT64_MAX, 0}, second = {&j, false, UINT64_MAX, 0};
+	struct mark_job j = {fs, t, hi, base, bits, keep, ctx, deadline, lo, false, reads_bytes(fs)};
+	struct mark_part first = {&j, j.decodes, UINT64_MAX, 0}, second = {&j, false, UINT64_MAX, 0};
 	bool two = hi - lo >= PAR_MIN && filterset_parallel_ok(fs, t);
 	if (two) {
 		filterset_prepare(fs, t);

@@ -1061,7 +1061,7 @@ static bool next_statement(sqlite3 *db, const char *text, const char **at, sqlit
 	*st = NULL;
 	if (sqlite3_prepare_v2(db, *at, -1, st, &tail) != SQLITE_OK) {
 		const char *msg = sqlite3_errmsg(db);
-		esc_term(err, msg, strlen(msg));
+		esc_term_cstr(err, msg);
 		int off = sqlite3_error_offset(db);
 		*err_at = off >= 0 ? (int)(*at - text) + off : -1;
 		return false;
@@ -1226,7 +1226,7 @@ static void csv_row(sqlite3_stmt *st, bool header, struct buf *b, struct buf *ce
 		buf_reset(cell);
 		if (header) {
 			const char *name = sqlite3_column_name(st, i);
-			esc_term(cell, name, strlen(name));
+			esc_term_cstr(cell, name);
 		} else if (sqlite3_column_type(st, i) != SQLITE_NULL) { /* (NULL: an empty cell) */
 			value_text(st, i, cell);
 		}

@@ -206,6 +206,15 @@ static inline void trace_scan(struct trace *t, const struct event *e)
 	if (e->input < t->nin)
 		input_scan(t->in[e->input], e->off);
 }
+/* A scan decodes e soon (a few events on): start bringing its first bytes
+ * into the cache, so that decoding does not wait for them. */
+static inline void trace_prefetch(const struct trace *t, const struct event *e)
+{
+	uint64_t n;
+	const uint8_t *p = e->input < t->nin ? input_bytes(t->in[e->input], e->off, &n) : NULL;
+	if (p && n)
+		__builtin_prefetch(p);
+}
 /* Drop every input's pages from memory until they are used again (long scans). */
 void trace_release(struct trace *t);
 /* Bytes processed so far and in total (for progress); total 0 when unknown. */

@@ -99,25 +99,7 @@ void xgrow(void *pp, size_t *cap, size_t need, size_t size)
 	*cap = c;
 }
 
-void buf_add(struct buf *b, const void *s, size_t n)
-{
-	if (UNLIKELY(b->len + n + 1 > b->cap))
-		xgrow(&b->p, &b->cap, b->len + n + 1, 1);
-	if (n)
-		memcpy(b->p + b->len, s, n);
-	b->len += n;
-	b->p[b->len] = 0;
-}
-
-void buf_adds(struct buf *b, const char *s) { buf_add(b, s, strlen(s)); }
-
-void buf_addc(struct buf *b, char c)
-{
-	if (b->len + 2 > b->cap)
-		xgrow(&b->p, &b->cap, b->len + 2, 1);
-	b->p[b->len++] = c;
-	b->p[b->len] = 0;
-}
+void buf_room(struct buf *b, size_t n) { xgrow(&b->p, &b->cap, b->len + n + 1, 1); }
 
 void buf_vprintf(struct buf *b, const char *fmt, va_list ap)
 {
@@ -171,16 +153,18 @@ void buf_u64_right(struct buf *b, uint64_t v, unsigned width)
 
 void buf_u64(struct buf *b, uint64_t v)
 {
-	char d[24];
-	int n = 0;
-	do
-		d[n++] = (char)('0' + v % 10);
-	while (v /= 10);
-	if (b->len + (size_t)n + 1 > b->cap)
-		xgrow(&b->p, &b->cap, b->len + (size_t)n + 1, 1);
-	while (n)
-		b->p[b->len++] = d[--n];
-	b->p[b->len] = 0;
+	static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+				    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+				    "8081828384858687888990919293949596979899";
+	char d[20];
+	size_t i = sizeof d;
+	for (; v >= 100; v /= 100) /* two digits a division */
+		memcpy(d + (i -= 2), pairs + 2 * (v % 100), 2);
+	if (v >= 10)
+		memcpy(d + (i -= 2), pairs + 2 * v, 2);
+	else
+		d[--i] = (char)('0' + v);
+	buf_add(b, d + i, sizeof d - i);
 }
 
 void buf_i64(struct buf *b, int64_t v)

@@ -57,9 +57,27 @@ struct buf {
 	char *p;
 	size_t len, cap;
 };
-void buf_add(struct buf *b, const void *s, size_t n);
-void buf_adds(struct buf *b, const char *s);
-void buf_addc(struct buf *b, char c);
+/* Room for n more bytes and the NUL (out of line: the rare case). */
+void buf_room(struct buf *b, size_t n);
+/* Inline: a full-text filter writes every field of every event, a few
+ * bytes at a time. */
+static inline void buf_add(struct buf *b, const void *s, size_t n)
+{
+	if (UNLIKELY(b->len + n + 1 > b->cap))
+		buf_room(b, n);
+	if (n)
+		memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = 0;
+}
+static inline void buf_addc(struct buf *b, char c)
+{
+	if (UNLIKELY(b->len + 2 > b->cap))
+		buf_room(b, 1);
+	b->p[b->len++] = c;
+	b->p[b->len] = 0;
+}
+static inline void buf_adds(struct buf *b, const char *s) { buf_add(b, s, strlen(s)); }
 void buf_printf(struct buf *b, const char *fmt, ...) PRINTF_LIKE(2, 3);
 void buf_vprintf(struct buf *b, const char *fmt, va_list ap);
 void buf_reset(struct buf *b);

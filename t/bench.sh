@@ -7,7 +7,7 @@
 #   TTV_BENCH_DIR   where generated traces are kept (default ~/.cache/ttv-bench)
 #   RUNS            runs per measurement (default 3)
 #   TTV_BENCH_ONLY  "shapes": only the rows of traces shaped as real systems write them;
-#                   "follow": only their follow rows
+#                   "follow": only their follow rows; "filters": only the filters that decode
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 TTV_BIN=$ROOT/build/ttv
@@ -427,9 +427,18 @@ follow_rows() {
 	follow_fleet "follow: append to screen, dial9, 1 file" "$one"
 	follow_fleet "follow: append to screen, uploader tree, 64" "$(shape dial9-64 d9write 4000000 --seed 1 --instances 64)"
 }
+# The filters that decode every event: a string field and the full text.
+text_filter_rows() {
+	PT10=$DIR/podtrace-10M.ptrace
+	[ -s "$PT10" ] || "$TBIN/ptwrite" --generate 10000000 --seed 1 "$PT10"
+	cat_all "$PT10"
+	filter_time "filter, string field, podtrace 10M" "$PT10" 'target:example\.com'
+	filter_time "filter, full text, podtrace 10M" "$PT10" 'example\.com'
+}
 case ${TTV_BENCH_ONLY:-} in
 shapes) shapes; exit 0 ;;
 follow) follow_rows; exit 0 ;;
+filters) text_filter_rows; exit 0 ;;
 esac
 
 printf '%-22s %9s %11s %16s %12s %9s %10s %7s %14s %7s %9s %8s\n' \
@@ -500,11 +509,7 @@ if [ -s "$D9B" ]; then
 	RUNS=$RUNS_SAVED
 fi
 filter_time "filter, decoded field, dial9 30M" "$D9" 'local_queue:^57$'
-PT10=$DIR/podtrace-10M.ptrace
-[ -s "$PT10" ] || "$TBIN/ptwrite" --generate 10000000 --seed 1 "$PT10"
-cat_all "$PT10"
-filter_time "filter, string field, podtrace 10M" "$PT10" 'target:example\.com'
-filter_time "filter, full text, podtrace 10M" "$PT10" 'example\.com'
+text_filter_rows
 follow_latency "follow: append to screen, podtrace"
 echo "first screen: ttv FILE on a script(1) pty, from main() to the first screen drawn (TTV_QUIT_AT_FIRST_SCREEN)."
 echo "keystroke: TTV_SCRIPT session, each key handled and the screen drawn (120x40)."

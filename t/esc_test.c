@@ -67,6 +67,26 @@ int main(void)
 	ok(no_raw_controls(term(hostile, sizeof hostile - 1)), "hostile string: no raw control byte in terminal form");
 	ok(no_raw_controls(json(hostile, sizeof hostile - 1)), "hostile string: no raw control byte in JSON form");
 
+	/* Long runs go a word at a time: every byte at every place of a word
+	 * is escaped as it is alone. */
+	int same = 1;
+	for (int quoted = 0; quoted < 2; quoted++)
+		for (int c = 0; c < 256; c++)
+			for (int at = 0; at < 16; at++) {
+				char s[16], want[64];
+				memset(s, 'a', sizeof s);
+				s[at] = (char)c;
+				struct buf one = {0}, all = {0};
+				(quoted ? esc_quoted : esc_term)(&one, s + at, 1);
+				(quoted ? esc_quoted : esc_term)(&all, s, sizeof s);
+				const char *body = one.p + quoted; /* without the quotes */
+				snprintf(want, sizeof want, "%s%.*s%.*s%.*s%s", quoted ? "\"" : "", at, "aaaaaaaaaaaaaaaa",
+					 (int)(one.len - 2 * quoted), body, 15 - at, "aaaaaaaaaaaaaaaa", quoted ? "\"" : "");
+				same &= !strcmp(all.p, want);
+				buf_free(&one), buf_free(&all);
+			}
+	ok(same, "every byte at every place in a 16-byte run escapes as it does alone");
+
 	uint32_t cp;
 	is_int((long long)utf8_decode((const uint8_t *)"\xf0\x9f\x98\x80", 4, &cp), 4, "4-byte sequence decodes");
 	is_int(cp, 0x1f600, "to U+1F600");

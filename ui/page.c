@@ -86,7 +86,7 @@ static void detail_page(struct app *a)
 			   e.flags & EVF_DAMAGED ? " damaged" : "");
 	const char *path = e.input < a->t->nin ? a->t->in[e.input]->path : "?";
 	buf_adds(b, "bytes: ");
-	esc_term(b, path, strlen(path));
+	esc_term_cstr(b, path);
 	buf_printf(b, ", offset %llu\n", (unsigned long long)e.off);
 	uint32_t lin;
 	uint64_t loff;
@@ -111,7 +111,7 @@ static void record_page(struct app *a)
 	} else {
 		const char *path = a->t->in[a->page.record_input]->path;
 		buf_adds(b, "linked record in ");
-		esc_term(b, path, strlen(path));
+		esc_term_cstr(b, path);
 		buf_printf(b, ", offset %llu (Enter goes to the event it links back to)\n\n",
 			   (unsigned long long)a->page.record_off);
 		buf_add(b, fields.p, fields.len);

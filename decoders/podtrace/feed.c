@@ -160,8 +160,10 @@ int pt_probe(const uint8_t *p, size_t n, bool final)
 
 void *pt_open(struct input *in)
 {
+	static uint64_t opened;
 	struct pt *pt = xcalloc(1, sizeof *pt);
 	pt->in = in;
+	pt->serial = __atomic_add_fetch(&opened, 1, __ATOMIC_RELAXED);
 	return pt;
 }
 

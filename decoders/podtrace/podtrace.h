@@ -169,6 +169,7 @@ struct rec {
 
 struct pt {
 	struct input *in;
+	uint64_t serial; /* this one among all opened (decode.c keeps a record parsed by it) */
 	uint32_t type_ids[T_KNOWN][4]; /* model type + 1, by code and (HTTP only) transport */
 	struct hmap unknown_types;     /* type code -> model type */
 	struct hmap pids;                 /* pid -> lane << 1 | comm known */
