@@ -41,7 +41,7 @@ DATA_FILES := $(wildcard keymaps/*.keys themes/*.theme)
 MAIN_OBJ  := $(BUILD)/src/main.o
 TEST_BINS := $(TEST_SRCS:t/%.c=$(BUILD)/t/%)
 
-.PHONY: pictures all deps test-deps build static tests test check demo bench fuzz fuzz-deps fuzz-bins clean install uninstall
+.PHONY: pictures all deps test-deps build static tests test check check-release check-asan check-tsan demo bench fuzz fuzz-deps fuzz-bins clean install uninstall
 
 all: deps
 	@$(MAKE) --no-print-directory build
@@ -177,27 +177,40 @@ $(BUILD)/t/%: t/%.c $(CORE_OBJS)
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 
 # --- use ------------------------------------------------------------------
-# The suite runs twice: on the normal build, then on an ASan+UBSan build;
-# then what runs on two threads (filters: t/query_test.c; the --stats walk:
-# t/batch/stats.t; the viewer saving its index: t/engine/savebg.t) runs under ThreadSanitizer.
+# The suite runs three times, the three passes side by side (each test's
+# output held and shown whole when its pass ends, make -Otarget): on the
+# normal build (with the static binary, which t/house/static.t checks), on
+# an ASan+UBSan build, and what runs on two threads (filters:
+# t/query_test.c; the --stats walk: t/batch/stats.t; the viewer saving its
+# index: t/engine/savebg.t) under ThreadSanitizer.  Side by side they fill
+# the time one pass spends waiting (on the terminal, timers, ssh): 15 -> 10
+# minutes on this 2-core VM.
 TSAN_BINS := build-tsan/ttv $(addprefix build-tsan/t/,query_test ptwrite scwrite d9write htwrite atfwrite)
-# Everything the suite starts carries TTV_SUITE_TAG; after each pass,
+# Everything a pass starts carries its TTV_SUITE_TAG; after the pass,
 # t/leftovers.sh names and stops what still runs, and the pass fails.
-SUITE_TAG := TTV_SUITE_TAG=check-$(shell date +%s%N)
-suite = $(SUITE_TAG) $(1); s=$$?; t/leftovers.sh "$(SUITE_TAG)" || s=1; exit $$s
-# Two test files run side by side (each has its own directory, cache and
-# tmux server): about half the time of one at a time on this 2-core VM.
-# TEST_JOBS=1 runs them one at a time.
+SUITE_TAG := check-$(shell date +%s%N)
+suite = TTV_SUITE_TAG=$(SUITE_TAG)-$@ $(1); s=$$?; t/leftovers.sh "TTV_SUITE_TAG=$(SUITE_TAG)-$@" || s=1; exit $$s
+# Two test files of a pass run side by side (each has its own directory,
+# cache and tmux server).  TEST_JOBS=1 runs them one at a time.
 TEST_JOBS ?= 2
 PROVE = prove -j$(TEST_JOBS)
+JOBS := $(shell nproc 2>/dev/null || echo 2)
 check: test-deps
-	@$(MAKE) --no-print-directory build tests
+	@$(MAKE) --no-print-directory -j$(JOBS) build tests
+	@echo "== three passes side by side (release, ASan+UBSan, TSan): each is shown when it ends"
+	@$(MAKE) --no-print-directory -k -j3 -Otarget check-release check-asan check-tsan
+check-release:
 	@$(MAKE) --no-print-directory static
-	$(call suite,$(PROVE) -r t/)
+	@echo "== the suite on the release build"
+	@$(call suite,$(PROVE) -r t/)
+check-asan:
 	@$(MAKE) --no-print-directory BUILD=build-asan SAN=1 build tests
-	$(call suite,TTV_BUILD=build-asan $(PROVE) -r t/)
+	@echo "== the suite on the ASan+UBSan build"
+	@$(call suite,TTV_BUILD=build-asan $(PROVE) -r t/)
+check-tsan:
 	@$(MAKE) --no-print-directory BUILD=build-tsan SAN=thread $(TSAN_BINS)
-	$(call suite,TTV_BUILD=build-tsan TSAN_OPTIONS=halt_on_error=1 $(PROVE) t/batch/query.t t/batch/stats.t t/engine/savebg.t)
+	@echo "== the tests of what runs on two threads, under ThreadSanitizer"
+	@$(call suite,TTV_BUILD=build-tsan TSAN_OPTIONS=halt_on_error=1 $(PROVE) t/batch/query.t t/batch/stats.t t/engine/savebg.t)
 
 # The quick loop: the release build and its suite only (no static binary,
 # no sanitizer builds).
