@@ -83,8 +83,11 @@ deps:
 
 # What only the tests need: a browser and speedscope (npm), which open the
 # exports as their users would (t/batch/speedscope.t); DuckDB (npm), which reads
-# --dump --json (t/sql/sql.t); ssh and sshd, which serve remote paths (t/remote/remote.t).
+# --dump --json (t/sql/sql.t); ssh and sshd, which serve remote paths (t/remote/remote.t);
+# Perl's JSON::XS, the tests' own reader of what ttv writes (JSON::PP, Perl's
+# own, took a minute of the suite).
 TEST_CMDS := chromium:chromium node:nodejs npm:npm ssh:openssh-client /usr/sbin/sshd:openssh-server
+TEST_PERL := JSON::XS:libjson-xs-perl
 SPEEDSCOPE := speedscope@1.25.0
 DUCKDB := @duckdb/node-api@1.5.6-r.1
 NPM_DIR := build/npm
@@ -93,6 +96,9 @@ test-deps: deps
 	@missing=""; \
 	for pair in $(TEST_CMDS); do \
 	  command -v $${pair%%:*} >/dev/null 2>&1 || missing="$$missing $${pair#*:}"; \
+	done; \
+	for pair in $(TEST_PERL); do \
+	  perl -M$${pair%:*} -e 1 2>/dev/null || missing="$$missing $${pair##*:}"; \
 	done; \
 	$(INSTALL_MISSING)
 	@[ -f $(NPM_DIR)/node_modules/speedscope/package.json ] || \

@@ -58,6 +58,14 @@ is() { # is GOT WANT DESCRIPTION
 	fi
 }
 
+same_file() { # same_file GOT-FILE WANT-FILE DESCRIPTION (large outputs: no shell strings)
+	if cmp -s "$1" "$2"; then
+		ok 0 "$3"
+	else
+		ok 1 "$3"
+		diff "$2" "$1" | head -20 | sed 's/^/#   /'
+	fi
+}
 like() { # like TEXT EXTENDED-REGEX DESCRIPTION
 	_n=$((_n + 1))
 	if printf '%s\n' "$1" | grep -Eq -- "$2"; then

@@ -2,7 +2,7 @@
 # --export chrome: Chrome Trace Event JSON.  t/chrome_check.c validates the
 # structure against --dump --json of the same trace: every timeline event
 # appears once, spans with their durations, at their times; a second,
-# independent JSON parser (perl JSON::PP) reads the document too.
+# independent JSON parser (perl JSON::XS) reads the document too.
 . "$(dirname "$0")/../lib.sh"
 
 check() { # DESC ARGS...: export and dump with the same ARGS, then compare
@@ -14,9 +14,9 @@ check() { # DESC ARGS...: export and dump with the same ARGS, then compare
 	crc=$?
 	ok $crc "$desc: $(cat "$TMP/check.out")"
 	[ $crc = 0 ] || sed 's/^/# /' "$TMP/check.err" | head -10
-	perl -MJSON::PP -e 'local $/; my $d = JSON::PP->new->decode(<STDIN>);
+	perl -MJSON::XS -e 'local $/; my $d = JSON::XS->new->decode(<STDIN>);
 		die "no traceEvents\n" unless ref $d->{traceEvents} eq "ARRAY"' <"$TMP/x.json" 2>"$TMP/perl.err"
-	ok $? "$desc: JSON::PP parses it"
+	ok $? "$desc: JSON::XS parses it"
 }
 
 check "podtrace" "$SAMPLES/podtrace/small.ptrace"

@@ -7,7 +7,7 @@
 . "$(dirname "$0")/../lib.sh"
 
 first_field() { # PATH: a top-level field name of its first event
-	"$TTV" --dump --json "$1" 2>/dev/null | head -1 | perl -MJSON::PP -ne '
+	"$TTV" --dump --json "$1" 2>/dev/null | head -1 | perl -MJSON::XS -ne '
 		my $e = decode_json($_); my @k = sort keys %{$e->{fields}}; print $k[0]'
 }
 

@@ -8,7 +8,7 @@
 # line number (from 1) and the value, tab-separated.
 hidden_value() { # PATH
 	"$TTV" --dump "$1" >"$TMP/text" 2>/dev/null
-	"$TTV" --dump --json "$1" 2>/dev/null | perl -MJSON::PP -ne '
+	"$TTV" --dump --json "$1" 2>/dev/null | perl -MJSON::XS -ne '
 		BEGIN { open(T, "<", $ENV{TEXT}) or die; @t = <T>; }
 		my $line = $t[$. - 1]; my $e = decode_json($_);
 		my @s; my $walk; $walk = sub { my $v = shift;

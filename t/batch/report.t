@@ -9,7 +9,7 @@
 . "$(dirname "$0")/../lib.sh"
 
 FROM_REPORT='
-use strict; use warnings; use JSON::PP;
+use strict; use warnings; use JSON::XS;
 my @r = map { decode_json($_) } <STDIN>;
 print "$_\n" for sort map { "$_->{name}\t$_->{type}\t" . ($_->{category} // "") . " $_->{calls} $_->{total} $_->{self} $_->{min} $_->{max} $_->{mean}" } @r;
 '
@@ -54,13 +54,13 @@ is "$RC" 0 "--report: exit 0"
 like "$(printf '%s\n' "$OUT" | head -1)" '^ +total +self +calls +min +max +mean +name' "--report: a header"
 like "$(printf '%s\n' "$OUT" | sed -n 2p)" '^ +[0-9.]+m?s .* main  \(CALL\)$' "--report: the outermost function first"
 order() { # KEY: the JSON's column in --sort KEY order is non-increasing
-	"$TTV" --report --json --sort "$1" "$TMP/g.ht" | perl -MJSON::PP -ne '
+	"$TTV" --report --json --sort "$1" "$TMP/g.ht" | perl -MJSON::XS -ne '
 		my $v = decode_json($_)->{$ARGV[0] // "'"$1"'"}; print "$v\n"' | sort -c -n -r 2>&1
 }
 for k in total self calls min max mean; do
 	is "$(order $k)" "" "--sort $k: largest first"
 done
-"$TTV" --report --json --sort name "$TMP/g.ht" | perl -MJSON::PP -ne 'print decode_json($_)->{name}, "\n"' >"$TMP/names"
+"$TTV" --report --json --sort name "$TMP/g.ht" | perl -MJSON::XS -ne 'print decode_json($_)->{name}, "\n"' >"$TMP/names"
 LC_ALL=C sort -c "$TMP/names"
 ok $? "--sort name: by name"
 run --report "$SAMPLES/syscall/forker.dat" -e 'nothing matches this'
@@ -70,7 +70,7 @@ is "$RC$OUT" "0$(printf '%12s%11s %10s%11s%11s%11s  %s' total self calls min max
 # --diff A B: each side as --report of it alone, joined by name, the
 # largest change of total first
 JOIN='
-use strict; use warnings; use JSON::PP;
+use strict; use warnings; use JSON::XS;
 my %r;
 for my $side (0, 1) {
 	open my $h, "<", $ARGV[$side] or die;
@@ -82,7 +82,7 @@ for (sort keys %r) {
 }
 '
 FROM_DIFF='
-use strict; use warnings; use JSON::PP;
+use strict; use warnings; use JSON::XS;
 print "$_\n" for sort map { my $j = decode_json($_);
 	join(" ", "$j->{name}\t$j->{type}\t" . ($j->{category} // ""), @{$j->{a}}{qw(calls total self)}, @{$j->{b}}{qw(calls total self)}) } <STDIN>;
 '
@@ -91,14 +91,14 @@ print "$_\n" for sort map { my $j = decode_json($_);
 "$TTV" --report --json "$TMP/g2.ht" >"$TMP/rb"
 is "$("$TTV" --diff --json "$TMP/g.ht" "$TMP/g2.ht" | perl -e "$FROM_DIFF")" "$(perl -e "$JOIN" "$TMP/ra" "$TMP/rb")" \
 	"--diff: each side as --report has it"
-"$TTV" --diff --json "$TMP/g.ht" "$TMP/g2.ht" | perl -MJSON::PP -ne 'print abs(decode_json($_)->{change}{total}), "\n"' >"$TMP/changes"
+"$TTV" --diff --json "$TMP/g.ht" "$TMP/g2.ht" | perl -MJSON::XS -ne 'print abs(decode_json($_)->{change}{total}), "\n"' >"$TMP/changes"
 sort -c -n -r "$TMP/changes"
 ok $? "--diff: the largest change of total first"
 "$TTV" --report --json -e 'lane:^thread 3$' "$TMP/g.ht" >"$TMP/ra"
 "$TTV" --report --json -e 'lane:^thread 3$' "$TMP/g2.ht" >"$TMP/rb"
 is "$("$TTV" --diff --json -e 'lane:^thread 3$' "$TMP/g.ht" "$TMP/g2.ht" | perl -e "$FROM_DIFF")" \
 	"$(perl -e "$JOIN" "$TMP/ra" "$TMP/rb")" "--diff with a filter: each side as --report with it"
-"$TTV" --diff --json "$TMP/g.atf" "$TMP/g.atf" | perl -MJSON::PP -ne '$c = decode_json($_)->{change}; print "$c->{calls} $c->{total} $c->{self}\n"' | sort -u >"$TMP/same"
+"$TTV" --diff --json "$TMP/g.atf" "$TMP/g.atf" | perl -MJSON::XS -ne '$c = decode_json($_)->{change}; print "$c->{calls} $c->{total} $c->{self}\n"' | sort -u >"$TMP/same"
 is "$(cat "$TMP/same")" "0 0 0" "--diff of a session against itself: no change"
 run --diff "$TMP/g.ht" "$TMP/g2.ht"
 like "$(printf '%s\n' "$OUT" | head -1)" '^ +total A +total B +change +self A +self B +calls A +calls B +name' "--diff: a header"

@@ -18,7 +18,7 @@ mkdir -p "$ART"
 
 # The spans of --dump --json, "lane<TAB>name<TAB>start<TAB>dur", sorted
 SPANS='
-use strict; use warnings; use JSON::PP;
+use strict; use warnings; use JSON::XS;
 my @s;
 while (<STDIN>) {
 	my $e = decode_json($_);
@@ -31,7 +31,7 @@ print "$_\n" for sort @s;
 # The same from a speedscope file (times back from "at" with the earliest
 # span given), or the first thing wrong with it
 FROM_SPEEDSCOPE='
-use strict; use warnings; use JSON::PP;
+use strict; use warnings; use JSON::XS;
 local $/; my $d = decode_json(<STDIN>);
 my $base = $ARGV[0];
 $d->{q{$schema}} eq "https://www.speedscope.app/file-format-schema.json" or die "no schema\n";
@@ -78,7 +78,7 @@ open_in_speedscope() {
 # first profile (the one shown; the page says "(1/PROFILES)") with $3 =
 # first, else of all
 NOT_LISTED='
-use strict; use warnings; use JSON::PP;
+use strict; use warnings; use JSON::XS;
 my ($json, $page) = map { local $/; open my $h, "<", $_ or die "$_: $!"; <$h> } @ARGV[0, 1];
 my $d = decode_json($json);
 my $frames = $d->{shared}{frames};
@@ -105,7 +105,7 @@ for t in g.ht g.atf g.pt; do
 	run --export speedscope "$tr"
 	is "$RC" 0 "$t: --export speedscope exits 0"
 	printf '%s\n' "$OUT" >"$TMP/$t.speedscope.json"
-	base=$("$TTV" --dump --json "$tr" | perl -MJSON::PP -ne '
+	base=$("$TTV" --dump --json "$tr" | perl -MJSON::XS -ne '
 		my $e = decode_json($_); next if $e->{meta} || !defined $e->{dur} || $e->{role} eq "end";
 		$m = $e->{ts} if !defined $m || $e->{ts} < $m; END { print $m }')
 	want=$("$TTV" --dump --json "$tr" | perl -e "$SPANS")

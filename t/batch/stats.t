@@ -8,7 +8,7 @@
 
 # Types that share a name are told apart by category, as ttv does.
 INDEP='
-use strict; use warnings; use JSON::PP;
+use strict; use warnings; use JSON::XS;
 my (%cnt, %dur, %spans, %cats, $events);
 my @ev = map { decode_json($_) } <STDIN>;
 $cats{$_->{type}}{$_->{category} // ""} = 1 for @ev;
@@ -45,7 +45,7 @@ print "dur $_ $dur{$_}{n} $dur{$_}{total} $dur{$_}{min} $dur{$_}{max}\n" for sor
 print "spans $_ @{$by{$_}}\n" for sort keys %by;
 '
 FROM_STATS='
-use strict; use warnings; use JSON::PP;
+use strict; use warnings; use JSON::XS;
 my $j = decode_json(join "", <STDIN>);
 print "events $j->{events}\n";
 my (@c, %n);
@@ -104,7 +104,7 @@ flat "$TMP/g.pt" "podtrace: counts and durations (types of one name told apart b
 # line in --dump).  Rows are type and name (and category: a podtrace type
 # name is one per category).
 ORDER='
-use strict; use warnings; use JSON::PP;
+use strict; use warnings; use JSON::XS;
 my (%row, $i);
 while (<STDIN>) {
 	$i++;
@@ -117,12 +117,12 @@ while (<STDIN>) {
 	my $r = $row{join "\t", @k} //= [0, 0, $i];
 	$r->[0]++; $r->[1] += $dur;
 }
-my $json = JSON::PP->new->allow_nonref;
+my $json = JSON::XS->new->allow_nonref;
 print join("\t", map { $json->decode($_) } (split /\t/)[0, 1]), "\n"
 	for sort { $row{$b}[0] <=> $row{$a}[0] || $row{$b}[1] <=> $row{$a}[1] || $row{$a}[2] <=> $row{$b}[2] } keys %row;
 '
 ROWS='
-use strict; use warnings; use JSON::PP;
+use strict; use warnings; use JSON::XS;
 my $j = decode_json(join "", <STDIN>);
 print "$_->{type}\t", $_->{name} // "", "\n" for @{$j->{spans}};
 '

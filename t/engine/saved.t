@@ -14,22 +14,26 @@ IDX=$XDG_CACHE_HOME/ttv
 nidx() { find "$IDX" -name 'index-*' -type f 2>/dev/null | wc -l | tr -d ' '; }
 saved() { "$TTV" "$@" --info --json 2>/dev/null | grep -o '"saved":[a-z]*' | cut -d: -f2; }
 # out ARGS: what a batch run prints, and its status (--info's line on where
-# its index came from left out)
-out() {
+# its index came from left out); out_to FILE ARGS: the same into FILE (the
+# outputs compared are megabytes: as files, not shell strings)
+out_to() {
+	_to=$1
+	shift
 	"$TTV" "$@" >"$TMP/o" 2>"$TMP/e"
-	echo "status $?"
-	grep -v '^index: \|^$' "$TMP/o"
-	cat "$TMP/e"
+	_rc=$?
+	{ echo "status $_rc"; grep -v '^index: \|^$' "$TMP/o"; cat "$TMP/e"; } >"$_to"
 }
+out() { out_to "$TMP/out" "$@"; cat "$TMP/out"; }
 # same WHAT TRACE...: every batch mode, from the saved index, as afresh
 same() {
 	what=$1
 	shift
 	for mode in --dump "--dump --json" --info "--stats --json"; do
 		# shellcheck disable=SC2086
-		fresh=$(out --no-cache $mode "$@")
+		out_to "$TMP/fresh" --no-cache $mode "$@"
 		# shellcheck disable=SC2086
-		is "$(out $mode "$@")" "$fresh" "$what: $mode as afresh"
+		out_to "$TMP/got" $mode "$@"
+		same_file "$TMP/got" "$TMP/fresh" "$what: $mode as afresh"
 	done
 }
 saves() { case " $SAVES " in *" $1 "*) return 0 ;; esac; return 1; }
@@ -48,9 +52,10 @@ grown() {
 		rm -rf "$IDX"
 		cp -r "$TMP/idx-saved" "$IDX"
 		# shellcheck disable=SC2086
-		got=$(out $mode "$trace")
+		out_to "$TMP/got" $mode "$trace"
 		# shellcheck disable=SC2086
-		is "$got" "$(out --no-cache $mode "$trace")" "$1: $mode as afresh"
+		out_to "$TMP/fresh" --no-cache $mode "$trace"
+		same_file "$TMP/got" "$TMP/fresh" "$1: $mode as afresh"
 	done
 	rm -rf "$TMP/idx-saved"
 }
@@ -185,13 +190,15 @@ rm -rf "$IDX"
 "$TTV" --info "$P" >/dev/null
 f=$(find "$IDX" -name 'index-*' -type f)
 cp "$f" "$TMP/pristine"
-fresh=$(out --no-cache --dump --json "$P")
+out_to "$TMP/fresh" --no-cache --dump --json "$P"
 head -c $(($(stat -c %s "$f") / 2)) "$TMP/pristine" >"$f"
-is "$(out --dump --json "$P")" "$fresh" "an index cut in half: indexed afresh"
+out_to "$TMP/got" --dump --json "$P"
+same_file "$TMP/got" "$TMP/fresh" "an index cut in half: indexed afresh"
 is "$(saved "$P")" true "... and saved whole again"
 cp "$TMP/pristine" "$f"
 printf 'Z' | dd of="$f" bs=1 seek=100 conv=notrunc 2>/dev/null
-is "$(out --dump --json "$P")" "$fresh" "a byte of its meta changed (its hash no longer holds): indexed afresh"
+out_to "$TMP/got" --dump --json "$P"
+same_file "$TMP/got" "$TMP/fresh" "a byte of its meta changed (its hash no longer holds): indexed afresh"
 # damaged N [--strings]: N bytes of the index $f (the saved $TMP/pristine)
 # damaged one at a time, in its meta (the hash written again) or in its
 # strings part: how many runs of trace $t crashed, reported or failed

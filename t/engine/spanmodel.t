@@ -57,7 +57,7 @@ every_format "$checked" "every format checked"
 # --report's self per name is the spans table's
 for fmt in podtrace dial9; do
 	"$TTV" --report --json "$TMP/t.$fmt" 2>/dev/null |
-		perl -MJSON::PP -ne 'my $r = decode_json($_); printf "%s|%s|%s %d\n", $r->{type}, $r->{category} // "", $r->{name}, $r->{self} if $r->{self}' |
+		perl -MJSON::XS -ne 'my $r = decode_json($_); printf "%s|%s|%s %d\n", $r->{type}, $r->{category} // "", $r->{name}, $r->{self} if $r->{self}' |
 		sort >"$TMP/report.$fmt"
 	"$TTV" --sql "select s.type || '|' || coalesce(e.category, '') || '|' || coalesce(s.name, s.type), sum(s.self)
 		from spans s join events e on e.id = s.id group by 1 having sum(s.self) > 0" \

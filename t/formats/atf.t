@@ -5,15 +5,15 @@
 
 # jv JSON PATH: the value at a Perl path ({a}[0]{b}) of a JSON document
 jv() {
-	printf '%s' "$1" | P="$2" perl -MJSON::PP -0777 -ne '
+	printf '%s' "$1" | P="$2" perl -MJSON::XS -0777 -ne '
 		my $d = decode_json($_); my $v = eval "\$d->$ENV{P}";
-		print defined $v ? (ref $v && ref $v ne "JSON::PP::Boolean" ? JSON::PP->new->canonical->encode($v) : $v) : "null"'
+		print defined $v ? (ref $v && ref $v ne "JSON::PP::Boolean" ? JSON::XS->new->canonical->encode($v) : $v) : "null"'
 }
 # th JSON SLOT KEY...: a value of thread SLOT in an --info --json document
 th() {
 	_j=$1 _s=$2
 	shift 2
-	printf '%s' "$_j" | S=$_s K="$*" perl -MJSON::PP -0777 -ne '
+	printf '%s' "$_j" | S=$_s K="$*" perl -MJSON::XS -0777 -ne '
 		my $d = decode_json($_);
 		for my $t (@{$d->{sources}[0]{details}{threads}}) {
 			next unless $t->{slot} == $ENV{S};

@@ -526,7 +526,7 @@ unlike "$OUT" "Queue.note \\(gauge\\)" "a string field with a metric kind is no 
 run --dump "$TMP/metrics.bin"
 like "$OUT" "Queue.depth \\(gauge\\)	Queue.depth	depth=7$" "a sample's line: its value alone"
 # --stats against the values --dump --json gives
-expect=$("$TTV" --dump --json "$TMP/metrics.bin" | perl -MJSON::PP -ne '
+expect=$("$TTV" --dump --json "$TMP/metrics.bin" | perl -MJSON::XS -ne '
 	my $e = decode_json($_); next unless $e->{type} eq "Queue";
 	for my $f (qw(depth drops load)) { my $v = $e->{fields}{$f}; push @{$v{$f}}, $v }
 	END { for my $f (qw(depth drops load)) { my @a = @{$v{$f}}; my ($lo, $hi, $s) = ($a[0], $a[0], 0);

@@ -30,11 +30,11 @@ WITH RECURSIVE p(id, path) AS (
   UNION ALL SELECT s.id, p.path || ';' || replace(s.name, ';', ',') FROM s JOIN p ON s.parent_id = p.id)"
 for name in atf dial9 htdump; do
 	"$TTV" --sql "$PATHS SELECT p.path, s.dur, s.ts FROM p JOIN s ON s.id = p.id" --json "$name.trace" |
-		perl -MJSON::PP -ne '$r = decode_json($_); print join("\t", $r->{path}, $r->{dur}, $r->{ts}), "\n"' | sort >sql.spans
+		perl -MJSON::XS -ne '$r = decode_json($_); print join("\t", $r->{path}, $r->{dur}, $r->{ts}), "\n"' | sort >sql.spans
 	"$TTV" --dump --json "$name.trace" | SPANS=1 perl "$T_DIR/nest.pl" | sort >nest.spans
 	ok "$([ -s nest.spans ] && cmp -s sql.spans nest.spans; echo $?)" "$name: spans, their paths, lengths and starts ($(wc -l <nest.spans | tr -d ' ') spans)"
 	"$TTV" --sql "$PATHS SELECT p.path, sum(s.self) AS self FROM p JOIN s ON s.id = p.id GROUP BY p.path HAVING self > 0" \
-		--json "$name.trace" | perl -MJSON::PP -ne '$r = decode_json($_); print "path $r->{path} $r->{self}\n"' | sort >sql.self
+		--json "$name.trace" | perl -MJSON::XS -ne '$r = decode_json($_); print "path $r->{path} $r->{self}\n"' | sort >sql.self
 	"$TTV" --dump --json "$name.trace" | perl "$T_DIR/nest.pl" | grep '^path ' | sort >nest.self
 	ok "$([ -s nest.self ] && cmp -s sql.self nest.self; echo $?)" "$name: self time per call path"
 done

@@ -136,8 +136,8 @@ like "$(printf '%s\n' "$SHOT" | sed -n 1,2p)" "^A: 51 spans
 B: 16 spans, filters: lane:\\^thread 2\\$" "D, D: A and B said"
 "$TTV" --report --json "$H" >"$TMP/ra"
 "$TTV" --report --json -e 'lane:^thread 2$' "$H" >"$TMP/rb"
-wa=$(perl -MJSON::PP -ne '$j = decode_json($_); print "$j->{total}\n" if $j->{name} eq "worker_run"' "$TMP/ra")
-wb=$(perl -MJSON::PP -ne '$j = decode_json($_); print "$j->{total}\n" if $j->{name} eq "worker_run"' "$TMP/rb")
+wa=$(perl -MJSON::XS -ne '$j = decode_json($_); print "$j->{total}\n" if $j->{name} eq "worker_run"' "$TMP/ra")
+wb=$(perl -MJSON::XS -ne '$j = decode_json($_); print "$j->{total}\n" if $j->{name} eq "worker_run"' "$TMP/rb")
 like "$(printf '%s\n' "$SHOT" | grep ' worker_run ')" "^ +8.68ms +2.87ms +-5.81ms .* 3 +1  worker_run " \
 	"... worker_run: A, B ($wa, $wb ns as --report has them) and the change"
 like "$(printf '%s\n' "$SHOT" | sed -n 6p)" " worker_run " "... the largest change first"
