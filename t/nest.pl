@@ -7,7 +7,7 @@
 # "path P self".  GROUPED=1: the trace's spans (podtrace's, a syscall
 # capture's) are grouped by type, then name, not nested.  SPANS=1: instead,
 # every span as "P<TAB>dur<TAB>ts", P its call path (names joined by ;).
-use strict; use warnings; use JSON::PP;
+use strict; use warnings; use JSON::XS;
 my (%spans, $i, %by, %path);
 sub count { my ($k, $d, $self) = @_;
 	my $b = $by{$k} //= {calls => 0, total => 0, all => 0, self => 0, max => 0};

@@ -36,8 +36,8 @@ figures() {
 
 # types JSON: "Name=count ..." by name; span call sites keep their file's base name.
 types() {
-	grep -o '"type":"[^"]*"' "$1" | cut -d'"' -f4 | sed 's#:[^:]*/\([^/:]*:[0-9]*\)$#:\1#' | sort | uniq -c |
-		awk '{printf "%s=%s ", $2, $1}'
+	perl -ne 'while (/"type":"([^"]*)"/g) { (my $t = $1) =~ s#:[^:]*/([^/:]*:[0-9]*)$#:$1#; $n{$t}++ }
+		END { print map { "$_=$n{$_} " } sort keys %n }' "$1"
 }
 
 # info_get JSON KEY: a number from the decoder's details ("sub_streams", "schema" ...)
