@@ -2,7 +2,7 @@
 #
 #   make          install missing build dependencies, then build ./ttv
 #   make demo     ... then open the viewer on generated sample traces
-#   make check    ... then build and run every test (prove -r t/)
+#   make check    ... then build and run every test (prove, three passes)
 #   make bench    ... then generate large traces and print the benchmark table
 #   make static   ... then build build-static/ttv: one file to copy to a host (no libraries)
 #   make install  build, then install under $(DESTDIR)$(PREFIX) (default /usr/local):
@@ -189,8 +189,7 @@ $(BUILD)/t/%: t/%.c $(CORE_OBJS)
 # an ASan+UBSan build, and what runs on two threads (filters:
 # t/query_test.c; the --stats walk: t/batch/stats.t; the viewer saving its
 # index: t/engine/savebg.t) under ThreadSanitizer.  Side by side they fill
-# the time one pass spends waiting (on the terminal, timers, ssh): a fresh
-# clone's make check 14.7 -> 12.4 minutes on this 2-core VM.
+# the time one pass spends waiting (on the terminal, timers, ssh).
 TSAN_BINS := build-tsan/ttv $(addprefix build-tsan/t/,query_test ptwrite scwrite d9write htwrite atfwrite)
 # Everything a pass starts carries its TTV_SUITE_TAG; after the pass,
 # t/leftovers.sh names and stops what still runs, and the pass fails.
@@ -200,6 +199,10 @@ suite = TTV_SUITE_TAG=$(SUITE_TAG)-$@ $(1); s=$$?; t/leftovers.sh "TTV_SUITE_TAG
 # cache and tmux server).  TEST_JOBS=1 runs them one at a time.
 TEST_JOBS ?= 2
 PROVE = prove -j$(TEST_JOBS)
+# The longest test files first (prove would take them in the order of their
+# folders), so that none is left running alone at the end of a pass.
+SLOW_TESTS := t/engine/saved.t t/remote/remote.t t/viewer/tmux.t t/formats/dial9.t t/batch/speedscope.t
+ALL_TESTS := $(SLOW_TESTS) $(filter-out $(SLOW_TESTS),$(sort $(wildcard t/*/*.t)))
 JOBS := $(shell nproc 2>/dev/null || echo 2)
 check: test-deps
 	@$(MAKE) --no-print-directory -j$(JOBS) build tests
@@ -208,11 +211,11 @@ check: test-deps
 check-release:
 	@$(MAKE) --no-print-directory static
 	@echo "== the suite on the release build"
-	@$(call suite,$(PROVE) -r t/)
+	@$(call suite,$(PROVE) $(ALL_TESTS))
 check-asan:
 	@$(MAKE) --no-print-directory BUILD=build-asan SAN=1 build tests
 	@echo "== the suite on the ASan+UBSan build"
-	@$(call suite,TTV_BUILD=build-asan $(PROVE) -r t/)
+	@$(call suite,TTV_BUILD=build-asan $(PROVE) $(ALL_TESTS))
 check-tsan:
 	@$(MAKE) --no-print-directory BUILD=build-tsan SAN=thread $(TSAN_BINS)
 	@echo "== the tests of what runs on two threads, under ThreadSanitizer"
@@ -222,7 +225,7 @@ check-tsan:
 # no sanitizer builds).
 test: test-deps
 	@$(MAKE) --no-print-directory build tests
-	$(call suite,TTV_QUICK=1 $(PROVE) -r t/)
+	$(call suite,TTV_QUICK=1 $(PROVE) $(ALL_TESTS))
 
 demo: deps
 	@$(MAKE) --no-print-directory build tests
