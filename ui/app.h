@@ -11,10 +11,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "src/calltree.h"
 #include "src/cli.h"
 #include "src/query.h"
-#include "src/report.h"
 #include "src/trace.h"
 #include "ui/actions.h"
 
@@ -159,30 +157,6 @@ struct lanes_view {
 	uint64_t span_key[4];
 };
 
-/* the call tree (tree.c): built in steps, shown as rows of unfolded nodes */
-struct tree_row {
-	uint32_t node, depth;
-};
-
-struct tree_view {
-	struct calltree ct;
-	struct calltree inv; /* bottom-up (made when first shown) */
-	bool inverted;       /* shown: inv */
-	uint64_t gen;        /* changes when its nodes do (what is made of them is made again) */
-	uint64_t made;       /* changes when it is made afresh: its nodes' ids are new */
-	bool per_lane;       /* each lane a node of its own */
-	struct diff *diff_a; /* D: the names of the tree remembered as A */
-	struct buf diff_a_scope, diff_page; /* what A was of; the comparison shown */
-
-	uint64_t scope; /* what it was built of (tree.c scope_of) */
-	bool building;
-	int sort;      /* total, self, calls */
-	uint8_t *open, *inv_open; /* per node: unfolded */
-	size_t open_n;            /* nodes open has room for */
-	struct tree_row *row;
-	size_t nrows, caprow, cur, top;
-};
-
 /* detail, info, help, filters, record, messages: one scrolling text page */
 struct page_view {
 	struct buf text;
@@ -190,6 +164,7 @@ struct page_view {
 	size_t filter_cur;     /* the filters view's cursor */
 	uint32_t record_input; /* the linked record the record page shows */
 	uint64_t record_off;
+	struct buf diff;       /* the comparison the diff page shows (D, v: page_diff_text) */
 };
 
 struct app {
@@ -224,7 +199,6 @@ struct app {
 	struct list_view list;
 	struct lanes_view lanes;
 	struct page_view page;
-	struct tree_view tree;
 	void *state[V_COUNT]; /* each view's own, as its file has it (view_state) */
 
 	/* lanes in display order, and their flags (nav.c keeps them in step
@@ -247,6 +221,7 @@ struct app {
 		bool has_lo, has_hi;
 		int64_t lo, hi;
 	} range;
+	bool per_lane; /* ... in which the call tree counts each lane apart (its a) */
 	struct {
 		bool on;
 		int line, col;

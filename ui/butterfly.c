@@ -68,10 +68,10 @@ static bool nested_in_itself(const struct calltree *ct, uint32_t v)
 static void focus(struct app *a, uint32_t sym)
 {
 	struct butterfly_view *bv = bv_of(a);
-	const struct calltree *ct = &a->tree.ct;
+	const struct calltree *ct = tree_calltree(a);
 	bv->focused = true;
 	bv->sym = sym;
-	bv->tree_gen = a->tree.gen;
+	bv->tree_gen = tree_gen(a);
 	bv->nrows = bv->cur = bv->top = 0;
 	add_row(bv, BF_HEAD, CT_NONE); /* "called by" */
 	size_t callers = bv->nrows;
@@ -115,13 +115,11 @@ static void butterfly_close(struct app *a)
  * made of a tree that changed since go (made again from its cursor). */
 static void focus_tree_cursor(struct app *a)
 {
-	struct tree_view *tv = &a->tree;
-	if (bv_of(a)->focused && bv_of(a)->tree_gen != tv->gen)
+	if (bv_of(a)->focused && bv_of(a)->tree_gen != tree_gen(a))
 		butterfly_close(a);
-	if (tv->building || !tv->nrows || bv_of(a)->focused)
-		return;
-	const struct calltree *ct = tv->inverted ? &tv->inv : &tv->ct;
-	focus(a, ct->node[tv->row[tv->cur].node].sym); /* (syms are the same in both trees) */
+	uint32_t sym;
+	if (!bv_of(a)->focused && tree_cursor_sym(a, &sym))
+		focus(a, sym);
 }
 
 /* b in the call tree: of the function at its cursor */
@@ -142,7 +140,7 @@ static bool butterfly_back(struct app *a)
 static void butterfly_draw(struct app *a)
 {
 	struct butterfly_view *bv = bv_of(a);
-	const struct calltree *ct = &a->tree.ct;
+	const struct calltree *ct = tree_calltree(a);
 	focus_tree_cursor(a); /* (asked for while the tree was being built) */
 	if (!bv->focused) {
 		tree_draw(a); /* (how far it is, or that there is nothing) */

@@ -26,8 +26,8 @@ struct flame_view {
 static struct flame_view *fv_of(struct app *a)
 {
 	struct flame_view *fv = view_state(a, V_FLAME);
-	if (fv->made != a->tree.made)
-		*fv = (struct flame_view){.made = a->tree.made};
+	if (fv->made != tree_made(a))
+		*fv = (struct flame_view){.made = tree_made(a)};
 	return fv;
 }
 
@@ -35,7 +35,7 @@ static bool flame_open(struct app *a)
 {
 	tree_open(a); /* (the same tree: made when its scope changed) */
 	struct flame_view *fv = fv_of(a);
-	if (!a->tree.building && !fv->root)
+	if (!tree_building(a) && !fv->root)
 		fv->sel = 0;
 	return true;
 }
@@ -58,7 +58,7 @@ struct layout {
 static void bar(struct layout *L, uint32_t v, double x0, double x1, int y)
 {
 	struct app *a = L->a;
-	const struct calltree *ct = &a->tree.ct;
+	const struct calltree *ct = tree_calltree(a);
 	int c0 = (int)(x0 + 0.5), c1 = (int)(x1 + 0.5);
 	if (y >= a->lines - 1 || c1 <= c0)
 		return; /* (narrower than a cell: its callees too) */
@@ -102,7 +102,7 @@ static void lay_out(struct app *a, struct layout *L)
 /* The first line: the path to the zoomed bar. */
 static void crumbs(struct app *a)
 {
-	const struct calltree *ct = &a->tree.ct;
+	const struct calltree *ct = tree_calltree(a);
 	struct buf b = {0};
 	buf_adds(&b, "FLAME GRAPH: ");
 	uint32_t path[64];
@@ -123,7 +123,7 @@ static void crumbs(struct app *a)
 
 static void flame_draw(struct app *a)
 {
-	if (a->tree.building || !a->tree.nrows) {
+	if (!tree_ready(a)) {
 		tree_draw(a); /* (how far it is, or that there is nothing) */
 		return;
 	}
@@ -136,9 +136,9 @@ static void flame_draw(struct app *a)
 static bool flame_status(struct app *a, struct buf *out, int room)
 {
 	(void)room; /* (cut to fit by the status line) */
-	if (a->tree.building || !a->tree.nrows)
+	if (!tree_ready(a))
 		return false;
-	const struct calltree *ct = &a->tree.ct;
+	const struct calltree *ct = tree_calltree(a);
 	const struct flame_view *fv = fv_of(a);
 	const struct ct_node *n = &ct->node[fv->sel];
 	if (fv->sel)
@@ -157,7 +157,7 @@ static bool flame_status(struct app *a, struct buf *out, int room)
 /* The bar beside the selected one on its row (dir -1 or 1), if one is drawn. */
 static uint32_t beside(struct app *a, int dir)
 {
-	const struct calltree *ct = &a->tree.ct;
+	const struct calltree *ct = tree_calltree(a);
 	const struct flame_view *fv = fv_of(a);
 	uint32_t v = fv->sel, p = ct->node[v].parent;
 	if (!v || v == fv->root || p == CT_NONE)
@@ -178,13 +178,13 @@ static uint32_t beside(struct app *a, int dir)
 static bool flame_action(struct app *a, enum action act)
 {
 	struct flame_view *fv = fv_of(a);
-	const struct calltree *ct = &a->tree.ct;
+	const struct calltree *ct = tree_calltree(a);
 	if (act == ACT_DETAIL) { /* the selected bar's calls */
-		if (!a->tree.building && a->tree.nrows)
+		if (tree_ready(a))
 			occur_of(a, ct, fv->sel, true);
 		return true;
 	}
-	if (a->tree.building || !a->tree.nrows)
+	if (!tree_ready(a))
 		return tree_action(a, act);
 	switch (act) {
 	case ACT_PAN_LEFT: fv->sel = beside(a, -1); return true;
@@ -212,7 +212,7 @@ static bool flame_action(struct app *a, enum action act)
 
 static void flame_click(struct app *a, int line, int col)
 {
-	if (a->tree.building || !a->tree.nrows)
+	if (!tree_ready(a))
 		return;
 	struct layout L = {a, false, (uint32_t)MAX(col, 0), (uint32_t)MAX(line, 0), CT_NONE};
 	lay_out(a, &L);

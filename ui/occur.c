@@ -124,7 +124,9 @@ static void build(struct app *a)
 	ov->nverdict = ov->n = ov->calls = ov->cur = ov->top = 0;
 	ov->scope = tree_scope(a);
 	ov->building = true;
-	calltree_begin(&ov->ct, &a->tree.ct.scope);
+	struct ct_scope sc;
+	tree_scope_fill(a, &sc); /* (the tree's scope) */
+	calltree_begin(&ov->ct, &sc);
 	ov->ct.counted = counted;
 	ov->ct.counted_ctx = ov;
 }

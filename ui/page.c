@@ -9,6 +9,7 @@
 #include "ui/draw.h"
 #include "ui/keymap.h"
 #include "ui/nav.h"
+#include "ui/page.h"
 #include "ui/prompt.h"
 #include "ui/view.h"
 
@@ -256,7 +257,9 @@ static bool page_make(struct app *a, void (*make)(struct app *a), bool keep_scro
 	return true;
 }
 
-static void diff_page(struct app *a) { buf_add(&a->page.text, a->tree.diff_page.p, a->tree.diff_page.len); }
+static void diff_page(struct app *a) { buf_add(&a->page.text, a->page.diff.p, a->page.diff.len); }
+
+struct buf *page_diff_text(struct app *a) { return &a->page.diff; }
 
 /* (the detail: of the selected event, so none without one) */
 static bool detail_open(struct app *a) { return a->sel != NO_POS && page_make(a, detail_page, false); }

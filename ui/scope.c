@@ -27,7 +27,7 @@ uint64_t tree_scope(struct app *a)
 {
 	struct buf b = {0};
 	buf_printf(&b, "%llu %d%d %lld %lld %d", (unsigned long long)model_generation(a->m), a->range.has_lo,
-		   a->range.has_hi, (long long)a->range.lo, (long long)a->range.hi, a->tree.per_lane);
+		   a->range.has_hi, (long long)a->range.lo, (long long)a->range.hi, a->per_lane);
 	for (size_t i = 0; i < a->fs->n; i++)
 		buf_printf(&b, "\n%d %s", a->fs->f[i].enabled, a->fs->f[i].spec);
 	buf_add(&b, a->lane_flags, a->norder);
@@ -41,7 +41,7 @@ void tree_scope_fill(struct app *a, struct ct_scope *sc)
 {
 	*sc = (struct ct_scope){.t = a->t, .fs = a->fs, .keep = shown, .ctx = a,
 				.lo = a->range.has_lo ? a->range.lo : INT64_MIN,
-				.hi = a->range.has_hi ? a->range.hi : INT64_MAX, .per_lane = a->tree.per_lane};
+				.hi = a->range.has_hi ? a->range.hi : INT64_MAX, .per_lane = a->per_lane};
 }
 
 /* n and N go through the events of the spans called (type, name): a

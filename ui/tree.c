@@ -17,6 +17,7 @@
 #include "ui/draw.h"
 #include "ui/nav.h"
 #include "ui/occur.h"
+#include "ui/page.h"
 #include "ui/scope.h"
 #include "ui/tree.h"
 #include "ui/view.h"
@@ -28,12 +29,31 @@ static const char *const sort_names[SORT_COUNT] = {"total", "self", "calls"};
 
 static int rows(const struct app *a) { return a->lines - 2; /* header and status line */ }
 
-/* The tree shown (top-down or bottom-up) and its nodes' unfolding. */
-static struct calltree *shown_ct(struct tree_view *tv) { return tv->inverted ? &tv->inv : &tv->ct; }
-static uint8_t *shown_open(struct tree_view *tv) { return tv->inverted ? tv->inv_open : tv->open; }
+/* The tree, built in steps, shown as rows of unfolded nodes. */
+struct tree_row {
+	uint32_t node, depth;
+};
+
+struct tree_view {
+	struct calltree ct;
+	struct calltree inv; /* bottom-up (made when first shown) */
+	bool inverted;       /* shown: inv */
+	uint64_t gen;        /* changes when its nodes do (what is made of them is made again) */
+	uint64_t made;       /* changes when it is made afresh: its nodes' ids are new */
+	struct diff *diff_a; /* D: the names of the tree remembered as A */
+	struct buf diff_a_scope; /* what A was of */
+
+	uint64_t scope; /* what it was built of (tree_scope) */
+	bool building;
+	int sort;      /* total, self, calls */
+	uint8_t *open, *inv_open; /* per node: unfolded */
+	size_t open_n;            /* nodes open has room for */
+	struct tree_row *row;
+	size_t nrows, caprow, cur, top;
+};
 
 /* v: the first file's spans against the others', a tree of side A's then
- * one of B's built in steps (this view's own state: view_state) */
+ * one of B's built in steps */
 struct files_diff {
 	struct calltree ct;
 	struct diff_side side;
@@ -42,20 +62,30 @@ struct files_diff {
 	bool building;
 };
 
-static struct files_diff *files_of(struct app *a) { return view_state(a, V_TREE); }
+/* This view's own state (view_state). */
+struct tree_state {
+	struct tree_view tv;
+	struct files_diff files;
+};
+
+static struct tree_view *tv_of(struct app *a) { return &((struct tree_state *)view_state(a, V_TREE))->tv; }
+static struct files_diff *files_of(struct app *a) { return &((struct tree_state *)view_state(a, V_TREE))->files; }
+
+/* The tree shown (top-down or bottom-up) and its nodes' unfolding. */
+static struct calltree *shown_ct(struct tree_view *tv) { return tv->inverted ? &tv->inv : &tv->ct; }
+static uint8_t *shown_open(struct tree_view *tv) { return tv->inverted ? tv->inv_open : tv->open; }
 
 static void tree_free(struct app *a);
 
 bool tree_open(struct app *a)
 {
-	struct tree_view *tv = &a->tree;
+	struct tree_view *tv = tv_of(a);
 	uint64_t scope = tree_scope(a);
 	if (tv->ct.node && tv->scope == scope)
 		return true;
 	tree_free(a);
-	*tv = (struct tree_view){.sort = tv->sort, .per_lane = tv->per_lane, .inverted = tv->inverted, .building = true,
-				 .scope = scope, .diff_a = tv->diff_a, .diff_a_scope = tv->diff_a_scope,
-				 .diff_page = tv->diff_page, .gen = tv->gen, .made = tv->made + 1};
+	*tv = (struct tree_view){.sort = tv->sort, .inverted = tv->inverted, .building = true,
+				 .scope = scope, .diff_a = tv->diff_a, .diff_a_scope = tv->diff_a_scope, .gen = tv->gen, .made = tv->made + 1};
 	struct ct_scope sc;
 	tree_scope_fill(a, &sc);
 	calltree_begin(&tv->ct, &sc);
@@ -103,7 +133,7 @@ static uint32_t *children(const struct calltree *ct, uint32_t v, size_t *n, int 
 size_t tree_children(struct app *a, uint32_t v, uint32_t **kids)
 {
 	size_t n;
-	*kids = children(&a->tree.ct, v, &n, SORT_TOTAL);
+	*kids = children(&tv_of(a)->ct, v, &n, SORT_TOTAL);
 	return n;
 }
 
@@ -178,9 +208,11 @@ static bool on_top(const struct app *a)
 
 static bool tree_pending(const struct app *a)
 {
-	const struct tree_view *tv = &a->tree;
-	const struct files_diff *fd = view_state_made(a, V_TREE);
-	if (tv->building || (fd && fd->building))
+	const struct tree_state *st = view_state_made(a, V_TREE);
+	if (!st)
+		return false; /* (never opened) */
+	const struct tree_view *tv = &st->tv;
+	if (tv->building || st->files.building)
 		return true;
 	if (!tv->ct.node || !on_top(a))
 		return false;
@@ -194,7 +226,7 @@ static bool tree_pending(const struct app *a)
  * bottom-up tree and the butterfly made again from it. */
 static void took_in(struct app *a)
 {
-	struct tree_view *tv = &a->tree;
+	struct tree_view *tv = tv_of(a);
 	uint8_t *open = first_open(&tv->ct);
 	if (tv->open)
 		memcpy(open, tv->open, tv->open_n);
@@ -221,7 +253,7 @@ static bool files_step(struct app *a, uint64_t budget_ns);
 
 static bool tree_step(struct app *a, uint64_t budget_ns)
 {
-	struct tree_view *tv = &a->tree;
+	struct tree_view *tv = tv_of(a);
 	if (files_of(a)->building)
 		return files_step(a, budget_ns) || tv->building;
 	if (!tree_pending(a))
@@ -242,12 +274,29 @@ static void files_free(struct app *a);
 static void tree_free(struct app *a)
 {
 	files_free(a);
-	a->tree.gen++; /* (a remembered A outlives the tree: tree_end frees it) */
-	calltree_free(&a->tree.ct);
-	calltree_free(&a->tree.inv);
-	free(a->tree.open);
-	free(a->tree.inv_open);
-	free(a->tree.row);
+	tv_of(a)->gen++; /* (a remembered A outlives the tree: tree_end frees it) */
+	calltree_free(&tv_of(a)->ct);
+	calltree_free(&tv_of(a)->inv);
+	free(tv_of(a)->open);
+	free(tv_of(a)->inv_open);
+	free(tv_of(a)->row);
+}
+
+/* ---- what the flame graph and the butterfly read of it --------------------- */
+
+const struct calltree *tree_calltree(struct app *a) { return &tv_of(a)->ct; }
+bool tree_building(struct app *a) { return tv_of(a)->building; }
+bool tree_ready(struct app *a) { return !tv_of(a)->building && tv_of(a)->nrows; }
+uint64_t tree_gen(struct app *a) { return tv_of(a)->gen; }
+uint64_t tree_made(struct app *a) { return tv_of(a)->made; }
+
+bool tree_cursor_sym(struct app *a, uint32_t *sym)
+{
+	struct tree_view *tv = tv_of(a);
+	if (!tree_ready(a))
+		return false;
+	*sym = shown_ct(tv)->node[tv->row[tv->cur].node].sym; /* (syms are the same in both trees) */
+	return true;
 }
 
 /* ---- drawing -------------------------------------------------------------- */
@@ -257,7 +306,7 @@ static bool wide(const struct app *a) { return a->cols >= 120; }
 
 static void draw_row(struct app *a, int y, const struct tree_row *r, bool sel)
 {
-	struct tree_view *tv = &a->tree;
+	struct tree_view *tv = tv_of(a);
 	const struct calltree *ct = shown_ct(tv);
 	const struct ct_node *n = &ct->node[r->node];
 	uint64_t all = ct->node[0].total;
@@ -291,7 +340,7 @@ static void draw_row(struct app *a, int y, const struct tree_row *r, bool sel)
 
 void tree_draw(struct app *a)
 {
-	struct tree_view *tv = &a->tree;
+	struct tree_view *tv = tv_of(a);
 	draw_role(R_TITLE);
 	draw_fill(0, 0, a->cols, " ");
 	char head[160];
@@ -319,7 +368,7 @@ void tree_draw(struct app *a)
 static bool tree_status(struct app *a, struct buf *out, int room)
 {
 	(void)room; /* (cut to fit by the status line) */
-	struct tree_view *tv = &a->tree;
+	struct tree_view *tv = tv_of(a);
 	buf_printf(out, "call tree of %llu spans", (unsigned long long)tv->ct.spans);
 	if (vis_count(a) != model_count(a->m))
 		buf_adds(out, ", filtered");
@@ -351,7 +400,7 @@ static void fold(struct tree_view *tv, bool open)
 
 bool tree_occurrences(struct app *a)
 {
-	struct tree_view *tv = &a->tree;
+	struct tree_view *tv = tv_of(a);
 	if (tv->building || !tv->nrows)
 		return false;
 	return occur_of(a, shown_ct(tv), tv->row[tv->cur].node, !tv->inverted);
@@ -377,19 +426,18 @@ static bool tree_opens(struct app *a, enum action act)
 
 bool tree_action(struct app *a, enum action act)
 {
-	struct tree_view *tv = &a->tree;
+	struct tree_view *tv = tv_of(a);
 	if (view_top(a) == V_TREE && tree_opens(a, act))
 		return true;
 	if (tv->building && (act == ACT_BACK || act == ACT_QUIT || act == ACT_INTERRUPT)) {
 		tree_free(a); /* stopped: built afresh when opened again */
-		*tv = (struct tree_view){.sort = tv->sort, .per_lane = tv->per_lane, .diff_a = tv->diff_a,
-					 .diff_a_scope = tv->diff_a_scope, .diff_page = tv->diff_page, .gen = tv->gen,
-					 .made = tv->made};
+		*tv = (struct tree_view){.sort = tv->sort, .diff_a = tv->diff_a, .diff_a_scope = tv->diff_a_scope,
+					 .gen = tv->gen, .made = tv->made};
 		message(a, false, "call tree stopped");
 		return act == ACT_INTERRUPT;
 	}
 	if (tv->building && act == ACT_BY_LANE) {
-		tv->per_lane = !tv->per_lane;
+		a->per_lane = !a->per_lane;
 		tree_open(a);
 		return true;
 	}
@@ -418,9 +466,9 @@ bool tree_action(struct app *a, enum action act)
 		return true;
 	}
 	case ACT_BY_LANE:
-		tv->per_lane = !tv->per_lane;
+		a->per_lane = !a->per_lane;
 		tree_open(a); /* (built afresh) */
-		message(a, false, "%s", tv->per_lane ? "each lane on its own" : "every lane merged");
+		message(a, false, "%s", a->per_lane ? "each lane on its own" : "every lane merged");
 		return true;
 	case ACT_INVERT:
 		make_inverted(tv);
@@ -462,7 +510,7 @@ static void scope_words(struct app *a, uint64_t spans, struct buf *b)
 
 bool tree_diff(struct app *a)
 {
-	struct tree_view *tv = &a->tree;
+	struct tree_view *tv = tv_of(a);
 	if (tv->building || !tv->ct.node) {
 		message(a, true, "the call tree is not all there yet");
 		return false;
@@ -476,13 +524,14 @@ bool tree_diff(struct app *a)
 		return false;
 	}
 	diff_add(tv->diff_a, &tv->ct, true);
-	buf_reset(&tv->diff_page);
-	buf_adds(&tv->diff_page, "A: ");
-	buf_add(&tv->diff_page, tv->diff_a_scope.p, tv->diff_a_scope.len);
-	buf_adds(&tv->diff_page, "\nB: ");
-	scope_words(a, tv->ct.spans, &tv->diff_page);
-	buf_adds(&tv->diff_page, "\nper name, the largest change of total first\n\n");
-	diff_table(tv->diff_a, a->m, false, &tv->diff_page, NULL);
+	struct buf *p = page_diff_text(a);
+	buf_reset(p);
+	buf_adds(p, "A: ");
+	buf_add(p, tv->diff_a_scope.p, tv->diff_a_scope.len);
+	buf_adds(p, "\nB: ");
+	scope_words(a, tv->ct.spans, p);
+	buf_adds(p, "\nper name, the largest change of total first\n\n");
+	diff_table(tv->diff_a, a->m, false, p, NULL);
 	diff_free(tv->diff_a);
 	tv->diff_a = NULL;
 	return true;
@@ -522,7 +571,7 @@ static void files_side(struct app *a, bool b)
 static void files_said(struct app *a)
 {
 	struct files_diff *fd = files_of(a);
-	struct buf *p = &a->tree.diff_page;
+	struct buf *p = page_diff_text(a);
 	uint64_t n = model_count(a->m);
 	buf_reset(p);
 	if (fd->building) {
@@ -598,10 +647,9 @@ static const char *tree_meaning(enum action act)
 static void tree_end(struct app *a)
 {
 	tree_free(a);
-	diff_free(a->tree.diff_a);
-	buf_free(&a->tree.diff_a_scope);
-	buf_free(&a->tree.diff_page);
+	diff_free(tv_of(a)->diff_a);
+	buf_free(&tv_of(a)->diff_a_scope);
 }
 
-const struct view_ops tree_ops = {.state_size = sizeof(struct files_diff), .open = tree_open, .draw = tree_draw, .action = tree_action, .meaning = tree_meaning,
+const struct view_ops tree_ops = {.state_size = sizeof(struct tree_state), .open = tree_open, .draw = tree_draw, .action = tree_action, .meaning = tree_meaning,
 				  .status = tree_status, .pending = tree_pending, .step = tree_step, .free = tree_end};
