@@ -154,7 +154,7 @@ struct lanes_view {
 	/* the selected span as the status line says it (its name; its
 	 * duration, self time and depth), and what it was made for */
 	char span_name[160], span_tail[80];
-	uint64_t span_key[4];
+	uint64_t span_key[5];
 };
 
 /* detail, info, help, filters, record, messages: one scrolling text page */

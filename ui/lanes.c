@@ -93,6 +93,14 @@ void lanes_fit(struct app *a)
 		a->lanes.t0 = a->lanes.t1 - 1000;
 }
 
+void lanes_first_fit(struct app *a)
+{
+	if (a->lanes.window_set || !model_count(a->m))
+		return;
+	lanes_fit(a);
+	a->lanes.window_set = true;
+}
+
 static void set_window(struct app *a, __int128 t0, __int128 t1)
 {
 	int W = MAX(1, a->cols - name_width(a));
@@ -790,7 +798,7 @@ static void span_action(struct app *a, enum action act)
 static bool lanes_status(struct app *a, struct buf *out, int room)
 {
 	struct lanes_view *lv = &a->lanes;
-	uint64_t key[4] = {a->sel, model_count(a->m), model_generation(a->m), a->vis.done};
+	uint64_t key[5] = {a->sel, model_count(a->m), model_generation(a->m), a->vis.done, a->raw_names}; /* (R: names as written) */
 	if (memcmp(key, lv->span_key, sizeof key)) {
 		memcpy(lv->span_key, key, sizeof key);
 		lv->span_name[0] = lv->span_tail[0] = 0;

@@ -489,7 +489,6 @@ static bool global_action(struct app *a, enum action act)
 	case ACT_INTERRUPT: message(a, false, "nothing to interrupt (q quits)"); return true;
 	case ACT_RAW_NAMES:
 		a->raw_names = !a->raw_names;
-		a->lanes.span_key[0] = NO_POS; /* the status line's span name too */
 		message(a, false, "%s", a->raw_names ? "function names as written" : "function names readable (demangled)");
 		return true;
 	case ACT_REDRAW: clearok(curscr, TRUE); return true;
@@ -755,10 +754,7 @@ static void after_load(struct app *a, uint64_t before, bool was_at_end, struct e
 	if (model_generation(a->m) != a->vis.gen)
 		vis_reset(a);
 	vis_step(a, SLICE_NS); /* more slices follow from the loop */
-	if (!a->lanes.window_set && n) {
-		lanes_fit(a);
-		a->lanes.window_set = true;
-	}
+	lanes_first_fit(a);
 	if (a->sel == NO_POS && !a->sel_ref.set) /* the first events: following starts at the end */
 		select_pos(a, a->follow ? vis_last(a) : vis_first_timed(a));
 	else if (!a->touched && !a->follow) /* untouched: on the first timeline event as more is read */
