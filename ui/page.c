@@ -447,7 +447,7 @@ static bool filters_action(struct app *a, enum action act)
 		return true;
 	case ACT_EDIT:
 		if (i < fs->n)
-			prompt_open(a, PROMPT_FILTER, fs->f[i].spec);
+			prompt_edit_filter(a, i);
 		return true;
 	case ACT_ITEM_UP:
 	case ACT_ITEM_DOWN: {

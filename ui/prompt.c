@@ -104,7 +104,7 @@ void prompt_open(struct app *a, enum prompt_kind kind, const char *initial)
 	p->cursor = p->text.len;
 	free(p->error);
 	p->error = NULL;
-	p->editing = kind == PROMPT_FILTER && initial ? (long)a->page.filter_cur : -1;
+	p->editing = -1;
 	p->origin = a->sel;
 	history_load(p);
 }
@@ -331,6 +331,12 @@ bool filter_cancel(struct app *a)
 	vis_reset(a);
 	message(a, false, "filter cancelled");
 	return true;
+}
+
+void prompt_edit_filter(struct app *a, size_t i)
+{
+	prompt_open(a, PROMPT_FILTER, a->fs->f[i].spec);
+	a->prompt.editing = (long)i;
 }
 
 /* The prompt again, with what was typed, the error and the cursor at it:

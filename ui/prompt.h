@@ -6,6 +6,7 @@
 
 /* search and prompt (prompt.c) */
 void prompt_open(struct app *a, enum prompt_kind kind, const char *initial);
+void prompt_edit_filter(struct app *a, size_t i); /* the & prompt with filter i, Enter puts it in its place */
 /* A filter given with -e whose field the trace has not: taken out and
  * shown at the & prompt with the error (once the trace is read). */
 void filters_check_fields(struct app *a);
