@@ -1,7 +1,7 @@
 /* The model's private parts, shared by its files: src/model.c (adding,
- * committing, piles, reading in order), src/model_pair.c (durations and
- * pairing), src/model_merge.c (the parts made one), src/model_saved.c (the
- * saved index).  Nothing outside src/model*.c includes this: src/model.h is
+ * committing, piles, the streams), src/model_cursor.c (reading them in
+ * order), src/model_pair.c (durations and pairing), src/model_merge.c (the
+ * parts made one), src/model_saved.c (the saved index).  Nothing outside src/model*.c includes this: src/model.h is
  * the model's interface. */
 #ifndef TTV_MODEL_INT_H
 #define TTV_MODEL_INT_H
@@ -401,5 +401,38 @@ void finish_commit(struct model *m);
 void lanes_at_home(struct model *m);
 void piles_settle(struct model *m);
 void sources_in_one(struct model *m);
+
+/* model.c's helpers that model_cursor.c reads the streams with */
+/* A compact event's loc: its input, offset and type (the order of events at one time). */
+static inline uint64_t loc_of(uint32_t input, uint64_t off, uint32_t type)
+{
+	return (uint64_t)(input & ((1u << IN_BITS) - 1)) << (OFF_BITS + TYPE_BITS) |
+	       (off & ((1ull << OFF_BITS) - 1)) << TYPE_BITS | type;
+}
+
+static inline void cev_event(const struct model *m, const struct cev *c, struct event *e)
+{
+	e->ts = c->ts;
+	e->dur = dur_decode(m, c->dur);
+	e->lane = cev_lane(c);
+	e->type = cev_type(c);
+	e->name = c->name;
+	e->flags = cev_flags(c);
+	e->input = cev_input(c);
+	e->off = cev_off(c);
+}
+
+#define SEQ(m, s, op, ...) ((m)->seqs[s].ops->op((m)->seqs[s].ctx, ##__VA_ARGS__))
+
+static inline size_t nstreams(const struct model *m) { return m->nparts + m->nseqs - 1; }
+static inline bool is_part(const struct model *m, size_t s) { return s < m->nparts; }
+/* (the sequence of stream s, when it is not a part) */
+static inline size_t stream_seq(const struct model *m, size_t s) { return s - m->nparts + 1; }
+uint64_t stream_count(const struct model *m, size_t s);
+int64_t stream_ts(const struct model *m, size_t s, uint64_t i);
+/* First event of stream s whose time is not before t (upper: after t). */
+uint64_t stream_bound(const struct model *m, size_t s, int64_t t, bool upper);
+/* This thread's cursors over m let go (model_free). */
+void cursors_let_go(const struct model *m);
 
 #endif
