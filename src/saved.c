@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "src/util.h"
@@ -76,6 +77,17 @@ static void index_path(struct buf *b, uint64_t key)
 
 static size_t page_size(void) { return (size_t)sysconf(_SC_PAGESIZE); }
 
+/* The index in fd used now: its time from the fine clock, which the
+ * kernel's own file times (a tick of a few ms) are not, so that an index
+ * used just after another is newer than it when the directory is pruned. */
+static void mark_used(int fd)
+{
+	struct timespec now[2];
+	clock_gettime(CLOCK_REALTIME, &now[0]);
+	now[1] = now[0];
+	futimens(fd, now);
+}
+
 bool saved_open(uint64_t key, struct saved *s)
 {
 	struct buf path = {0};
@@ -113,8 +125,7 @@ bool saved_open(uint64_t key, struct saved *s)
 	if (hash_big(meta, h.nmeta) != h.meta_hash)
 		goto fail;
 	s->meta = (struct blob){meta, meta + h.nmeta, false};
-	/* used now: the last to go when the directory is pruned */
-	futimens(s->fd, NULL);
+	mark_used(s->fd); /* the last to go when the directory is pruned */
 	return true;
 fail:
 	saved_close(s);
@@ -252,6 +263,8 @@ bool saved_write(uint64_t key, const struct buf *meta, const struct saved_part *
 	int fd = mkostemp(tmp.p, O_CLOEXEC), e = errno;
 	if (fd >= 0) {
 		ok = write_index(fd, key, meta, part, nparts, stop) || (e = errno, false);
+		if (ok)
+			mark_used(fd);
 		close(fd);
 		ok = ok && (!rename(tmp.p, path.p) || (e = errno, false));
 		if (!ok)
