@@ -503,11 +503,19 @@ static bool record_action(struct app *a, enum action act)
 	return page_action(a, act);
 }
 
-const struct view_ops detail_ops = {.open = detail_open, .draw = detail_draw, .action = detail_action};
-const struct view_ops info_ops = {.open = info_open, .draw = page_draw, .action = page_action};
-const struct view_ops help_ops = {.open = help_open, .draw = page_draw, .action = page_action};
-const struct view_ops filters_ops = {.open = filters_open, .draw = filters_draw, .action = filters_action};
-const struct view_ops record_ops = {.open = record_open, .draw = page_draw, .action = record_action};
-const struct view_ops messages_ops = {.open = messages_open, .draw = page_draw, .action = page_action};
-const struct view_ops legend_ops = {.open = legend_open, .draw = page_draw, .action = page_action};
-const struct view_ops diff_ops = {.open = diff_open, .draw = diff_draw, .action = page_action};
+/* The viewer ends: the page's text (the page views share it: each frees
+ * it, the first for good). */
+static void page_end(struct app *a)
+{
+	buf_free(&a->page.text);
+	buf_free(&a->page.diff);
+}
+
+const struct view_ops detail_ops = {.open = detail_open, .draw = detail_draw, .action = detail_action, .free = page_end};
+const struct view_ops info_ops = {.open = info_open, .draw = page_draw, .action = page_action, .free = page_end};
+const struct view_ops help_ops = {.open = help_open, .draw = page_draw, .action = page_action, .free = page_end};
+const struct view_ops filters_ops = {.open = filters_open, .draw = filters_draw, .action = filters_action, .free = page_end};
+const struct view_ops record_ops = {.open = record_open, .draw = page_draw, .action = record_action, .free = page_end};
+const struct view_ops messages_ops = {.open = messages_open, .draw = page_draw, .action = page_action, .free = page_end};
+const struct view_ops legend_ops = {.open = legend_open, .draw = page_draw, .action = page_action, .free = page_end};
+const struct view_ops diff_ops = {.open = diff_open, .draw = diff_draw, .action = page_action, .free = page_end};

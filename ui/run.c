@@ -73,8 +73,6 @@ static void app_free(struct app *a)
 	free(a->lane_flags);
 	free(a->type_role);
 	free(a->hist);
-	buf_free(&a->page.text);
-	buf_free(&a->page.diff);
 	views_free(a);
 	for (size_t i = 0; i < ARRAY_LEN(a->mark_note); i++)
 		free(a->mark_note[i]);
