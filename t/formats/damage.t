@@ -24,13 +24,7 @@ for fmt in $(formats); do
 done
 
 # podtrace: every version, hostile strings
-"$TBIN/ptwrite" "$TMP/mix.pt" <<'SPEC'
-V1 ts=10 pid=1 type=0 target=a
-V2 ts=5 pid=2 type=30 old=x new=y cgroup=3
-V3 ts=30 pid=1 type=21 comm=c\x1b target=/p bytes=4
-V4 len=424 ts=20 pid=3 type=13 tcp_state=4
-V4 ts=40 pid=3 type=99 target=\xff\xfe
-SPEC
+"$TBIN/ptwrite" "$TMP/mix.pt" <"$HERE/every-version.ptspec"
 tap_run "$TBIN/cut_test" --format podtrace --damage 400 --seed 1 "$TMP/mix.pt"
 
 # syscall: the other shared captures (one with a fork, one with every argument type)
