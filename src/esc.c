@@ -90,14 +90,19 @@ static void esc_walk(struct buf *b, const uint8_t *s, size_t n, char quote)
 	const uint8_t mask = quote == '"' ? 2 : 1;
 	size_t i = 0;
 	while (i < n) {
-		/* Fast path over a run of plain printable ASCII, a word at a time. */
+		/* Fast path over a run of plain printable ASCII, a word at a
+		 * time, copied as it is checked. */
+		char *out = buf_space(b, n - i);
 		size_t j = i;
-		while (j + 8 <= n && word_plain(s + j, quote == '"'))
+		while (j + 8 <= n && word_plain(s + j, quote == '"')) {
+			memcpy(out + (j - i), s + j, 8);
 			j += 8;
-		while (j < n && (plain[s[j]] & mask))
+		}
+		while (j < n && (plain[s[j]] & mask)) {
+			out[j - i] = (char)s[j];
 			j++;
-		if (j > i)
-			buf_add(b, s + i, j - i);
+		}
+		buf_grew(b, j - i);
 		i = j;
 		if (i >= n)
 			break;

@@ -1,5 +1,6 @@
 #include "src/fields.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "src/esc.h"
@@ -154,6 +155,26 @@ void json_sink_end(struct json_sink *j)
 
 /* ---- one line ------------------------------------------------------------- */
 
+/* A literal name of ours is plain: copied as it is (the sanitizer builds,
+ * which run every test, check that it is). */
+static void field_name_text(struct buf *b, const struct field *f)
+{
+	if (!f->name_len) {
+		esc_term_cstr(b, f->name);
+		return;
+	}
+#ifdef __SANITIZE_ADDRESS__
+	size_t at = b->len;
+	esc_term_cstr(b, f->name);
+	if (b->len - at != f->name_len || memcmp(b->p + at, f->name, f->name_len)) {
+		fprintf(stderr, "field name \"%s\": a literal name must be plain ASCII\n", b->p + at);
+		abort();
+	}
+	b->len = at;
+#endif
+	buf_add(b, f->name, f->name_len);
+}
+
 static void value_with_unit(struct buf *b, const struct field *f, bool quote)
 {
 	uint64_t per;
@@ -168,7 +189,8 @@ static void value_with_unit(struct buf *b, const struct field *f, bool quote)
 			esc_term_cstr(b, f->unit);
 		}
 	}
-	field_readings_text(b, f);
+	if (f->value_name || f->meaning)
+		field_readings_text(b, f);
 }
 
 static void line_put(struct fsink *s, const struct field *f)
@@ -189,7 +211,7 @@ static void line_put(struct fsink *s, const struct field *f)
 		buf_addc(b, ' ');
 	l->need_space = true;
 	if (f->name) {
-		esc_term_cstr(b, f->name);
+		field_name_text(b, f);
 		buf_addc(b, '=');
 	}
 	if (f->kind == FK_OBJ || f->kind == FK_ARR) {

@@ -28,6 +28,9 @@ enum fkind {
 struct field {
 	const char *name;
 	enum fkind kind;
+	/* name's length when it is a string literal of ours (plain ASCII, no
+	 * escaping needed: checked under ASan), set by F_NAME_LEN; 0: unknown */
+	uint8_t name_len;
 	union {
 		int64_t i;
 		uint64_t u;
@@ -53,49 +56,30 @@ struct fsink {
 };
 
 static inline void f_put(struct fsink *s, const struct field *f) { s->put(s, f); }
-static inline void f_int(struct fsink *s, const char *name, int64_t v)
+
+/* A name's length when the compiler knows it (a literal), else 0.  Text
+ * sinks copy such a name as it is instead of escaping it byte by byte. */
+#define F_STRLEN_(n) __builtin_strlen(_Generic((n), void *: "", default: (n))) /* (NULL: no name) */
+#define F_NAME_LEN(n) (__builtin_constant_p(F_STRLEN_(n)) && F_STRLEN_(n) < 256 ? (uint8_t)F_STRLEN_(n) : 0)
+/* `.name = N` in a struct field, its length with it */
+#define F_NAME(n) .name = (n), .name_len = F_NAME_LEN(n)
+
+#define f_int(S, N, V) f_put((S), &(struct field){F_NAME(N), .kind = FK_INT, .v.i = (V)})
+#define f_uint(S, N, V) f_put((S), &(struct field){F_NAME(N), .kind = FK_UINT, .v.u = (V)})
+#define f_unit(S, N, V, UNIT) f_put((S), &(struct field){F_NAME(N), .kind = FK_UINT, .v.u = (V), .unit = (UNIT)})
+#define f_hex(S, N, V) f_put((S), &(struct field){F_NAME(N), .kind = FK_HEX, .v.u = (V)})
+#define f_str(S, N, P, LEN) f_put((S), &(struct field){F_NAME(N), .kind = FK_STR, .v.s = {(P), (LEN)}})
+#define f_cstr(S, N, STR) f_cstr_((S), &(struct field){F_NAME(N), .kind = FK_STR}, (STR))
+#define f_bytes(S, N, P, LEN) f_put((S), &(struct field){F_NAME(N), .kind = FK_BYTES, .v.s = {(P), (LEN)}})
+#define f_bool(S, N, V) f_put((S), &(struct field){F_NAME(N), .kind = FK_BOOL, .v.b = (V)})
+#define f_null(S, N) f_put((S), &(struct field){F_NAME(N), .kind = FK_NULL})
+#define f_obj(S, N) f_put((S), &(struct field){F_NAME(N), .kind = FK_OBJ})
+#define f_arr(S, N) f_put((S), &(struct field){F_NAME(N), .kind = FK_ARR})
+static inline void f_cstr_(struct fsink *s, struct field *f, const char *str)
 {
-	f_put(s, &(struct field){.name = name, .kind = FK_INT, .v.i = v});
-}
-static inline void f_uint(struct fsink *s, const char *name, uint64_t v)
-{
-	f_put(s, &(struct field){.name = name, .kind = FK_UINT, .v.u = v});
-}
-static inline void f_unit(struct fsink *s, const char *name, uint64_t v, const char *unit)
-{
-	f_put(s, &(struct field){.name = name, .kind = FK_UINT, .v.u = v, .unit = unit});
-}
-static inline void f_hex(struct fsink *s, const char *name, uint64_t v)
-{
-	f_put(s, &(struct field){.name = name, .kind = FK_HEX, .v.u = v});
-}
-static inline void f_str(struct fsink *s, const char *name, const void *p, size_t n)
-{
-	f_put(s, &(struct field){.name = name, .kind = FK_STR, .v.s = {p, n}});
-}
-static inline void f_cstr(struct fsink *s, const char *name, const char *str)
-{
-	f_str(s, name, str, strlen(str));
-}
-static inline void f_bytes(struct fsink *s, const char *name, const void *p, size_t n)
-{
-	f_put(s, &(struct field){.name = name, .kind = FK_BYTES, .v.s = {p, n}});
-}
-static inline void f_bool(struct fsink *s, const char *name, bool v)
-{
-	f_put(s, &(struct field){.name = name, .kind = FK_BOOL, .v.b = v});
-}
-static inline void f_null(struct fsink *s, const char *name)
-{
-	f_put(s, &(struct field){.name = name, .kind = FK_NULL});
-}
-static inline void f_obj(struct fsink *s, const char *name)
-{
-	f_put(s, &(struct field){.name = name, .kind = FK_OBJ});
-}
-static inline void f_arr(struct fsink *s, const char *name)
-{
-	f_put(s, &(struct field){.name = name, .kind = FK_ARR});
+	f->v.s.p = str;
+	f->v.s.n = strlen(str);
+	f_put(s, f);
 }
 static inline void f_end(struct fsink *s) { f_put(s, &(struct field){.kind = FK_END}); }
 

@@ -106,10 +106,19 @@ static pcre2_match_data *thread_md(void)
 	return md;
 }
 
+/* pcre2_match, through the JIT's own entry when the pattern has JIT code:
+ * it skips checks that cost more than a short text's match. */
+static int match(struct pattern *p, const char *s, size_t n, size_t from, uint32_t opts, pcre2_match_data *md)
+{
+	if (p->jit)
+		return pcre2_jit_match(p->code, (PCRE2_SPTR)s, n, from, opts, md, p->mctx);
+	return pcre2_match(p->code, (PCRE2_SPTR)s, n, from, opts, md, p->mctx);
+}
+
 int pattern_find(struct pattern *p, const char *s, size_t n, size_t from, size_t *ms, size_t *me)
 {
 	pcre2_match_data *md = thread_md();
-	int r = pcre2_match(p->code, (PCRE2_SPTR)s, n, from, 0, md, p->mctx);
+	int r = match(p, s, n, from, 0, md);
 	if (r >= 0 && ms) {
 		PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
 		*ms = ov[0];
@@ -121,7 +130,7 @@ int pattern_find(struct pattern *p, const char *s, size_t n, size_t from, size_t
 int pattern_match_start(struct pattern *p, const char *s, size_t n, size_t *resume)
 {
 	pcre2_match_data *md = thread_md();
-	int r = pcre2_match(p->code, (PCRE2_SPTR)s, n, 0, PCRE2_PARTIAL_HARD, md, p->mctx);
+	int r = match(p, s, n, 0, PCRE2_PARTIAL_HARD, md);
 	/* (hard: the first attempt that reaches the end stops the search, so
 	 * every one before it failed on what is there) */
 	*resume = r == PCRE2_ERROR_PARTIAL ? MIN(pcre2_get_ovector_pointer(md)[0], n) : n;

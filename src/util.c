@@ -156,15 +156,16 @@ void buf_u64(struct buf *b, uint64_t v)
 	static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
 				    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
 				    "8081828384858687888990919293949596979899";
-	char d[20];
-	size_t i = sizeof d;
+	char d[40]; /* the digits end at d + 20; 20 bytes from the first are copied */
+	size_t i = 20;
 	for (; v >= 100; v /= 100) /* two digits a division */
 		memcpy(d + (i -= 2), pairs + 2 * (v % 100), 2);
 	if (v >= 10)
 		memcpy(d + (i -= 2), pairs + 2 * v, 2);
 	else
 		d[--i] = (char)('0' + v);
-	buf_add(b, d + i, sizeof d - i);
+	memcpy(buf_space(b, 20), d + i, 20); /* (a copy of known size: a few moves) */
+	buf_grew(b, 20 - i);
 }
 
 void buf_i64(struct buf *b, int64_t v)
@@ -176,18 +177,20 @@ void buf_i64(struct buf *b, int64_t v)
 
 void buf_hex64(struct buf *b, uint64_t v)
 {
-	char t[18];
-	size_t i = sizeof t;
+	char t[36]; /* as buf_u64's: the text ends at t + 18 */
+	size_t i = 18;
 	do
 		t[--i] = "0123456789abcdef"[v & 15];
 	while (v >>= 4);
 	t[--i] = 'x';
 	t[--i] = '0';
-	buf_add(b, t + i, sizeof t - i);
+	memcpy(buf_space(b, 18), t + i, 18);
+	buf_grew(b, 18 - i);
 }
 
-/* v / 10^scale shown with `decimals` (<= scale) decimals, rounded half up. */
-void buf_fixed(struct buf *b, uint64_t v, unsigned scale, unsigned decimals)
+/* v / 10^scale shown with `decimals` (<= scale) decimals, rounded half up.
+ * (Inlined where scale and decimals are constants: divisions by constants.) */
+static inline __attribute__((always_inline)) void fixed(struct buf *b, uint64_t v, unsigned scale, unsigned decimals)
 {
 	uint64_t drop = 1, keep = 1;
 	for (unsigned i = decimals; i < scale; i++)
@@ -206,19 +209,21 @@ void buf_fixed(struct buf *b, uint64_t v, unsigned scale, unsigned decimals)
 	buf_add(b, d, decimals);
 }
 
+void buf_fixed(struct buf *b, uint64_t v, unsigned scale, unsigned decimals) { fixed(b, v, scale, decimals); }
+
 void fmt_dur(struct buf *b, uint64_t ns)
 {
 	if (ns < 1000) {
 		buf_u64(b, ns);
 		buf_add(b, "ns", 2);
 	} else if (ns < 999995) {
-		buf_fixed(b, ns, 3, 2);
+		fixed(b, ns, 3, 2);
 		buf_add(b, "us", 2);
 	} else if (ns < 999995000) {
-		buf_fixed(b, ns, 6, 2);
+		fixed(b, ns, 6, 2);
 		buf_add(b, "ms", 2);
 	} else {
-		buf_fixed(b, ns, 9, 3);
+		fixed(b, ns, 9, 3);
 		buf_addc(b, 's');
 	}
 }
@@ -299,7 +304,7 @@ void fmt_bytes(struct buf *b, uint64_t n)
 	}
 	/* n / 1024^u with two decimals, in integers: (n * 100) / 1024^u, rounded */
 	__uint128_t scaled = ((__uint128_t)n * 100 + ((__uint128_t)1 << (10 * u)) / 2) >> (10 * u);
-	buf_fixed(b, (uint64_t)scaled, 2, 2);
+	fixed(b, (uint64_t)scaled, 2, 2);
 	buf_addc(b, ' ');
 	buf_adds(b, unit[u]);
 }

@@ -78,6 +78,19 @@ static inline void buf_addc(struct buf *b, char c)
 	b->p[b->len] = 0;
 }
 static inline void buf_adds(struct buf *b, const char *s) { buf_add(b, s, strlen(s)); }
+/* Where up to n more bytes go (room made); buf_grew(b, k) then keeps the
+ * k written: text made in place, no copy. */
+static inline char *buf_space(struct buf *b, size_t n)
+{
+	if (UNLIKELY(b->len + n + 1 > b->cap))
+		buf_room(b, n);
+	return b->p + b->len;
+}
+static inline void buf_grew(struct buf *b, size_t k)
+{
+	b->len += k;
+	b->p[b->len] = 0;
+}
 void buf_printf(struct buf *b, const char *fmt, ...) PRINTF_LIKE(2, 3);
 void buf_vprintf(struct buf *b, const char *fmt, va_list ap);
 void buf_reset(struct buf *b);

@@ -62,7 +62,7 @@ static void det_fields(struct det *d, uint64_t k, struct fsink *out)
 	f_uint(out, "detail_seq", k);
 	f_unit(out, "offset", off, "bytes");
 	f_unit(out, "total_length", len, "bytes");
-	f_put(out, &(struct field){.name = "event_type", .kind = FK_UINT, .v.u = type,
+	f_put(out, &(struct field){F_NAME("event_type"), .kind = FK_UINT, .v.u = type,
 				   .value_name = type == 3 ? "CALL" : type == 4 ? "RETURN" : NULL,
 				   .meaning = type == 3 || type == 4 ? NULL : "unknown"});
 	f_hex(out, "flags", ld16le(q + 6));
@@ -73,8 +73,8 @@ static void det_fields(struct det *d, uint64_t k, struct fsink *out)
 		back = "past the end of index.atf";
 	else if (ld32le(irec(&th->ix, iseq) + 28) != k)
 		back = "that index record links elsewhere";
-	f_put(out, &(struct field){.name = "index_seq", .kind = FK_UINT, .v.u = iseq, .meaning = back});
-	f_put(out, &(struct field){.name = "thread_id", .kind = FK_UINT, .v.u = ld32le(q + 12), .meaning = "slot"});
+	f_put(out, &(struct field){F_NAME("index_seq"), .kind = FK_UINT, .v.u = iseq, .meaning = back});
+	f_put(out, &(struct field){F_NAME("thread_id"), .kind = FK_UINT, .v.u = ld32le(q + 12), .meaning = "slot"});
 	f_unit(out, "timestamp", ld64le(q + 16), "ns");
 	uint8_t arch = d->arch ? d->arch : th->ix.arch;
 	const uint8_t *pl = q + DREC_HDR;
@@ -84,13 +84,13 @@ static void det_fields(struct det *d, uint64_t k, struct fsink *out)
 		f_unit(out, "payload_timestamp", ld64le(pl), "ns");
 		f_hex(out, "function_id", fid);
 		put_function(out, ss, fid);
-		f_put(out, &(struct field){.name = "os_thread_id", .kind = FK_UINT, .v.u = ld32le(pl + 16),
+		f_put(out, &(struct field){F_NAME("os_thread_id"), .kind = FK_UINT, .v.u = ld32le(pl + 16),
 					   .meaning = "OS thread"});
 		put_kind(out, "kind", kind);
 		f_uint(out, "call_depth", ld32le(pl + 24));
 		put_regs(out, arch, kind == K_RETURN || (kind != K_CALL && type == 4), pl + 32, ld64le(pl + 96),
 			 ld64le(pl + 104), ld64le(pl + 112));
-		f_put(out, &(struct field){.name = "stack_size", .kind = FK_UINT, .v.u = ssize, .unit = "bytes",
+		f_put(out, &(struct field){F_NAME("stack_size"), .kind = FK_UINT, .v.u = ssize, .unit = "bytes",
 					   .meaning = ssize > 128 ? "more than the 128 bytes a record holds" : NULL});
 		f_bytes(out, "stack", pl + 120, MIN(ssize, 128u));
 	} else if (len >= DREC_HDR + SPEC_PAYLOAD && ld16le(pl + 96) == len - DREC_HDR - SPEC_PAYLOAD) {
@@ -103,7 +103,7 @@ static void det_fields(struct det *d, uint64_t k, struct fsink *out)
 		f_unit(out, "stack_size", ssize, "bytes");
 		f_bytes(out, "stack", pl + SPEC_PAYLOAD, ssize);
 	} else {
-		f_put(out, &(struct field){.name = "layout", .kind = FK_STR, .v.s = {"unknown", 7},
+		f_put(out, &(struct field){F_NAME("layout"), .kind = FK_STR, .v.s = {"unknown", 7},
 					   .meaning = "neither the 540-byte record nor the spec's payload"});
 		f_bytes(out, "payload", pl, MIN(len - DREC_HDR, 1024u));
 	}
@@ -160,7 +160,7 @@ static void idx_fields(struct idx *x, const struct event *e, struct fsink *out)
 	if (hmap_get(&ss->sym, fid, &v))
 		atf_put_str_id(out, ss, "symbol", (uint32_t)v);
 	else
-		f_put(out, &(struct field){.name = "symbol", .kind = FK_NULL,
+		f_put(out, &(struct field){F_NAME("symbol"), .kind = FK_NULL,
 					   .meaning = ss->sym.n ? "not in the manifest" : "manifest missing"});
 	if (hmap_get(&ss->mod, fid >> 32, &v))
 		atf_put_str_id(out, ss, "module", (uint32_t)v);
@@ -168,11 +168,11 @@ static void idx_fields(struct idx *x, const struct event *e, struct fsink *out)
 		f_null(out, "module");
 	f_hex(out, "module_id", fid >> 32);
 	f_uint(out, "symbol_index", fid & 0xffffffffu);
-	f_put(out, &(struct field){.name = "thread_id", .kind = FK_UINT, .v.u = ld32le(q + 16), .meaning = "slot"});
+	f_put(out, &(struct field){F_NAME("thread_id"), .kind = FK_UINT, .v.u = ld32le(q + 16), .meaning = "slot"});
 	put_kind(out, "event_kind", kind);
 	f_uint(out, "call_depth", ld32le(q + 24));
 	if (link == NO_LINK) {
-		f_put(out, &(struct field){.name = "detail_seq", .kind = FK_NULL, .meaning = "none"});
+		f_put(out, &(struct field){F_NAME("detail_seq"), .kind = FK_NULL, .meaning = "none"});
 		return;
 	}
 	f_uint(out, "detail_seq", link);

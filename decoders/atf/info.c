@@ -50,12 +50,12 @@ static void info_index(struct idx *x, struct fsink *out)
 			f_null(out, "footer_at");
 		}
 		f_cstr(out, "checksum", crc_text(x->crc, x->footer_crc, x->footer));
-		f_put(out, &(struct field){.name = "flags", .kind = FK_HEX, .v.u = x->flags,
+		f_put(out, &(struct field){F_NAME("flags"), .kind = FK_HEX, .v.u = x->flags,
 					   .meaning = x->flags & 1 ? "has_detail_file" : NULL});
 		put_enum(out, "arch", x->arch, atf_arch_name(x->arch));
 		put_enum(out, "os", x->os, atf_os_name(x->os));
 		put_enum(out, "clock_type", x->clock, atf_clock_name(x->clock));
-		f_put(out, &(struct field){.name = "thread_id", .kind = FK_UINT, .v.u = x->hdr_tid, .meaning = "slot"});
+		f_put(out, &(struct field){F_NAME("thread_id"), .kind = FK_UINT, .v.u = x->hdr_tid, .meaning = "slot"});
 		f_uint(out, "calls", x->calls);
 		f_uint(out, "returns", x->returns);
 		f_uint(out, "exceptions", x->exceptions);
@@ -76,13 +76,13 @@ static void info_index(struct idx *x, struct fsink *out)
 		for (size_t c = 0; c < x->nch; c++)
 			big = MAX(big, chunk_end(x, c) - x->ch[c].start);
 		f_uint(out, "time_chunks", x->nch);
-		f_put(out, &(struct field){.name = "largest_chunk", .kind = FK_UINT, .v.u = big,
+		f_put(out, &(struct field){F_NAME("largest_chunk"), .kind = FK_UINT, .v.u = big,
 					   .meaning = x->nch == 1 && big > CHUNK_MIN
 							      ? "the whole file is one chunk: sorting it takes 4 bytes per record"
 							      : NULL});
 		f_uint(out, "long_pairs", x->far_pairs);
 		if (x->stk_full)
-			f_put(out, &(struct field){.name = "calls_too_deep", .kind = FK_UINT, .v.u = x->stk_full,
+			f_put(out, &(struct field){F_NAME("calls_too_deep"), .kind = FK_UINT, .v.u = x->stk_full,
 						   .meaning = "nested deeper than 65536: their far returns are not paired"});
 	}
 	f_end(out);
@@ -120,7 +120,7 @@ static void info_detail(struct det *d, struct fsink *out)
 		if (d->len0)
 			f_unit(out, "record_length", d->len0, "bytes");
 		if (d->spec_layout)
-			f_put(out, &(struct field){.name = "spec_layout_records", .kind = FK_UINT, .v.u = d->spec_layout,
+			f_put(out, &(struct field){F_NAME("spec_layout_records"), .kind = FK_UINT, .v.u = d->spec_layout,
 						   .meaning = "the spec's DetailFunctionPayload: never written by real tools"});
 		if (d->odd_layout)
 			f_uint(out, "unknown_layout_records", d->odd_layout);
@@ -156,7 +156,7 @@ static void info_thread(struct thread *th, struct fsink *out)
 		listed |= pi->listed[i] == th->slot;
 	if (pi->manifest == M_OK)
 		f_bool(out, "in_manifest", listed);
-	f_put(out, &(struct field){.name = "has_detail", .kind = FK_BOOL, .v.b = d->in != NULL,
+	f_put(out, &(struct field){F_NAME("has_detail"), .kind = FK_BOOL, .v.b = d->in != NULL,
 				   .meaning = x->have_hdr && (bool)(x->flags & 1) != (d->in != NULL)
 						      ? (d->in ? "detail.atf exists; the header flag says none"
 							       : "the header flag says detail, there is no detail.atf")
@@ -216,7 +216,7 @@ void atf_info(struct source *src, struct fsink *out)
 		if (pi->dir)
 			f_str(out, "directory", pi->dir, strlen(pi->dir));
 		static const char *const mstate[] = {"missing", "present", "unreadable"};
-		f_put(out, &(struct field){.name = "manifest", .kind = FK_STR,
+		f_put(out, &(struct field){F_NAME("manifest"), .kind = FK_STR,
 					   .v.s = {mstate[pi->manifest], strlen(mstate[pi->manifest])},
 					   .meaning = pi->manifest == M_BAD       ? pi->manifest_err
 						      : pi->manifest == M_MISSING ? "normal after a crash: symbol names are unavailable"

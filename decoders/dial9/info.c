@@ -95,7 +95,7 @@ void d9_info(struct source *src, struct fsink *out)
 	if (first_clock) {
 		struct buf b = {0};
 		if (d9_wall_clock(first_clock, first_clock->min_ts, &b))
-			f_put(out, &(struct field){.name = "wall_clock_start", .kind = FK_STR, .v.s = {b.p, b.len},
+			f_put(out, &(struct field){F_NAME("wall_clock_start"), .kind = FK_STR, .v.s = {b.p, b.len},
 						   .meaning = "UTC"});
 		buf_free(&b);
 	}
@@ -104,10 +104,10 @@ void d9_info(struct source *src, struct fsink *out)
 	f_uint(out, "events_without_timestamp", no_ts);
 	f_uint(out, "back_steps", back);
 	if (bad_spans)
-		f_put(out, &(struct field){.name = "spans_not_placed", .kind = FK_UINT, .v.u = bad_spans,
+		f_put(out, &(struct field){F_NAME("spans_not_placed"), .kind = FK_UINT, .v.u = bad_spans,
 					   .meaning = "start or duration absent or out of range: kept as instants"});
 	if (beyond)
-		f_put(out, &(struct field){.name = "events_beyond_2^63_ns", .kind = FK_UINT, .v.u = beyond,
+		f_put(out, &(struct field){F_NAME("events_beyond_2^63_ns"), .kind = FK_UINT, .v.u = beyond,
 					   .meaning = "kept at 2^63-1 ns, flagged damaged"});
 	f_obj(out, "unresolved");
 	f_uint(out, "strings", ustr);

@@ -590,7 +590,7 @@ void d9_fields(void *st, const struct event *e, struct fsink *out)
 	}
 	struct walk w = {.d = d, .sub = sub, .at = e->off, .out = out};
 	if (s->has_ts && !(s->kind == K_SYMBOL && e->ts == 0) && d9_wall_clock(d, e->ts, &w.val))
-		f_put(out, &(struct field){.name = "wall_clock", .kind = FK_STR, .v.s = {w.val.p, w.val.len},
+		f_put(out, &(struct field){F_NAME("wall_clock"), .kind = FK_STR, .v.s = {w.val.p, w.val.len},
 					   .meaning = "UTC, from ClockSyncEvent"});
 	if (s->kind == K_SPAN_ENTER || s->kind == K_SPAN_EXIT) {
 		const char *under = strstr(s->name, "__"), *colon = strchr(s->name, ':');

@@ -71,7 +71,7 @@ static bool put_ops(struct ht *h, const struct layout *L, const uint8_t *body, u
 				size_t sl;
 				const char *str = model_strget(dec_model(h->in), (uint32_t)s, &sl);
 				f_str(out, o->name, str, sl);
-				f.name = "label_id";
+				f.name = "label_id", f.name_len = F_NAME_LEN("label_id");
 			}
 		}
 		f_put(out, &f);
@@ -110,18 +110,18 @@ void ht_fields(void *vst, const struct event *e, struct fsink *out)
 		return;
 	}
 	const char *cname = class_name_at(h, hd.k, e->off);
-	f_put(out, &(struct field){.name = "klass_id", .kind = FK_UINT, .v.u = hd.k, .value_name = cname});
+	f_put(out, &(struct field){F_NAME("klass_id"), .kind = FK_UINT, .v.u = hd.k, .value_name = cname});
 	f_unit(out, "timestamp", hd.ts, "ns");
 	f_uint(out, "id", hd.id);
 	if (hd.k == K_ENDIANNESS) {
 		if (n >= 1)
-			f_put(out, &(struct field){.name = "endianness", .kind = FK_UINT, .v.u = b[0],
+			f_put(out, &(struct field){F_NAME("endianness"), .kind = FK_UINT, .v.u = b[0],
 						   .value_name = b[0] == 1 ? "big-endian" : "little-endian"});
 	} else if (hd.k == K_KLASS_INFO || hd.k == K_FIELD_INFO) {
 		if (n < 4)
 			return;
 		uint32_t id = ld32(b, s->be);
-		f_put(out, &(struct field){.name = "info_klass_id", .kind = FK_UINT, .v.u = id,
+		f_put(out, &(struct field){F_NAME("info_klass_id"), .kind = FK_UINT, .v.u = id,
 					   .value_name = hd.k == K_FIELD_INFO ? class_name_at(h, id, e->off) : NULL});
 		int64_t l1 = cstr(b + 4, n - 4);
 		if (l1 < 0)
@@ -141,7 +141,7 @@ void ht_fields(void *vst, const struct event *e, struct fsink *out)
 		if (n < at + 9)
 			return;
 		f_unit(out, "size", ld64(b + at, s->be), "bytes");
-		f_put(out, &(struct field){.name = "data_type", .kind = FK_UINT, .v.u = b[at + 8],
+		f_put(out, &(struct field){F_NAME("data_type"), .kind = FK_UINT, .v.u = b[at + 8],
 					   .value_name = dt_name(s, e->off, b[at + 8])});
 	} else if (hd.k >= K_HARD) {
 		const struct layout *L = ht_layout_at(h, hd.k, e->off);

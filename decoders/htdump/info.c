@@ -136,15 +136,15 @@ void ht_info(struct source *src, struct fsink *out)
 	f_uint(out, "string_mappings", h->mappings);
 	f_uint(out, "mapped_labels", h->map.n);
 	if (h->conflicts)
-		f_put(out, &(struct field){.name = "conflicting_mappings", .kind = FK_UINT, .v.u = h->conflicts,
+		f_put(out, &(struct field){F_NAME("conflicting_mappings"), .kind = FK_UINT, .v.u = h->conflicts,
 					   .meaning = "the first mapping of an identifier is used"});
 	if (h->redefined)
-		f_put(out, &(struct field){.name = "redefined_classes", .kind = FK_UINT, .v.u = h->redefined,
+		f_put(out, &(struct field){F_NAME("redefined_classes"), .kind = FK_UINT, .v.u = h->redefined,
 					   .meaning = "events after a redefinition use the new description"});
 	if (h->orphan_fields)
 		f_uint(out, "ignored_field_infos", h->orphan_fields + h->too_many_fields);
 	if (in->consumed < in->size)
-		f_put(out, &(struct field){.name = "undecoded_bytes", .kind = FK_UINT,
+		f_put(out, &(struct field){F_NAME("undecoded_bytes"), .kind = FK_UINT,
 					   .v.u = in->size - in->consumed,
 					   .meaning = "from the offset where decoding stopped"});
 }

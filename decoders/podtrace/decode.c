@@ -116,7 +116,7 @@ static void put_ip(struct fsink *out, const char *name, int family, const uint8_
 static void peer_fields(struct fsink *out, const uint8_t *p)
 {
 	uint8_t fam = p[O_PEER_FAMILY];
-	f_put(out, &(struct field){.name = "peer_family", .kind = FK_UINT, .v.u = fam,
+	f_put(out, &(struct field){F_NAME("peer_family"), .kind = FK_UINT, .v.u = fam,
 				   .value_name = fam == 2 ? "AF_INET" : fam == 10 ? "AF_INET6" : NULL,
 				   .meaning = fam == 2 || fam == 10 ? NULL : "no peer"});
 	if (fam == 2) {
@@ -147,7 +147,7 @@ static void later_fields(struct fsink *out, const struct rec *r)
 	if (v >= 5) {
 		put_ip(out, "dns_server_ip", AF_INET, p + O_DNS_IP); /* network order */
 		uint8_t t = p[O_DNS_TRANSPORT];
-		f_put(out, &(struct field){.name = "dns_transport", .kind = FK_UINT, .v.u = t,
+		f_put(out, &(struct field){F_NAME("dns_transport"), .kind = FK_UINT, .v.u = t,
 					   .value_name = t < ARRAY_LEN(transports) ? transports[t] : NULL});
 	}
 	if (v >= 6)
@@ -156,14 +156,14 @@ static void later_fields(struct fsink *out, const struct rec *r)
 		peer_fields(out, p);
 	if (v >= 8) {
 		uint64_t c = ld64le(p + O_CORRELATION);
-		f_put(out, &(struct field){.name = "correlation_id", .kind = FK_UINT, .v.u = c,
+		f_put(out, &(struct field){F_NAME("correlation_id"), .kind = FK_UINT, .v.u = c,
 					   .meaning = c ? "the request's start time, ns" : "none"});
 	}
 	if (v >= 9) {
 		uint8_t m = p[O_HTTP_METHOD];
-		f_put(out, &(struct field){.name = "http_method", .kind = FK_UINT, .v.u = m,
+		f_put(out, &(struct field){F_NAME("http_method"), .kind = FK_UINT, .v.u = m,
 					   .value_name = pt_http_method_name(m), .meaning = pt_http_method_name(m) ? NULL : "none"});
-		f_put(out, &(struct field){.name = "agg_recorded", .kind = FK_BOOL, .v.b = p[O_AGG_RECORDED] != 0,
+		f_put(out, &(struct field){F_NAME("agg_recorded"), .kind = FK_BOOL, .v.b = p[O_AGG_RECORDED] != 0,
 					   .meaning = p[O_AGG_RECORDED] ? "already counted in the kernel's aggregates" : NULL});
 	}
 }
@@ -186,16 +186,17 @@ void pt_fields(void *st, const struct event *e, struct fsink *out)
 		f_str(out, "comm", r.comm, r.ncomm);
 	else
 		f_null(out, "comm");
-	f_put(out, &(struct field){.name = "type", .kind = FK_UINT, .v.u = r.type,
+	f_put(out, &(struct field){F_NAME("type"), .kind = FK_UINT, .v.u = r.type,
 				   .value_name = r.type < T_KNOWN ? types[r.type].name : NULL,
 				   .meaning = r.type < T_KNOWN ? NULL : "unknown"});
 	f_cstr(out, "category", pt_category_of(&r));
 	f_unit(out, "latency_ns", r.latency, "ns");
-	f_put(out, &(struct field){.name = "error", .kind = FK_INT, .v.i = r.error, .value_name = error_name(&r),
+	f_put(out, &(struct field){F_NAME("error"), .kind = FK_INT, .v.i = r.error, .value_name = error_name(&r),
 				   .meaning = error_note(&r, tmp, sizeof tmp)});
 	const struct ptype *type = ptype_of(r.type);
-	struct field bytes = {.name = "bytes", .kind = FK_UINT, .v.u = r.bytes};
-	struct buf mb = {0};
+	struct field bytes = {F_NAME("bytes"), .kind = FK_UINT, .v.u = r.bytes};
+	static __thread struct buf mb; /* (kept per thread: filters write every event's fields) */
+	buf_reset(&mb);
 	switch (type->bytes) {
 	case B_FD: bytes.meaning = (int64_t)r.bytes < 0 ? "no fd" : "fd"; break;
 	case B_OOM:
@@ -214,8 +215,7 @@ void pt_fields(void *st, const struct event *e, struct fsink *out)
 		break;
 	}
 	f_put(out, &bytes);
-	buf_free(&mb);
-	struct field ts = {.name = "tcp_state", .kind = FK_UINT, .v.u = r.tcp_state};
+	struct field ts = {F_NAME("tcp_state"), .kind = FK_UINT, .v.u = r.tcp_state};
 	char qt[16];
 	switch (type->state) {
 	case S_TCP: ts.value_name = tcp_state_name(r.tcp_state) ? tcp_state_name(r.tcp_state) : "UNKNOWN"; break;
@@ -384,7 +384,9 @@ void pt_summary(void *st, const struct event *e, struct buf *b)
 	}
 	esc_term(&details, r.details, r.ndetails);
 	const struct ptype *type = ptype_of(r.type);
-	cat(b, "[", pt_category_of(&r), "] ", NULL);
+	buf_addc(b, '[');
+	buf_adds(b, pt_category_of(&r));
+	buf_add(b, "] ", 2);
 	summary_put(b, type->summary, &r, buf_str(&target), buf_str(&details));
 	char tmp[64];
 	if (r.error && !type->quiet) {

@@ -138,7 +138,7 @@ static void data_fields(struct fsink *out, const uint8_t *p, size_t n)
 	f_str(out, "text", p, n);
 	f_bytes(out, "hex", p, MIN(n, (size_t)HEX_BYTES));
 	if (n > HEX_BYTES)
-		f_put(out, &(struct field){.name = "hex_shown", .kind = FK_UINT, .v.u = HEX_BYTES, .unit = "bytes"});
+		f_put(out, &(struct field){F_NAME("hex_shown"), .kind = FK_UINT, .v.u = HEX_BYTES, .unit = "bytes"});
 }
 
 static void stat_fields(struct fsink *out, const struct ie *ie, bool be, bool stale)
@@ -182,9 +182,9 @@ static void poll_fields(struct fsink *out, const struct ie *ie, bool be)
 		f_obj(out, NULL);
 		f_int(out, "fd", (int32_t)ld32(ie->v + k, be));
 		uint16_t ev = ld16(ie->v + k + 4, be), rev = ld16(ie->v + k + 6, be);
-		f_put(out, &(struct field){.name = "events", .kind = FK_HEX, .v.u = ev,
+		f_put(out, &(struct field){F_NAME("events"), .kind = FK_HEX, .v.u = ev,
 					   .value_name = flags_name(&m, ev, poll_flags, ARRAY_LEN(poll_flags))});
-		f_put(out, &(struct field){.name = "revents", .kind = FK_HEX, .v.u = rev,
+		f_put(out, &(struct field){F_NAME("revents"), .kind = FK_HEX, .v.u = rev,
 					   .value_name = rev ? flags_name(&m2, rev, poll_flags, ARRAY_LEN(poll_flags)) : NULL});
 		f_end(out);
 		buf_free(&m2);
@@ -210,11 +210,11 @@ static void sigaction_fields(struct fsink *out, const struct ie *ie, bool be)
 	f_bytes(out, "flags_bytes", ie->v + 16, 8);
 	uint64_t saf = ld64(ie->v + 16, be);
 	struct buf m = {0};
-	f_put(out, &(struct field){.name = "sa_flags", .kind = FK_HEX, .v.u = saf,
+	f_put(out, &(struct field){F_NAME("sa_flags"), .kind = FK_HEX, .v.u = saf,
 				   .value_name = flags_name(&m, saf, sa_flags, ARRAY_LEN(sa_flags))});
 	buf_free(&m);
 	if (ie->n > 24)
-		f_put(out, &(struct field){.name = "beyond_kernel_struct", .kind = FK_BYTES, .v.s = {ie->v + 24, ie->n - 24},
+		f_put(out, &(struct field){F_NAME("beyond_kernel_struct"), .kind = FK_BYTES, .v.s = {ie->v + 24, ie->n - 24},
 					   .meaning = "read past the kernel's structure: meaningless"});
 }
 
@@ -235,7 +235,7 @@ static void arg_fields(struct fsink *out, const struct loaded *l, const struct i
 	f_cstr(out, "ie", ie->tag && ie->tag < ARRAY_LEN(kinds) ? kinds[ie->tag] : "unknown");
 	if (ie->cut) {
 		f_bool(out, "truncated", true);
-		f_put(out, &(struct field){.name = "claimed", .kind = FK_UINT, .v.u = ie->len, .unit = "bytes"});
+		f_put(out, &(struct field){F_NAME("claimed"), .kind = FK_UINT, .v.u = ie->len, .unit = "bytes"});
 		f_bytes(out, "bytes", ie->v, ie->n);
 		f_end(out);
 		return;
@@ -246,7 +246,7 @@ static void arg_fields(struct fsink *out, const struct loaded *l, const struct i
 	case IE_INT:
 		if (sc_ie_int(ie, be, &v)) {
 			bool ptr = v > (int64_t)UINT32_MAX || v < INT32_MIN;
-			f_put(out, &(struct field){.name = "value", .kind = ptr ? FK_HEX : FK_INT, .v.i = v,
+			f_put(out, &(struct field){F_NAME("value"), .kind = ptr ? FK_HEX : FK_INT, .v.i = v,
 						   .value_name = int_name(&m, l, i, v), .meaning = int_note(&m, l, i, v)});
 			f_uint(out, "size", ie->n);
 		} else {
@@ -254,7 +254,7 @@ static void arg_fields(struct fsink *out, const struct loaded *l, const struct i
 		}
 		break;
 	case IE_DATA:
-		f_put(out, &(struct field){.name = "length", .kind = FK_UINT, .v.u = ie->n, .unit = "bytes"});
+		f_put(out, &(struct field){F_NAME("length"), .kind = FK_UINT, .v.u = ie->n, .unit = "bytes"});
 		data_fields(out, ie->v, ie->n);
 		break;
 	case IE_TRUNC:
@@ -262,8 +262,8 @@ static void arg_fields(struct fsink *out, const struct loaded *l, const struct i
 			f_bytes(out, "bytes", ie->v, ie->n);
 			break;
 		}
-		f_put(out, &(struct field){.name = "real_length", .kind = FK_UINT, .v.u = ld32(ie->v, be), .unit = "bytes"});
-		f_put(out, &(struct field){.name = "kept", .kind = FK_UINT, .v.u = ie->n - 4, .unit = "bytes"});
+		f_put(out, &(struct field){F_NAME("real_length"), .kind = FK_UINT, .v.u = ld32(ie->v, be), .unit = "bytes"});
+		f_put(out, &(struct field){F_NAME("kept"), .kind = FK_UINT, .v.u = ie->n - 4, .unit = "bytes"});
 		data_fields(out, ie->v + 4, ie->n - 4);
 		break;
 	case IE_STAT: stat_fields(out, ie, be, is_error(l->r.ret)); break;
@@ -307,13 +307,13 @@ void sc_fields(void *st, const struct event *e, struct fsink *out)
 	char tmp[32];
 	f_uint(out, "stream", l.si + 1);
 	f_unit(out, "record_length", l.len, "bytes");
-	f_put(out, &(struct field){.name = "nr", .kind = FK_UINT, .v.u = r->nr, .meaning = sc_name(s, r->nr, tmp, sizeof tmp)});
+	f_put(out, &(struct field){F_NAME("nr"), .kind = FK_UINT, .v.u = r->nr, .meaning = sc_name(s, r->nr, tmp, sizeof tmp)});
 	f_cstr(out, "syscall", sc_name(s, r->nr, tmp, sizeof tmp));
 	f_hex(out, "flags", r->flags);
 	if (r->literal)
 		f_cstr(out, "layout", "spec (tag-1 segment)");
 	struct buf m = {0};
-	struct field ret = {.name = "return", .kind = FK_INT, .v.i = r->ret};
+	struct field ret = {F_NAME("return"), .kind = FK_INT, .v.i = r->ret};
 	if (is_error(r->ret)) {
 		ret.value_name = errno_name((int)-r->ret);
 	} else if (sc_addr_result(s, r->nr)) {
@@ -323,17 +323,17 @@ void sc_fields(void *st, const struct event *e, struct fsink *out)
 		ret.meaning = "not recorded: 0";
 	}
 	f_put(out, &ret);
-	f_put(out, &(struct field){.name = "tid", .kind = FK_INT, .v.i = r->has_tid ? r->tid : s->tid,
+	f_put(out, &(struct field){F_NAME("tid"), .kind = FK_INT, .v.i = r->has_tid ? r->tid : s->tid,
 				   .meaning = r->has_tid ? NULL : "the stream header's thread"});
 	if (r->has_ts) {
-		f_put(out, &(struct field){.name = "entry_time", .kind = FK_INT, .v.i = r->ts, .unit = "ns"});
+		f_put(out, &(struct field){F_NAME("entry_time"), .kind = FK_INT, .v.i = r->ts, .unit = "ns"});
 		int64_t rel = ts_sub(r->ts, s->ref);
-		f_put(out, &(struct field){.name = "since_start", .kind = FK_INT, .v.i = rel, .unit = "ns",
+		f_put(out, &(struct field){F_NAME("since_start"), .kind = FK_INT, .v.i = rel, .unit = "ns",
 					   .meaning = s->ref_from_record ? "since the first record (no mono_ref_ns)" : NULL});
 		if (!s->ref_from_record) {
 			char d[64];
 			sc_utc_date(d, sizeof d, sat_i64((__int128)s->epoch + rel / 1000000000));
-			f_put(out, &(struct field){.name = "wall_clock", .kind = FK_STR, .v.s = {d, strlen(d)},
+			f_put(out, &(struct field){F_NAME("wall_clock"), .kind = FK_STR, .v.s = {d, strlen(d)},
 						   .meaning = "to about a second: the header has whole seconds"});
 		}
 	} else {
@@ -346,21 +346,21 @@ void sc_fields(void *st, const struct event *e, struct fsink *out)
 	if (r->has_dur) {
 		uint32_t d = r->dur_raw;
 		if (r->literal) {
-			f_put(out, &(struct field){.name = "duration_raw", .kind = FK_UINT, .v.u = d & 0x7fffffff,
+			f_put(out, &(struct field){F_NAME("duration_raw"), .kind = FK_UINT, .v.u = d & 0x7fffffff,
 						   .unit = d >> 31 ? "ms" : "ns", .meaning = "the spec's ns/ms encoding"});
 		} else if (l.multi) {
-			f_put(out, &(struct field){.name = "duration_raw", .kind = FK_UINT, .v.u = d & 0x3fffffff,
+			f_put(out, &(struct field){F_NAME("duration_raw"), .kind = FK_UINT, .v.u = d & 0x3fffffff,
 						   .unit = unit_name[d >> 30],
 						   .meaning = d == 0xffffffff ? "multi-unit encoding: overflow" : "multi-unit encoding"});
 		} else {
 			float f;
 			memcpy(&f, &d, 4);
-			f_put(out, &(struct field){.name = "duration_raw", .kind = FK_FLOAT, .v.d = f, .unit = "ns",
+			f_put(out, &(struct field){F_NAME("duration_raw"), .kind = FK_FLOAT, .v.d = f, .unit = "ns",
 						   .meaning = "f32"});
 		}
 	}
 	if (r->has_err)
-		f_put(out, &(struct field){.name = "errno", .kind = FK_INT, .v.i = r->err,
+		f_put(out, &(struct field){F_NAME("errno"), .kind = FK_INT, .v.i = r->err,
 					   .value_name = r->err ? errno_name(r->err) : NULL,
 					   .meaning = r->err ? NULL : "libc's errno, not set by raw syscalls"});
 	if (r->cut)

@@ -25,11 +25,11 @@ static void stream_info(const struct sc *sc, uint32_t si, struct fsink *out)
 	f_int(out, "tid", s->tid);
 	char d[64];
 	sc_utc_date(d, sizeof d, s->epoch);
-	f_put(out, &(struct field){.name = "epoch_s", .kind = FK_INT, .v.i = s->epoch, .meaning = d});
+	f_put(out, &(struct field){F_NAME("epoch_s"), .kind = FK_INT, .v.i = s->epoch, .meaning = d});
 	if (s->hdr_len == HDR_LEN)
 		f_unit(out, "mono_ref", (uint64_t)s->ref, "ns");
 	else
-		f_put(out, &(struct field){.name = "mono_ref", .kind = FK_NULL, .meaning = "20-byte header (before 2019-09-18)"});
+		f_put(out, &(struct field){F_NAME("mono_ref"), .kind = FK_NULL, .meaning = "20-byte header (before 2019-09-18)"});
 	f_uint(out, "version", s->version);
 	f_cstr(out, "byte_order", s->be ? "big-endian" : "little-endian");
 	if (s->seg16)
@@ -65,13 +65,13 @@ static void stream_info(const struct sc *sc, uint32_t si, struct fsink *out)
 	f_unit(out, "gap_bytes", s->gap_bytes, "bytes");
 	areas(out, "gap_list", s->listed, s->nlisted_gaps, s->gaps);
 	if (s->unpaged)
-		f_put(out, &(struct field){.name = "flushes_without_filler", .kind = FK_UINT, .v.u = s->unpaged,
+		f_put(out, &(struct field){F_NAME("flushes_without_filler"), .kind = FK_UINT, .v.u = s->unpaged,
 					   .meaning = "the writer's layout predicted a page here but none was written: no gap skipped"});
 	if (s->family != si)
-		f_put(out, &(struct field){.name = "same_header_as_stream", .kind = FK_UINT, .v.u = s->family + 1,
+		f_put(out, &(struct field){F_NAME("same_header_as_stream"), .kind = FK_UINT, .v.u = s->family + 1,
 					   .meaning = "forked from one process"});
 	if (s->dups)
-		f_put(out, &(struct field){.name = "duplicates", .kind = FK_UINT, .v.u = s->dups,
+		f_put(out, &(struct field){F_NAME("duplicates"), .kind = FK_UINT, .v.u = s->dups,
 					   .meaning = "records from before a fork, also in an earlier stream (marked [copy])"});
 	if (s->dup_of)
 		f_uint(out, "duplicates_of_stream", s->dup_of);
@@ -99,7 +99,7 @@ void sc_info(struct source *src, struct fsink *out)
 			f_end(out);
 		}
 		if (sc->gap_past_end)
-			f_put(out, &(struct field){.name = "gap_past_end", .kind = FK_UINT, .v.u = sc->gap_past_end,
+			f_put(out, &(struct field){F_NAME("gap_past_end"), .kind = FK_UINT, .v.u = sc->gap_past_end,
 						   .unit = "bytes", .meaning = "the file ends inside a gap: nothing lost"});
 		if (sc->fprints_full)
 			f_cstr(out, "duplicate_search", "stopped: too many records from before forks");

@@ -1,0 +1,92 @@
+/* Values as text (src/util.c, src/fields.c): numbers, durations and sizes as
+ * every sink writes them, and field names on one line: a literal name of
+ * ours is copied as it is, any other name is escaped. */
+#include <stdint.h>
+
+#include "src/fields.h"
+#include "t/tap.h"
+
+static struct buf out;
+
+static const char *u64(uint64_t v)
+{
+	buf_reset(&out);
+	buf_u64(&out, v);
+	return buf_str(&out);
+}
+
+static const char *hex(uint64_t v)
+{
+	buf_reset(&out);
+	buf_hex64(&out, v);
+	return buf_str(&out);
+}
+
+static const char *dur(uint64_t ns)
+{
+	buf_reset(&out);
+	fmt_dur(&out, ns);
+	return buf_str(&out);
+}
+
+static const char *bytes(uint64_t n)
+{
+	buf_reset(&out);
+	fmt_bytes(&out, n);
+	return buf_str(&out);
+}
+
+/* One field through the line sink, after some text already there. */
+static const char *line(const struct field *f)
+{
+	buf_reset(&out);
+	buf_adds(&out, "x");
+	struct line_sink l;
+	line_sink_init(&l, &out);
+	l.need_space = true;
+	f_put(&l.s, f);
+	return buf_str(&out);
+}
+
+int main(void)
+{
+	is_str(u64(0), "0", "0");
+	is_str(u64(9), "9", "one digit");
+	is_str(u64(10), "10", "two digits");
+	is_str(u64(100), "100", "three digits");
+	is_str(u64(1000001439537), "1000001439537", "thirteen digits");
+	is_str(u64(UINT64_MAX), "18446744073709551615", "the largest");
+	buf_reset(&out);
+	buf_adds(&out, "a=");
+	buf_u64(&out, 12345);
+	buf_adds(&out, " b");
+	is_str(buf_str(&out), "a=12345 b", "a number between other text");
+	is_str(hex(0), "0x0", "hex 0");
+	is_str(hex(0xe7fdf68e3094d1ce), "0xe7fdf68e3094d1ce", "hex, sixteen digits");
+	is_str(hex(UINT64_MAX), "0xffffffffffffffff", "hex, the largest");
+
+	is_str(dur(999), "999ns", "below a microsecond");
+	is_str(dur(1000), "1.00us", "a microsecond");
+	is_str(dur(999994), "999.99us", "just below where ms begin");
+	is_str(dur(999995), "1.00ms", "rounded up into ms");
+	is_str(dur(47902232), "47.90ms", "ms");
+	is_str(dur(999995000), "1.000s", "rounded up into s");
+	is_str(dur(1000001439537), "1000.001s", "seconds, three decimals");
+	is_str(dur(UINT64_MAX), "18446744073.710s", "the largest");
+	is_str(bytes(1023), "1023 B", "bytes");
+	is_str(bytes(88745), "86.67 KB", "KB, two decimals");
+	is_str(bytes(1048576), "1.00 MB", "MB");
+
+	struct field lit = {F_NAME("latency_ns"), .kind = FK_UINT, .v.u = 7};
+	ok(lit.name_len == 10, "a literal name's length is known");
+	is_str(line(&lit), "x latency_ns=7", "a literal name is written as it is");
+	struct field none = {F_NAME(NULL), .kind = FK_UINT};
+	ok(none.name_len == 0, "no name: no length");
+	char made[8] = "a";
+	made[1] = 0x1b, made[2] = 'b', made[3] = 0;
+	struct field trace_named = {F_NAME(made), .kind = FK_STR, .v.s = {"v", 1}};
+	ok(trace_named.name_len == 0, "a name made at run time has no known length");
+	is_str(line(&trace_named), "x a\\x1bb=\"v\"", "and is escaped");
+	buf_free(&out);
+	return done_testing();
+}
