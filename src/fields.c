@@ -13,8 +13,9 @@ bool unit_is_time(const char *unit, uint64_t *ns_per)
 		const char *u;
 		uint64_t ns;
 	} t[] = {{"ns", 1}, {"us", 1000}, {"ms", 1000000}, {"s", 1000000000}};
+	/* (the first byte first: every number with a unit comes through here) */
 	for (size_t i = 0; unit && i < ARRAY_LEN(t); i++)
-		if (!strcmp(unit, t[i].u)) {
+		if (unit[0] == t[i].u[0] && !strcmp(unit, t[i].u)) {
 			*ns_per = t[i].ns;
 			return true;
 		}
@@ -157,21 +158,28 @@ void json_sink_end(struct json_sink *j)
 
 /* A literal name of ours is plain: copied as it is (the sanitizer builds,
  * which run every test, check that it is). */
+static void field_name_checked(const struct field *f)
+{
+#ifdef __SANITIZE_ADDRESS__
+	struct buf b = {0};
+	esc_term_cstr(&b, f->name);
+	if (b.len != f->name_len || memcmp(b.p, f->name, f->name_len)) {
+		fprintf(stderr, "field name \"%s\": a literal name must be plain ASCII\n", b.p);
+		abort();
+	}
+	buf_free(&b);
+#else
+	(void)f;
+#endif
+}
+
 static void field_name_text(struct buf *b, const struct field *f)
 {
 	if (!f->name_len) {
 		esc_term_cstr(b, f->name);
 		return;
 	}
-#ifdef __SANITIZE_ADDRESS__
-	size_t at = b->len;
-	esc_term_cstr(b, f->name);
-	if (b->len - at != f->name_len || memcmp(b->p + at, f->name, f->name_len)) {
-		fprintf(stderr, "field name \"%s\": a literal name must be plain ASCII\n", b->p + at);
-		abort();
-	}
-	b->len = at;
-#endif
+	field_name_checked(f);
 	buf_add(b, f->name, f->name_len);
 }
 
@@ -205,15 +213,25 @@ static void line_put(struct fsink *s, const struct field *f)
 		l->need_space = true;
 		return;
 	}
-	if (l->need_space)
-		buf_addc(b, l->depth ? ',' : ' ');
-	if (l->depth && l->need_space)
-		buf_addc(b, ' ');
-	l->need_space = true;
-	if (f->name) {
-		field_name_text(b, f);
-		buf_addc(b, '=');
+	if (!l->depth && f->name_len) { /* the common case, " name=" at once */
+		char *o = buf_space(b, f->name_len + 2u);
+		size_t k = l->need_space;
+		o[0] = ' ';
+		memcpy(o + k, f->name, f->name_len);
+		o[k + f->name_len] = '=';
+		buf_grew(b, k + f->name_len + 1);
+		field_name_checked(f);
+	} else {
+		if (l->need_space)
+			buf_addc(b, l->depth ? ',' : ' ');
+		if (l->depth && l->need_space)
+			buf_addc(b, ' ');
+		if (f->name) {
+			field_name_text(b, f);
+			buf_addc(b, '=');
+		}
 	}
+	l->need_space = true;
 	if (f->kind == FK_OBJ || f->kind == FK_ARR) {
 		buf_addc(b, f->kind == FK_OBJ ? '{' : '[');
 		if (l->depth < MAX_DEPTH)

@@ -207,13 +207,14 @@ static inline void trace_scan(struct trace *t, const struct event *e)
 		input_scan(t->in[e->input], e->off);
 }
 /* A scan decodes e soon (a few events on): start bringing its first bytes
- * into the cache, so that decoding does not wait for them. */
+ * (a record's worth) into the cache, so that decoding does not wait for them. */
+#define PREFETCH_BYTES 384
 static inline void trace_prefetch(const struct trace *t, const struct event *e)
 {
 	uint64_t n;
 	const uint8_t *p = e->input < t->nin ? input_bytes(t->in[e->input], e->off, &n) : NULL;
-	if (p && n)
-		__builtin_prefetch(p);
+	for (uint64_t i = 0; p && i < n && i < PREFETCH_BYTES; i += 64)
+		__builtin_prefetch(p + i);
 }
 /* Drop every input's pages from memory until they are used again (long scans). */
 void trace_release(struct trace *t);

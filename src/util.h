@@ -63,19 +63,24 @@ void buf_room(struct buf *b, size_t n);
  * bytes at a time. */
 static inline void buf_add(struct buf *b, const void *s, size_t n)
 {
-	if (UNLIKELY(b->len + n + 1 > b->cap))
+	size_t len = b->len; /* (read once: a char store may alias it) */
+	if (UNLIKELY(len + n + 1 > b->cap))
 		buf_room(b, n);
+	char *p = b->p;
 	if (n)
-		memcpy(b->p + b->len, s, n);
-	b->len += n;
-	b->p[b->len] = 0;
+		memcpy(p + len, s, n);
+	p[len + n] = 0;
+	b->len = len + n;
 }
 static inline void buf_addc(struct buf *b, char c)
 {
-	if (UNLIKELY(b->len + 2 > b->cap))
+	size_t len = b->len;
+	if (UNLIKELY(len + 2 > b->cap))
 		buf_room(b, 1);
-	b->p[b->len++] = c;
-	b->p[b->len] = 0;
+	char *p = b->p;
+	p[len] = c;
+	p[len + 1] = 0;
+	b->len = len + 1;
 }
 static inline void buf_adds(struct buf *b, const char *s) { buf_add(b, s, strlen(s)); }
 /* Where up to n more bytes go (room made); buf_grew(b, k) then keeps the
@@ -88,8 +93,9 @@ static inline char *buf_space(struct buf *b, size_t n)
 }
 static inline void buf_grew(struct buf *b, size_t k)
 {
-	b->len += k;
-	b->p[b->len] = 0;
+	size_t len = b->len + k;
+	b->p[len] = 0;
+	b->len = len;
 }
 void buf_printf(struct buf *b, const char *fmt, ...) PRINTF_LIKE(2, 3);
 void buf_vprintf(struct buf *b, const char *fmt, va_list ap);
