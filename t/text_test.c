@@ -2,6 +2,7 @@
  * every sink writes them, and field names on one line: a literal name of
  * ours is copied as it is, any other name is escaped. */
 #include <stdint.h>
+#include <stdio.h>
 
 #include "src/fields.h"
 #include "t/tap.h"
@@ -55,7 +56,19 @@ int main(void)
 	is_str(u64(10), "10", "two digits");
 	is_str(u64(100), "100", "three digits");
 	is_str(u64(1000001439537), "1000001439537", "thirteen digits");
+	is_str(u64(99999999), "99999999", "eight digits");
+	is_str(u64(100000000), "100000000", "nine digits");
+	is_str(u64(1000000000000000007ull), "1000000000000000007", "zeros inside the eights");
 	is_str(u64(UINT64_MAX), "18446744073709551615", "the largest");
+	bool each = true;
+	for (uint64_t v = 1, k = 0; k < 20; k++, v *= 10) { /* every power of ten and its neighbours */
+		char want[32];
+		for (int d = -1; d <= 1; d++) {
+			snprintf(want, sizeof want, "%llu", (unsigned long long)(v + (uint64_t)d));
+			each &= !strcmp(u64(v + (uint64_t)d), want);
+		}
+	}
+	ok(each, "every power of ten and either side, as printf writes them");
 	buf_reset(&out);
 	buf_adds(&out, "a=");
 	buf_u64(&out, 12345);
