@@ -346,6 +346,9 @@ static const uint8_t *next_bytes(struct trace *t, struct input *in, uint64_t *n)
 		*n = want;
 		return t->chunk;
 	}
+	/* A spool (gzip, a pipe) in pieces of the same size: a step's events
+	 * then commit in batches of the same size as a file's */
+	*n = want;
 	input_prefetch(in, in->consumed, *n);
 	return in->map ? in->map + in->consumed : NULL;
 }
