@@ -221,7 +221,7 @@ check-asan:
 check-tsan:
 	@$(MAKE) --no-print-directory BUILD=build-tsan SAN=thread $(TSAN_BINS)
 	@echo "== the tests of what runs on two threads, under ThreadSanitizer"
-	@$(call suite,TTV_BUILD=build-tsan TSAN_OPTIONS=halt_on_error=1 $(PROVE) t/batch/query.t t/batch/stats.t t/engine/savebg.t)
+	@$(call suite,TTV_BUILD=build-tsan TSAN_OPTIONS=halt_on_error=1 $(PROVE) t/batch/query.t t/batch/stats.t t/engine/savebg.t t/engine/gzipahead.t)
 
 # The quick loop: the release build and its suite only (no static binary,
 # no sanitizer builds).

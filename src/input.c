@@ -14,11 +14,13 @@
 #include <zlib.h>
 
 #include "src/bigmem.h"
+#include "src/gzip.h"
 #include "src/remote.h"
 #include "src/util.h"
 
 #define SPOOL_MIN (1u << 20)
 #define RAW_CHUNK (256u << 10)
+#define AHEAD_LEAST (1u << 20) /* a decoder short of this many bytes waits for more */
 
 static char *msg(const char *fmt, ...) PRINTF_LIKE(1, 2);
 static char *msg(const char *fmt, ...)
@@ -324,6 +326,26 @@ fail:
 	return NULL;
 }
 
+static bool start_inflate(struct input *in)
+{
+	in->gz = xcalloc(1, sizeof *in->gz);
+	if (gz_init(in->gz))
+		return true;
+	in->zerror = xstrdup(in->gz->err);
+	return false;
+}
+
+/* Inflating ends: its thread, then its state. */
+static void gz_end(struct input *in)
+{
+	gz_thread_end(in->gz_thread);
+	in->gz_thread = NULL;
+	if (in->gz)
+		gz_free(in->gz);
+	free(in->gz);
+	in->gz = NULL;
+}
+
 void input_close(struct input *in)
 {
 	if (!in)
@@ -335,10 +357,7 @@ void input_close(struct input *in)
 	if (in->fd >= 0)
 		close(in->fd);
 	remote_close(in->rf);
-	if (in->z) {
-		inflateEnd(in->z);
-		free(in->z);
-	}
+	gz_end(in);
 	free(in->zerror);
 	free(in->lost);
 	free(in->path);
@@ -355,46 +374,23 @@ static bool spool_raw(struct input *in, const uint8_t *p, size_t n)
 		in->size += n;
 		return true;
 	}
-	z_stream *z = in->z;
-	z->next_in = (Bytef *)p;
-	z->avail_in = (uInt)n;
-	while (z->avail_in && !in->zerror) {
+	struct gz *g = in->gz;
+	size_t off = 0;
+	while (off < n || g->partial) {
 		if (!spool_reserve(in, in->size + RAW_CHUNK))
 			return false;
-		z->next_out = (Bytef *)in->map + in->size;
-		z->avail_out = (uInt)(in->maplen - in->size > UINT32_MAX ? UINT32_MAX : in->maplen - in->size);
-		uInt before = z->avail_out;
-		int r = inflate(z, Z_NO_FLUSH);
-		in->size += before - z->avail_out;
-		in->zpartial = r != Z_STREAM_END;
-		if (r == Z_STREAM_END) {
-			/* Another gzip member may follow (several members concatenated). */
-			uint64_t at = in->raw - n + (uint64_t)(z->next_in - p);
-			if (z->avail_in >= 2 && (z->next_in[0] != 0x1f || z->next_in[1] != 0x8b)) {
-				in->zerror = msg("data after the end of the gzip stream at compressed offset %llu",
-						 (unsigned long long)at);
-				break;
-			}
-			inflateReset(z);
-		} else if (r == Z_BUF_ERROR) {
-			if (z->avail_out)
-				break; /* needs more input */
-		} else if (r != Z_OK) {
-			in->zerror = msg("gzip error after %llu decompressed bytes: %s", (unsigned long long)in->size,
-					 z->msg ? z->msg : "corrupt data");
+		size_t used, made = gz_inflate(g, p + off, n - off, &used, (uint8_t *)in->map + in->size, in->maplen - in->size);
+		in->size += made;
+		off += used;
+		if (g->err) {
+			in->zerror = xstrdup(g->err);
 			break;
 		}
+		if (!made && !used)
+			break; /* needs more input */
 	}
+	in->zpartial = g->partial;
 	return true;
-}
-
-static bool start_inflate(struct input *in)
-{
-	in->z = xcalloc(1, sizeof(z_stream));
-	if (inflateInit2(in->z, 15 + 16) == Z_OK)
-		return true;
-	in->zerror = msg("cannot start gzip decoding");
-	return false;
 }
 
 /* More raw bytes, from the file, pipe or socket, or the far side: > 0
@@ -424,6 +420,71 @@ static ssize_t read_raw(struct input *in, void *buf, size_t n, bool wait)
 	}
 }
 
+static void no_room(struct input *in)
+{
+	char *full = spool_full();
+	in->zerror = msg("no room for more of its temporary copy after %llu bytes; %s", (unsigned long long)in->size, full);
+	free(full);
+}
+
+/* Its thread has read to the end of the file (as it is now) or met
+ * damage: what it knows is the input's. */
+static void ahead_ended(struct input *in)
+{
+	gz_thread_end(in->gz_thread);
+	in->gz_thread = NULL;
+	in->raw = in->gz->raw;
+	lseek(in->fd, (off_t)in->raw, SEEK_SET); /* (for read_raw, should it read on here) */
+	in->zpartial = in->gz->partial;
+	if (in->gz->err && !in->zerror)
+		in->zerror = xstrdup(in->gz->err);
+	in->eof = true;
+}
+
+/* A gzip file: inflated on a thread of its own, a few pieces ahead, and
+ * the pieces spooled here as they come; the reader waits for one only when
+ * its decoder is short of bytes.  False when no thread is to be had (then
+ * it is inflated here, as a pipe is). */
+static bool refresh_ahead(struct input *in, size_t budget, bool *grew)
+{
+	uint64_t before = in->size;
+	*grew = false;
+	if (!in->gz_thread) {
+		struct stat st;
+		if (in->zerror || fstat(in->fd, &st) != 0 || (uint64_t)st.st_size <= in->gz->raw) {
+			in->eof = true; /* nothing more, for now */
+			return true;
+		}
+		in->gz_thread = gz_thread_start(in->fd, in->gz);
+		if (!in->gz_thread)
+			return false;
+	}
+	in->eof = false;
+	while (in->size - before < budget) {
+		const uint8_t *p;
+		size_t n;
+		uint64_t raw;
+		bool ended, short_of = in->size - in->consumed < AHEAD_LEAST;
+		if (!gz_thread_next(in->gz_thread, short_of, &p, &n, &raw, &ended)) {
+			if (ended)
+				ahead_ended(in);
+			break;
+		}
+		if (!spool_reserve(in, in->size + n)) {
+			no_room(in);
+			gz_thread_end(in->gz_thread);
+			in->gz_thread = NULL;
+			in->eof = true;
+			break;
+		}
+		memcpy((uint8_t *)in->map + in->size, p, n);
+		in->size += n;
+		in->raw = raw;
+	}
+	*grew = in->size > before;
+	return true;
+}
+
 bool input_refresh(struct input *in, size_t budget, bool wait)
 {
 	if (in->fd < 0 && !in->rf)
@@ -436,10 +497,13 @@ bool input_refresh(struct input *in, size_t budget, bool wait)
 		in->eof = true;
 		return in->size > before;
 	}
-	if (in->gzip && !in->z && !start_inflate(in)) {
+	if (in->gzip && !in->gz && !start_inflate(in)) {
 		in->eof = true;
 		return false;
 	}
+	bool grew;
+	if (in->gzip && in->regular && refresh_ahead(in, budget, &grew))
+		return grew;
 	static uint8_t chunk[RAW_CHUNK];
 	in->eof = false;
 	while (in->size - before < budget && !in->zerror) {
@@ -468,10 +532,7 @@ bool input_refresh(struct input *in, size_t budget, bool wait)
 			memcpy(chunk, in->head, 2);
 		}
 		if (!spool_raw(in, chunk, (size_t)r)) {
-			char *full = spool_full();
-			in->zerror = msg("no room for more of its temporary copy after %llu bytes; %s",
-					 (unsigned long long)in->size, full);
-			free(full);
+			no_room(in);
 			break;
 		}
 	}
@@ -653,11 +714,7 @@ void input_restart(struct input *in)
 	in->size = in->consumed = in->raw = 0;
 	in->has_last_ts = false;
 	in->eof = false;
-	if (in->z) {
-		inflateEnd(in->z);
-		free(in->z);
-		in->z = NULL;
-	}
+	gz_end(in);
 	free(in->zerror);
 	in->zerror = NULL;
 	in->zreported = in->zpartial = false;
@@ -672,6 +729,8 @@ void input_restart(struct input *in)
 
 void input_adopt(struct input *in, struct bigmem *contents, uint64_t size)
 {
+	gz_thread_end(in->gz_thread); /* (what it made is in the contents) */
+	in->gz_thread = NULL;
 	if (in->spool >= 0)
 		spool_drop(in);
 	else if (in->map)

@@ -18,6 +18,8 @@
 struct decoder;
 struct source;
 struct remote_file;
+struct gz;
+struct gz_thread;
 
 struct input {
 	uint32_t id;
@@ -35,7 +37,8 @@ struct input {
 	int spool;
 	int place;
 	size_t maplen;
-	void *z;         /* z_stream while inflating */
+	struct gz *gz;   /* inflating (src/gzip.h) */
+	struct gz_thread *gz_thread; /* a gzip file: inflating ahead of the reader */
 	uint64_t raw;    /* raw bytes read from fd (or the far side) */
 	char *zerror;    /* a gzip error, reported once by the loader */
 	char *lost;      /* a remote file: its connection is lost (why), until bytes come again */

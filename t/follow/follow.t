@@ -190,6 +190,26 @@ is "$?:$(wc -l <bfp.out | tr -d ' ')" "0:$("$TTV" --dump live.pt | wc -l | tr -d
 run --stats -f bf.pt
 is "$RC" 2 "--stats --follow: usage error"
 
+# a gzip file that grows by members (gzip -c >> FILE): each read as it comes,
+# a member cut short waiting for its rest (inflated on a thread of its own)
+spec 1 3 | "$TBIN/ptwrite" g1.pt
+gzip -c g1.pt >gz.pt.gz
+"$TTV" --dump -f gz.pt.gz >gz.out 2>gz.err &
+pid=$!
+is "$(wait_lines gz.out 3)" 3 "dump -f, gzip: what is there"
+gzip -c more.pt >gz.more
+head -c 40 gz.more >>gz.pt.gz
+sleep 0.5
+is "$(lines gz.out)" 3 "dump -f, gzip: a member cut short waits for its rest"
+tail -c +41 gz.more >>gz.pt.gz
+is "$(wait_lines gz.out 5)" 5 "dump -f, gzip: and its records come when it is whole"
+gzip -c rest.pt >>gz.pt.gz
+is "$(wait_lines gz.out 7)" 7 "dump -f, gzip: another member"
+kill $pid
+is "$(grep -o '/file/[0-9]*' gz.out | tr '\n' ' ')" "/file/1 /file/2 /file/3 /file/4 /file/5 /file/6 /file/7 " \
+	"dump -f, gzip: each event once, in order"
+is "$(cat gz.err)" "" "dump -f, gzip: nothing said"
+
 # a file cut short by another program while it is being read (the mapping
 # faults with SIGBUS): batch modes stop with exit 3 and say where; --dump -f
 # reads the file again and follows on

@@ -73,4 +73,9 @@ cp "$TMP/s.gz" "$TMP/flip.gz"
 printf '\377' | dd of="$TMP/flip.gz" bs=1 seek=41 conv=notrunc 2>/dev/null
 run --dump "$TMP/flip.gz"
 like "$ERR" "flip.gz: gzip error after 0 decompressed bytes" "gzip damaged at its start: the gzip error is reported"
+{ cat "$TMP/s.gz"; printf 'junk after it'; } >"$TMP/junk.gz"
+run --dump "$TMP/junk.gz"
+like "$ERR" "junk.gz: data after the end of the gzip stream at compressed offset $(wc -c <"$TMP/s.gz" | tr -d ' ')" \
+	"gzip with bytes after its stream: said, with where"
+is "$(printf '%s\n' "$OUT" | grep -c .)" "$("$TTV" --dump "$SAMPLES/podtrace/small.ptrace" | grep -c .)" "... the stream's events all listed"
 done_testing

@@ -16,7 +16,7 @@ layer() {
 	case $1 in
 	src/util.* | src/strtab.* | src/hmap.* | src/json.* | src/esc.* | src/fields.* | src/worker.* | src/demangle.* | \
 		src/errnames.* | src/cli.h | src/config.c | src/bigmem.* | src/blob.h) echo "1 lib" ;;
-	src/input.* | src/remote.* | src/saved.*) echo "2 io" ;;
+	src/input.* | src/gzip.* | src/remote.* | src/saved.*) echo "2 io" ;;
 	src/model.* | src/model_* | src/evstore.* | src/nest.*) echo "3 model" ;;
 	decoders/*) echo "4 decoders" ;;
 	src/trace.* | src/trace_saved.c) echo "5 load" ;;
