@@ -16,6 +16,7 @@
 #define PROBE_WINDOW (64u << 10)
 #define MAX_DAMAGE 1000
 #define COPY_CHUNK (512u << 10) /* the loader's read buffer: fits in the cache */
+_Static_assert(COPY_CHUNK >= PROBE_WINDOW, "a probe's bytes fit in the read buffer");
 
 void trace_init(struct trace *t)
 {
@@ -260,7 +261,6 @@ struct source *trace_open(struct trace *t, const char *path)
 	return src;
 }
 
-/* Choose a decoder for an input by content.  False while undecided. */
 /* Would a decoder want more of these bytes to tell? */
 static bool probe_wants_more(const struct input *in, size_t n)
 {
@@ -294,17 +294,24 @@ static char *unknown_why(struct input *in, size_t n)
 	return xstrdup("empty file (0 bytes): nothing to decode");
 }
 
-static bool probe_input(struct input *in, bool final)
+/* Choose a decoder for an input by content.  False while undecided. */
+static bool probe_input(struct trace *t, struct input *in, bool final)
 {
 	size_t n = in->size < PROBE_WINDOW ? (size_t)in->size : PROBE_WINDOW;
 	bool all = final && n == in->size;
+	/* A file's first bytes read, not touched through its mapping: a fault
+	 * there may map far more of the file than is looked at (a large folio
+	 * of the page cache), and that counts in the process's memory */
+	if (!t->chunk)
+		t->chunk = xmalloc(COPY_CHUNK);
+	const uint8_t *p = n && input_copy(in, 0, t->chunk, n) ? t->chunk : in->map;
 	const struct decoder *best = NULL;
 	int score = 0;
 	bool more = false;
 	for (size_t i = 0; decoders[i]; i++) {
 		if (!decoders[i]->probe)
 			continue;
-		int s = decoders[i]->probe(in->map, n, all);
+		int s = decoders[i]->probe(p, n, all);
 		if (s == PROBE_MORE)
 			more = true;
 		else if (s > score)
@@ -406,7 +413,7 @@ static void step_input(struct trace *t, struct input *in, bool wait)
 		source_damage(in->src, in->path, false, 0, false, "%s", in->zerror);
 		in->zreported = true;
 	}
-	if (!in->dec && !probe_input(in, final))
+	if (!in->dec && !probe_input(t, in, final))
 		return;
 	size_t before = in->src->ndmg;
 	uint64_t avail = in->size - in->consumed;
