@@ -9,31 +9,11 @@
 
 static struct buf out;
 
-static const char *u64(uint64_t v)
+/* What fn writes of v, alone. */
+static const char *text(void (*fn)(struct buf *, uint64_t), uint64_t v)
 {
 	buf_reset(&out);
-	buf_u64(&out, v);
-	return buf_str(&out);
-}
-
-static const char *hex(uint64_t v)
-{
-	buf_reset(&out);
-	buf_hex64(&out, v);
-	return buf_str(&out);
-}
-
-static const char *dur(uint64_t ns)
-{
-	buf_reset(&out);
-	fmt_dur(&out, ns);
-	return buf_str(&out);
-}
-
-static const char *bytes(uint64_t n)
-{
-	buf_reset(&out);
-	fmt_bytes(&out, n);
+	fn(&out, v);
 	return buf_str(&out);
 }
 
@@ -49,23 +29,46 @@ static const char *line(const struct field *f)
 	return buf_str(&out);
 }
 
+static const struct {
+	void (*fn)(struct buf *, uint64_t);
+	uint64_t v;
+	const char *want, *what;
+} cases[] = {
+	{buf_u64, 0, "0", "0"},
+	{buf_u64, 9, "9", "one digit"},
+	{buf_u64, 10, "10", "two digits"},
+	{buf_u64, 100, "100", "three digits"},
+	{buf_u64, 1000001439537, "1000001439537", "thirteen digits"},
+	{buf_u64, 99999999, "99999999", "eight digits"},
+	{buf_u64, 100000000, "100000000", "nine digits"},
+	{buf_u64, 1000000000000000007ull, "1000000000000000007", "zeros inside"},
+	{buf_u64, UINT64_MAX, "18446744073709551615", "the largest"},
+	{buf_hex64, 0, "0x0", "hex 0"},
+	{buf_hex64, 0xe7fdf68e3094d1ce, "0xe7fdf68e3094d1ce", "hex, sixteen digits"},
+	{buf_hex64, UINT64_MAX, "0xffffffffffffffff", "hex, the largest"},
+	{fmt_dur, 999, "999ns", "below a microsecond"},
+	{fmt_dur, 1000, "1.00us", "a microsecond"},
+	{fmt_dur, 999994, "999.99us", "just below where ms begin"},
+	{fmt_dur, 999995, "1.00ms", "rounded up into ms"},
+	{fmt_dur, 47902232, "47.90ms", "ms"},
+	{fmt_dur, 999995000, "1.000s", "rounded up into s"},
+	{fmt_dur, 1000001439537, "1000.001s", "seconds, three decimals"},
+	{fmt_dur, UINT64_MAX, "18446744073.710s", "the largest"},
+	{fmt_bytes, 1023, "1023 B", "bytes"},
+	{fmt_bytes, 88745, "86.67 KB", "KB, two decimals"},
+	{fmt_bytes, 1048576, "1.00 MB", "MB"},
+};
+
 int main(void)
 {
-	is_str(u64(0), "0", "0");
-	is_str(u64(9), "9", "one digit");
-	is_str(u64(10), "10", "two digits");
-	is_str(u64(100), "100", "three digits");
-	is_str(u64(1000001439537), "1000001439537", "thirteen digits");
-	is_str(u64(99999999), "99999999", "eight digits");
-	is_str(u64(100000000), "100000000", "nine digits");
-	is_str(u64(1000000000000000007ull), "1000000000000000007", "zeros inside the eights");
-	is_str(u64(UINT64_MAX), "18446744073709551615", "the largest");
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+		is_str(text(cases[i].fn, cases[i].v), cases[i].want, cases[i].what);
 	bool each = true;
 	for (uint64_t v = 1, k = 0; k < 20; k++, v *= 10) { /* every power of ten and its neighbours */
 		char want[32];
 		for (int d = -1; d <= 1; d++) {
 			snprintf(want, sizeof want, "%llu", (unsigned long long)(v + (uint64_t)d));
-			each &= !strcmp(u64(v + (uint64_t)d), want);
+			each &= !strcmp(text(buf_u64, v + (uint64_t)d), want);
 		}
 	}
 	ok(each, "every power of ten and either side, as printf writes them");
@@ -74,21 +77,6 @@ int main(void)
 	buf_u64(&out, 12345);
 	buf_adds(&out, " b");
 	is_str(buf_str(&out), "a=12345 b", "a number between other text");
-	is_str(hex(0), "0x0", "hex 0");
-	is_str(hex(0xe7fdf68e3094d1ce), "0xe7fdf68e3094d1ce", "hex, sixteen digits");
-	is_str(hex(UINT64_MAX), "0xffffffffffffffff", "hex, the largest");
-
-	is_str(dur(999), "999ns", "below a microsecond");
-	is_str(dur(1000), "1.00us", "a microsecond");
-	is_str(dur(999994), "999.99us", "just below where ms begin");
-	is_str(dur(999995), "1.00ms", "rounded up into ms");
-	is_str(dur(47902232), "47.90ms", "ms");
-	is_str(dur(999995000), "1.000s", "rounded up into s");
-	is_str(dur(1000001439537), "1000.001s", "seconds, three decimals");
-	is_str(dur(UINT64_MAX), "18446744073.710s", "the largest");
-	is_str(bytes(1023), "1023 B", "bytes");
-	is_str(bytes(88745), "86.67 KB", "KB, two decimals");
-	is_str(bytes(1048576), "1.00 MB", "MB");
 
 	struct field lit = {F_NAME("latency_ns"), .kind = FK_UINT, .v.u = 7};
 	ok(lit.name_len == 10, "a literal name's length is known");
