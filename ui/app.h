@@ -141,31 +141,6 @@ struct filter_undo {
 };
 
 /* Each view's own state (the views are listed in VIEWS). */
-struct list_view {
-	uint64_t top; /* the event on the first row */
-	int shift;    /* summaries scrolled sideways by this many cells */
-};
-
-struct lanes_view {
-	size_t top, cur;   /* indices into app.order: the first lane shown, the cursor */
-	uint64_t followed; /* the selection the window last followed */
-	int64_t t0, t1;    /* the time window */
-	bool window_set;
-	/* the selected span as the status line says it (its name; its
-	 * duration, self time and depth), and what it was made for */
-	char span_name[160], span_tail[80];
-	uint64_t span_key[5];
-};
-
-/* detail, info, help, filters, record, messages: one scrolling text page */
-struct page_view {
-	struct buf text;
-	size_t lines, scroll;
-	size_t filter_cur;     /* the filters view's cursor */
-	uint32_t record_input; /* the linked record the record page shows */
-	uint64_t record_off;
-	struct buf diff;       /* the comparison the diff page shows (D, v: page_diff_text) */
-};
 
 struct app {
 	struct trace *t;
@@ -196,9 +171,8 @@ struct app {
 	uint64_t sel; /* selected event (position), NO_POS when none */
 	struct evref sel_ref;
 
-	struct list_view list;
-	struct lanes_view lanes;
-	struct page_view page;
+	int row_shift; /* summaries scrolled sideways by this many cells (the list's Left and Right;
+	                * the lanes view's row of the selected event shows it too) */
 	void *state[V_COUNT]; /* each view's own, as its file has it (view_state) */
 
 	/* lanes in display order, and their flags (nav.c keeps them in step
@@ -279,5 +253,14 @@ struct app {
 #define LANE_HIDDEN 1
 #define LANE_PICKED 2
 #define LANE_COLLAPSED 4 /* the lanes view shows it as one row */
+
+/* View v's own state, `size` bytes zeroed at first (ui/view.c frees it):
+ * for the base views, below the view stack; the others use view_state(). */
+static inline void *view_own(struct app *a, enum view_id v, size_t size)
+{
+	if (!a->state[v])
+		a->state[v] = xcalloc(1, size);
+	return a->state[v];
+}
 
 #endif

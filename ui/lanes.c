@@ -50,6 +50,53 @@ static size_t shown(struct app *a, uint32_t *out)
 	return n;
 }
 
+/* This view's own state (view_own). */
+struct lanes_view {
+	bool made;
+	uint64_t cur_for;  /* the selection the cursor was last put on the lane of */
+	size_t top, cur;   /* indices into the lanes shown: the first on screen, the cursor */
+	uint64_t followed; /* the selection the window last followed */
+	int64_t t0, t1;    /* the time window */
+	bool window_set;
+	/* the selected span as the status line says it (its name; its
+	 * duration, self time and depth), and what it was made for */
+	char span_name[160], span_tail[80];
+	uint64_t span_key[5];
+};
+
+static struct lanes_view *lv_of(struct app *a)
+{
+	struct lanes_view *lv = view_own(a, V_LANES, sizeof *lv);
+	if (!lv->made)
+		*lv = (struct lanes_view){.made = true, .cur_for = NO_POS};
+	return lv;
+}
+
+/* The cursor goes to the selection's lane when the selection moved since
+ * it was last put there (here, or in another view). */
+static void cursor_follows(struct app *a, const uint32_t *lanes, size_t ns)
+{
+	struct lanes_view *lv = lv_of(a);
+	if (a->sel == lv->cur_for)
+		return;
+	lv->cur_for = a->sel;
+	if (a->sel == NO_POS)
+		return;
+	struct event e;
+	model_get(a->m, a->sel, &e);
+	for (size_t i = 0; i < ns; i++)
+		if (lanes[i] == e.lane)
+			lv->cur = i;
+}
+
+/* Select p and keep the cursor where it is (on p's lane, or a lane the
+ * move went to though no event of it was found). */
+static void select_here(struct app *a, uint64_t p)
+{
+	select_pos(a, p);
+	lv_of(a)->cur_for = a->sel;
+}
+
 static int name_width(struct app *a)
 {
 	names_sync(a);
@@ -62,18 +109,20 @@ static int name_width(struct app *a)
 
 static int64_t clamp_t(__int128 v) { return v > T_LIM ? T_LIM : v < -T_LIM ? -T_LIM : (int64_t)v; }
 
-static int64_t col_time(const struct app *a, int W, int c)
+static int64_t col_time(struct app *a, int W, int c)
 {
-	return a->lanes.t0 + (int64_t)((__int128)(a->lanes.t1 - a->lanes.t0) * c / W);
+	struct lanes_view *lv = lv_of(a);
+	return lv->t0 + (int64_t)((__int128)(lv->t1 - lv->t0) * c / W);
 }
 
-static int time_col(const struct app *a, int W, int64_t t)
+static int time_col(struct app *a, int W, int64_t t)
 {
-	if (t < a->lanes.t0)
+	struct lanes_view *lv = lv_of(a);
+	if (t < lv->t0)
 		return -1;
-	if (t >= a->lanes.t1)
+	if (t >= lv->t1)
 		return W;
-	return (int)((__int128)(t - a->lanes.t0) * W / (a->lanes.t1 - a->lanes.t0));
+	return (int)((__int128)(t - lv->t0) * W / (lv->t1 - lv->t0));
 }
 
 
@@ -81,28 +130,31 @@ static int time_col(const struct app *a, int W, int64_t t)
 
 void lanes_fit(struct app *a)
 {
+	struct lanes_view *lv = lv_of(a);
 	int64_t first, last;
 	if (!model_span(a->m, &first, &last))
 		first = last = 0;
 	__int128 w = (__int128)last - first;
 	if (w < 1000)
 		w = 1000;
-	a->lanes.t0 = clamp_t(first - w / 50);
-	a->lanes.t1 = clamp_t(last + w / 50 + 1);
-	if (a->lanes.t1 - a->lanes.t0 < 1000)
-		a->lanes.t0 = a->lanes.t1 - 1000;
+	lv->t0 = clamp_t(first - w / 50);
+	lv->t1 = clamp_t(last + w / 50 + 1);
+	if (lv->t1 - lv->t0 < 1000)
+		lv->t0 = lv->t1 - 1000;
 }
 
 void lanes_first_fit(struct app *a)
 {
-	if (a->lanes.window_set || !model_count(a->m))
+	struct lanes_view *lv = lv_of(a);
+	if (lv->window_set || !model_count(a->m))
 		return;
 	lanes_fit(a);
-	a->lanes.window_set = true;
+	lv->window_set = true;
 }
 
 static void set_window(struct app *a, __int128 t0, __int128 t1)
 {
+	struct lanes_view *lv = lv_of(a);
 	int W = MAX(1, a->cols - name_width(a));
 	t0 = clamp_t(t0);
 	t1 = clamp_t(t1);
@@ -111,51 +163,54 @@ static void set_window(struct app *a, __int128 t0, __int128 t1)
 		if (t1 > T_LIM)
 			t1 = T_LIM, t0 = T_LIM - W;
 	}
-	a->lanes.t0 = (int64_t)t0;
-	a->lanes.t1 = (int64_t)t1;
+	lv->t0 = (int64_t)t0;
+	lv->t1 = (int64_t)t1;
 }
 
 /* The window moves to a selection outside it (lanes_draw does it when the
  * selection changed since, so that panning away from it stays put). */
 static void follow_sel(struct app *a)
 {
-	if (a->sel == NO_POS || !a->lanes.window_set)
+	struct lanes_view *lv = lv_of(a);
+	if (a->sel == NO_POS || !lv->window_set)
 		return;
-	int64_t t = model_ts(a->m, a->sel), w = a->lanes.t1 - a->lanes.t0;
-	if (t < a->lanes.t0 || t >= a->lanes.t1)
+	int64_t t = model_ts(a->m, a->sel), w = lv->t1 - lv->t0;
+	if (t < lv->t0 || t >= lv->t1)
 		set_window(a, (__int128)t - w / 2, (__int128)t - w / 2 + w);
 }
 
 static void zoom(struct app *a, double f)
 {
-	int64_t c = a->sel != NO_POS ? model_ts(a->m, a->sel) : a->lanes.t0 + (a->lanes.t1 - a->lanes.t0) / 2;
-	double w = (double)(a->lanes.t1 - a->lanes.t0) * f;
+	struct lanes_view *lv = lv_of(a);
+	int64_t c = a->sel != NO_POS ? model_ts(a->m, a->sel) : lv->t0 + (lv->t1 - lv->t0) / 2;
+	double w = (double)(lv->t1 - lv->t0) * f;
 	int64_t first, last;
 	if (model_span(a->m, &first, &last) && w > 4.0 * ((double)last - (double)first + 1000))
 		w = 4.0 * ((double)last - (double)first + 1000);
 	c = clamp_t(c);
-	double left = (double)(c - a->lanes.t0) / (double)(a->lanes.t1 - a->lanes.t0); /* keep the cursor where it is */
+	double left = (double)(c - lv->t0) / (double)(lv->t1 - lv->t0); /* keep the cursor where it is */
 	__int128 t0 = c - (__int128)(w * left);
 	set_window(a, t0, t0 + (__int128)w);
 }
 
 static void pan(struct app *a, double f)
 {
-	__int128 d = (__int128)((double)(a->lanes.t1 - a->lanes.t0) * f);
+	struct lanes_view *lv = lv_of(a);
+	__int128 d = (__int128)((double)(lv->t1 - lv->t0) * f);
 	if (!d)
 		d = f < 0 ? -1 : 1;
 	int64_t first, last; /* no further than the trace's ends: its last time at the right edge, its first at the left */
 	if (model_span(a->m, &first, &last))
-		d = d > 0 ? MIN(d, MAX(0, (__int128)last - a->lanes.t1)) : MAX(d, MIN(0, (__int128)first - a->lanes.t0));
+		d = d > 0 ? MIN(d, MAX(0, (__int128)last - lv->t1)) : MAX(d, MIN(0, (__int128)first - lv->t0));
 	if (!d) {
 		message(a, false, "%s", f > 0 ? "the end of the trace" : "the start of the trace");
 		return;
 	}
-	set_window(a, a->lanes.t0 + d, a->lanes.t1 + d);
+	set_window(a, lv->t0 + d, lv->t1 + d);
 	/* the cursor follows: select the visible event nearest the window's middle */
-	uint64_t p = vis_nearest(a, model_seek(a->m, a->lanes.t0 + (a->lanes.t1 - a->lanes.t0) / 2));
+	uint64_t p = vis_nearest(a, model_seek(a->m, lv->t0 + (lv->t1 - lv->t0) / 2));
 	if (p != NO_POS) {
-		a->sel = a->lanes.followed = p; /* (the window stays where it was panned) */
+		a->sel = lv->followed = lv->cur_for = p; /* (the window stays where it was panned, the cursor on its lane) */
 		a->sel_ref = ref_of(a, p);
 	}
 }
@@ -299,6 +354,7 @@ static void tick_label(struct app *a, struct buf *b, __int128 t, int64_t origin,
 /* Tick labels: steps of 1, 2, 5 x 10^k ns, far enough apart to read. */
 static void axis(struct app *a, int x0, int W)
 {
+	struct lanes_view *lv = lv_of(a);
 	draw_role(R_AXIS);
 	draw_fill(0, x0, W, " ");
 	int64_t first = 0, last;
@@ -306,12 +362,12 @@ static void axis(struct app *a, int x0, int W)
 	int64_t origin = a->time != TIME_RELATIVE ? 0 : first, wall0;
 	if (a->time == TIME_WALL && trace_wall_at(a->t, 0, &wall0))
 		origin = wall0 == INT64_MIN ? INT64_MAX : -wall0; /* ticks at round wall-clock times */
-	int64_t span = a->lanes.t1 - a->lanes.t0;
+	int64_t span = lv->t1 - lv->t0;
 	int64_t step = nice_step(span / MAX(1, W / 14));
-	__int128 rel0 = (__int128)a->lanes.t0 - origin; /* wide: origin may be any time */
+	__int128 rel0 = (__int128)lv->t0 - origin; /* wide: origin may be any time */
 	/* the unit of the labels' size (+143.5ms, not +143500us), with the
 	 * decimals the step needs */
-	__int128 rel1 = (__int128)a->lanes.t1 - origin;
+	__int128 rel1 = (__int128)lv->t1 - origin;
 	__int128 size = MAX(rel0 < 0 ? -rel0 : rel0, rel1 < 0 ? -rel1 : rel1);
 	size = MAX(size, step);
 	const char *unit = size >= 1000000000 ? "s" : size >= 1000000 ? "ms" : size >= 1000 ? "us" : "ns";
@@ -322,7 +378,7 @@ static void axis(struct app *a, int x0, int W)
 	int cur = a->sel != NO_POS ? time_col(a, W, model_ts(a->m, a->sel)) : -1;
 	__int128 t = rel0 - ((rel0 % step) + step) % step;
 	int last_end = -1;
-	for (; t + origin < a->lanes.t1; t += step) {
+	for (; t + origin < lv->t1; t += step) {
 		int c = time_col(a, W, (int64_t)(t + origin));
 		if (c < 0 || c >= W)
 			continue;
@@ -342,13 +398,14 @@ static void axis(struct app *a, int x0, int W)
 }
 
 /* Where t falls on the row, in eighths of a cell (clamped to the row). */
-static int64_t time_x8(const struct app *a, int W, int64_t t)
+static int64_t time_x8(struct app *a, int W, int64_t t)
 {
-	if (t <= a->lanes.t0)
+	struct lanes_view *lv = lv_of(a);
+	if (t <= lv->t0)
 		return 0;
-	if (t >= a->lanes.t1)
+	if (t >= lv->t1)
 		return (int64_t)W * 8;
-	return (int64_t)((__int128)(t - a->lanes.t0) * W * 8 / (a->lanes.t1 - a->lanes.t0));
+	return (int64_t)((__int128)(t - lv->t0) * W * 8 / (lv->t1 - lv->t0));
 }
 
 /* A bar's cells: reverse video in its colour (the selected one as the
@@ -573,6 +630,7 @@ static void lane_label(struct app *a, int y0, int h, int NW, const struct lane_b
  * cursor's lane is among them (top moves down until it is). */
 static size_t lanes_fit_rows(struct app *a, struct bars *bs, size_t first, int R, size_t *top)
 {
+	struct lanes_view *lv = lv_of(a);
 	for (;;) {
 		int used = 0;
 		size_t k = *top - first;
@@ -580,7 +638,7 @@ static size_t lanes_fit_rows(struct app *a, struct bars *bs, size_t first, int R
 			used += lane_height(a, &bs->lane[k++]);
 		if (k == *top - first && k < bs->n)
 			k++; /* a lane taller than the screen: shown cut */
-		if (a->lanes.cur < first + k || *top >= a->lanes.cur)
+		if (lv->cur < first + k || *top >= lv->cur)
 			return k - (*top - first);
 		(*top)++;
 	}
@@ -607,33 +665,35 @@ static void lanes_header(struct app *a, int NW, int W, size_t ns, bool approxima
 
 static void lanes_draw(struct app *a)
 {
-	if (a->sel != a->lanes.followed) {
+	struct lanes_view *lv = lv_of(a);
+	if (a->sel != lv->followed) {
 		follow_sel(a);
-		a->lanes.followed = a->sel;
+		lv->followed = a->sel;
 	}
 	uint32_t *lanes = xcalloc(model_nlanes(a->m) + 1, sizeof *lanes);
 	size_t ns = shown(a, lanes);
+	cursor_follows(a, lanes, ns);
 	int NW = name_width(a), W = MAX(1, a->cols - NW), R = MAX(1, rows(a));
-	if (a->lanes.cur >= ns && ns)
-		a->lanes.cur = ns - 1;
-	if (a->lanes.cur < a->lanes.top)
-		a->lanes.top = a->lanes.cur;
-	if (a->lanes.cur >= a->lanes.top + (size_t)R)
-		a->lanes.top = a->lanes.cur - (size_t)R + 1;
+	if (lv->cur >= ns && ns)
+		lv->cur = ns - 1;
+	if (lv->cur < lv->top)
+		lv->top = lv->cur;
+	if (lv->cur >= lv->top + (size_t)R)
+		lv->top = lv->cur - (size_t)R + 1;
 	/* the bars of every lane that may be on screen (each takes a row at least) */
-	size_t first = MIN(a->lanes.top, ns), nb = MIN((size_t)R, ns - first);
+	size_t first = MIN(lv->top, ns), nb = MIN((size_t)R, ns - first);
 	struct bars bs;
 	uint64_t budget = MAX((uint64_t)SCAN_MIN, (uint64_t)SCAN_PER_CELL * (uint64_t)W * (uint64_t)R);
-	bars_make(&bs, a, lanes + first, nb, a->lanes.t0, a->lanes.t1, W, budget, LOOKBACK);
-	size_t fit = nb ? lanes_fit_rows(a, &bs, first, R, &a->lanes.top) : 0;
+	bars_make(&bs, a, lanes + first, nb, lv->t0, lv->t1, W, budget, LOOKBACK);
+	size_t fit = nb ? lanes_fit_rows(a, &bs, first, R, &lv->top) : 0;
 	lanes_header(a, NW, W, ns, bs.approximate);
 
 	int cur = a->sel != NO_POS ? time_col(a, W, model_ts(a->m, a->sel)) : -1;
 	int y = 1;
-	for (size_t k = a->lanes.top - first; k < a->lanes.top - first + fit && y <= R; k++) {
+	for (size_t k = lv->top - first; k < lv->top - first + fit && y <= R; k++) {
 		const struct lane_bars *lb = &bs.lane[k];
 		int h = MIN(lane_height(a, lb), R - y + 1);
-		bool selected = first + k == a->lanes.cur;
+		bool selected = first + k == lv->cur;
 		lane_label(a, y, h, NW, lb, selected);
 		struct lane_cells lc = {.W = W, .rows = h, .busy = xcalloc((size_t)W * (size_t)h, sizeof *lc.busy)};
 		bool folded = a->lane_flags[lb->lane] & LANE_COLLAPSED;
@@ -744,19 +804,18 @@ static uint64_t step_on_lane(struct app *a, int dir)
 
 static void to_lane(struct app *a, size_t idx)
 {
+	struct lanes_view *lv = lv_of(a);
 	uint32_t *lanes = xcalloc(model_nlanes(a->m) + 1, sizeof *lanes);
 	size_t ns = shown(a, lanes);
 	if (!ns) {
 		free(lanes);
 		return;
 	}
-	a->lanes.cur = MIN(idx, ns - 1);
-	int64_t t = a->sel != NO_POS ? model_ts(a->m, a->sel) : a->lanes.t0;
-	uint64_t p = nearest_on_lane(a, lanes[a->lanes.cur], t);
+	lv->cur = MIN(idx, ns - 1);
+	int64_t t = a->sel != NO_POS ? model_ts(a->m, a->sel) : lv->t0;
+	uint64_t p = nearest_on_lane(a, lanes[lv->cur], t);
 	if (p != NO_POS) {
-		size_t keep = a->lanes.cur;
-		select_pos(a, p);
-		a->lanes.cur = keep;
+		select_here(a, p);
 	} else {
 		message(a, false, "no visible event on this lane near the cursor");
 	}
@@ -767,10 +826,11 @@ static void to_lane(struct app *a, size_t idx)
  * span around it or the first inside it, else the lane above or below. */
 static void span_action(struct app *a, enum action act)
 {
+	struct lanes_view *lv = lv_of(a);
 	struct bar sp;
 	if (!span_of(a, a->sel, &sp)) { /* an instant: on to the nearest event that way */
 		if (act == ACT_SPAN_UP || act == ACT_SPAN_DOWN) {
-			to_lane(a, act == ACT_SPAN_DOWN ? a->lanes.cur + 1 : a->lanes.cur ? a->lanes.cur - 1 : 0);
+			to_lane(a, act == ACT_SPAN_DOWN ? lv->cur + 1 : lv->cur ? lv->cur - 1 : 0);
 			return;
 		}
 		uint64_t p = step_on_lane(a, act == ACT_SPAN_NEXT ? 1 : -1);
@@ -780,13 +840,11 @@ static void span_action(struct app *a, enum action act)
 	}
 	uint64_t p = act == ACT_SPAN_UP	  ? span_parent(a, &sp)
 		     : act == ACT_SPAN_DOWN ? span_child(a, &sp)
-					    : span_step(a, &sp, act == ACT_SPAN_NEXT ? 1 : -1, a->lanes.t1 - a->lanes.t0);
+					    : span_step(a, &sp, act == ACT_SPAN_NEXT ? 1 : -1, lv->t1 - lv->t0);
 	if (p != NO_POS && vis_is(a, p)) {
-		size_t keep = a->lanes.cur;
-		select_pos(a, p);
-		a->lanes.cur = keep;
+		select_here(a, p);
 	} else if (act == ACT_SPAN_UP || act == ACT_SPAN_DOWN) {
-		to_lane(a, act == ACT_SPAN_DOWN ? a->lanes.cur + 1 : a->lanes.cur ? a->lanes.cur - 1 : 0);
+		to_lane(a, act == ACT_SPAN_DOWN ? lv->cur + 1 : lv->cur ? lv->cur - 1 : 0);
 	} else {
 		message(a, false, "no span %s this one at its depth", act == ACT_SPAN_NEXT ? "after" : "before");
 	}
@@ -797,7 +855,7 @@ static void span_action(struct app *a, enum action act)
  * selection is not a span or it does not fit. */
 static bool lanes_status(struct app *a, struct buf *out, int room)
 {
-	struct lanes_view *lv = &a->lanes;
+	struct lanes_view *lv = lv_of(a);
 	uint64_t key[5] = {a->sel, model_count(a->m), model_generation(a->m), a->vis.done, a->raw_names}; /* (R: names as written) */
 	if (memcmp(key, lv->span_key, sizeof key)) {
 		memcpy(lv->span_key, key, sizeof key);
@@ -845,16 +903,18 @@ static bool lanes_status(struct app *a, struct buf *out, int room)
 
 bool lanes_action(struct app *a, enum action act)
 {
+	struct lanes_view *lv = lv_of(a);
 	uint32_t *lanes = xcalloc(model_nlanes(a->m) + 1, sizeof *lanes);
 	size_t ns = shown(a, lanes);
-	uint32_t cur = ns ? lanes[MIN(a->lanes.cur, ns - 1)] : 0;
+	cursor_follows(a, lanes, ns);
+	uint32_t cur = ns ? lanes[MIN(lv->cur, ns - 1)] : 0;
 	free(lanes);
 	int page = MAX(1, rows(a) - 1);
 	switch (act) {
-	case ACT_MOVE_DOWN: to_lane(a, a->lanes.cur + 1); return true;
-	case ACT_MOVE_UP: to_lane(a, a->lanes.cur ? a->lanes.cur - 1 : 0); return true;
-	case ACT_HALF_DOWN: to_lane(a, a->lanes.cur + (size_t)page / 2); return true;
-	case ACT_HALF_UP: to_lane(a, a->lanes.cur > (size_t)page / 2 ? a->lanes.cur - (size_t)page / 2 : 0); return true;
+	case ACT_MOVE_DOWN: to_lane(a, lv->cur + 1); return true;
+	case ACT_MOVE_UP: to_lane(a, lv->cur ? lv->cur - 1 : 0); return true;
+	case ACT_HALF_DOWN: to_lane(a, lv->cur + (size_t)page / 2); return true;
+	case ACT_HALF_UP: to_lane(a, lv->cur > (size_t)page / 2 ? lv->cur - (size_t)page / 2 : 0); return true;
 	case ACT_PAGE_DOWN: pan(a, 0.75); return true;
 	case ACT_PAGE_UP: pan(a, -0.75); return true;
 	case ACT_PAN_LEFT: pan(a, -0.25); return true;
@@ -904,7 +964,7 @@ bool lanes_action(struct app *a, enum action act)
 		vis_reset(a);
 		message(a, false, "lane hidden (X shows every lane again)");
 		if (a->sel != NO_POS && !vis_is(a, a->sel))
-			to_lane(a, a->lanes.cur);
+			to_lane(a, lv->cur);
 		return true;
 	case ACT_SHOW_LANES:
 		for (size_t i = 0; i < a->caplaneflags; i++)
@@ -954,7 +1014,7 @@ bool lanes_action(struct app *a, enum action act)
 			return true;
 		a->order[i] = a->order[j];
 		a->order[j] = cur;
-		a->lanes.cur = act == ACT_ITEM_UP ? a->lanes.cur - 1 : a->lanes.cur + 1;
+		lv->cur = act == ACT_ITEM_UP ? lv->cur - 1 : lv->cur + 1;
 		return true;
 	}
 	default: return false;
@@ -963,20 +1023,20 @@ bool lanes_action(struct app *a, enum action act)
 
 static void lanes_click(struct app *a, int line, int col)
 {
+	struct lanes_view *lv = lv_of(a);
 	int NW = name_width(a), W = MAX(1, a->cols - NW);
 	if (line < 1 || line > rows(a))
 		return;
-	size_t idx = a->lanes.top + (size_t)(line - 1);
+	size_t idx = lv->top + (size_t)(line - 1);
 	uint32_t *lanes = xcalloc(model_nlanes(a->m) + 1, sizeof *lanes);
 	size_t ns = shown(a, lanes);
+	cursor_follows(a, lanes, ns);
 	if (idx < ns) {
-		int64_t t = col >= NW ? col_time(a, W, col - NW) : (a->sel != NO_POS ? model_ts(a->m, a->sel) : a->lanes.t0);
+		int64_t t = col >= NW ? col_time(a, W, col - NW) : (a->sel != NO_POS ? model_ts(a->m, a->sel) : lv->t0);
 		uint64_t p = nearest_on_lane(a, lanes[idx], t);
-		a->lanes.cur = idx;
-		if (p != NO_POS) {
-			select_pos(a, p);
-			a->lanes.cur = idx;
-		}
+		lv->cur = idx;
+		if (p != NO_POS)
+			select_here(a, p);
 	}
 	free(lanes);
 }
@@ -992,5 +1052,5 @@ static const char *lanes_meaning(enum action act)
 	}
 }
 
-const struct view_ops lanes_ops = {.draw = lanes_draw, .action = lanes_action, .click = lanes_click,
+const struct view_ops lanes_ops = {.state_size = sizeof(struct lanes_view), .draw = lanes_draw, .action = lanes_action, .click = lanes_click,
 				   .meaning = lanes_meaning, .status = lanes_status};

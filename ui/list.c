@@ -66,16 +66,31 @@ static uint64_t rows_to(struct app *a, uint64_t from, uint64_t to, uint64_t most
 	return n;
 }
 
+/* This view's own state (view_own). */
+struct list_view {
+	bool made;
+	uint64_t top; /* the event on the first row */
+};
+
+static struct list_view *lv_of(struct app *a)
+{
+	struct list_view *lv = view_own(a, V_LIST, sizeof *lv);
+	if (!lv->made)
+		*lv = (struct list_view){.made = true, .top = NO_POS};
+	return lv;
+}
+
 /* Keep the selection on screen. */
 static void scroll_to_sel(struct app *a)
 {
+	struct list_view *lv = lv_of(a);
 	if (a->sel == NO_POS)
 		return;
-	if (a->list.top == NO_POS || !vis_is(a, a->list.top))
-		a->list.top = vis_first(a);
-	if (a->list.top > a->sel)
-		a->list.top = a->sel;
-	uint64_t r = vis_rank(a, a->sel), t = vis_rank(a, a->list.top);
+	if (lv->top == NO_POS || !vis_is(a, lv->top))
+		lv->top = vis_first(a);
+	if (lv->top > a->sel)
+		lv->top = a->sel;
+	uint64_t r = vis_rank(a, a->sel), t = vis_rank(a, lv->top);
 	if (r - t >= (uint64_t)rows(a)) {
 		uint64_t p = a->sel;
 		for (int i = 1; i < rows(a); i++) {
@@ -84,12 +99,12 @@ static void scroll_to_sel(struct app *a)
 				break;
 			p = q;
 		}
-		a->list.top = p;
+		lv->top = p;
 	}
 	/* damage markers above it take rows; after the last event, its own */
 	uint64_t tail = vis_next(a, a->sel) == NO_POS ? (uint64_t)markers_after(a, a->sel, NO_POS, 0, false) : 0;
-	while (a->list.top != a->sel && rows_to(a, a->list.top, a->sel, (uint64_t)rows(a)) + tail > (uint64_t)rows(a))
-		a->list.top = vis_next(a, a->list.top);
+	while (lv->top != a->sel && rows_to(a, lv->top, a->sel, (uint64_t)rows(a)) + tail > (uint64_t)rows(a))
+		lv->top = vis_next(a, lv->top);
 }
 
 static void list_draw(struct app *a)
@@ -103,10 +118,10 @@ static void list_draw(struct app *a)
 	draw_str(0, tmw + 1, lw, "LANE");
 	draw_str(0, tmw + 2 + lw, tw, "TYPE");
 	char head[48] = "SUMMARY";
-	if (a->list.shift)
-		snprintf(head, sizeof head, "SUMMARY (scrolled %d cells)", a->list.shift);
+	if (a->row_shift)
+		snprintf(head, sizeof head, "SUMMARY (scrolled %d cells)", a->row_shift);
 	draw_str(0, tmw + 3 + lw + tw, a->cols - tmw - 3 - lw - tw, head);
-	uint64_t p = a->list.top;
+	uint64_t p = lv_of(a)->top;
 	if (p == NO_POS || !vis_is(a, p))
 		p = vis_first(a);
 	for (int y = 1; y <= rows(a) && p != NO_POS; y++) {
@@ -133,8 +148,12 @@ static bool list_action(struct app *a, enum action act)
 	row_widths(a, &tmw, &lw, &tw);
 	int step = MAX(8, (a->cols - tmw - 3 - lw - tw) / 2);
 	switch (act) {
-	case ACT_PAN_LEFT: a->list.shift = MAX(0, a->list.shift - step); return true;
-	case ACT_PAN_RIGHT: a->list.shift = MIN(SHIFT_MAX, a->list.shift + step); return true;
+	case ACT_PAN_LEFT: a->row_shift = MAX(0, a->row_shift - step); return true;
+	case ACT_PAN_RIGHT: a->row_shift = MIN(SHIFT_MAX, a->row_shift + step); return true;
+	case ACT_PAGE_DOWN: /* a page on: the selection at the top */
+		move_action(a, act);
+		lv_of(a)->top = a->sel;
+		return true;
 	default: return move_action(a, act);
 	}
 }
@@ -144,7 +163,7 @@ static void list_click(struct app *a, int line, int col)
 	(void)col;
 	if (line < 1 || line > rows(a))
 		return;
-	uint64_t p = a->list.top == NO_POS || !vis_is(a, a->list.top) ? vis_first(a) : a->list.top;
+	uint64_t top = lv_of(a)->top, p = top == NO_POS || !vis_is(a, top) ? vis_first(a) : top;
 	for (int y = 1; p != NO_POS; p = vis_next(a, p)) {
 		if (y == line) {
 			select_pos(a, p);
@@ -167,4 +186,4 @@ static const char *list_meaning(enum action act)
 	}
 }
 
-const struct view_ops list_ops = {.draw = list_draw, .action = list_action, .click = list_click, .meaning = list_meaning};
+const struct view_ops list_ops = {.state_size = sizeof(struct list_view), .draw = list_draw, .action = list_action, .click = list_click, .meaning = list_meaning};

@@ -294,13 +294,6 @@ void select_pos(struct app *a, uint64_t pos)
 {
 	a->sel = pos;
 	a->sel_ref = ref_of(a, pos);
-	if (pos == NO_POS)
-		return;
-	struct event e;
-	model_get(a->m, pos, &e);
-	for (size_t i = 0; i < a->norder; i++)
-		if (a->order[i] == e.lane && lane_shown(a, e.lane))
-			a->lanes.cur = i;
 }
 
 void refresh_selection(struct app *a)
@@ -433,10 +426,7 @@ bool move_action(struct app *a, enum action act)
 	switch (act) {
 	case ACT_MOVE_DOWN: move_by(a, 1); return true;
 	case ACT_MOVE_UP: move_by(a, -1); return true;
-	case ACT_PAGE_DOWN:
-		move_by(a, page);
-		a->list.top = a->sel;
-		return true;
+	case ACT_PAGE_DOWN: move_by(a, page); return true;
 	case ACT_PAGE_UP: move_by(a, -page); return true;
 	case ACT_HALF_DOWN: move_by(a, page / 2); return true;
 	case ACT_HALF_UP: move_by(a, -page / 2); return true;

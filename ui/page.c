@@ -13,19 +13,33 @@
 #include "ui/prompt.h"
 #include "ui/view.h"
 
+/* detail, info, help, filters, record, messages, legend, diff: one
+ * scrolling text page, which they share (kept as the detail view's own
+ * state, view_state) */
+struct page_view {
+	struct buf text;
+	size_t lines, scroll;
+	size_t filter_cur;     /* the filters view's cursor */
+	uint32_t record_input; /* the linked record the record page shows */
+	uint64_t record_off;
+	struct buf diff;       /* the comparison the diff page shows (D, v: page_diff_text) */
+};
+
+static struct page_view *pv(struct app *a) { return view_state(a, V_DETAIL); }
 
 static void count_lines(struct app *a)
 {
-	a->page.lines = 0;
-	for (const char *p = buf_str(&a->page.text); *p; p++)
-		a->page.lines += *p == '\n';
-	if (a->page.text.len && a->page.text.p[a->page.text.len - 1] != '\n')
-		a->page.lines++;
+	struct page_view *pg = pv(a);
+	pg->lines = 0;
+	for (const char *p = buf_str(&pg->text); *p; p++)
+		pg->lines += *p == '\n';
+	if (pg->text.len && pg->text.p[pg->text.len - 1] != '\n')
+		pg->lines++;
 }
 
 static void detail_page(struct app *a)
 {
-	struct buf *b = &a->page.text;
+	struct buf *b = &pv(a)->text;
 	if (a->sel == NO_POS) {
 		buf_adds(b, "no event selected\n");
 		return;
@@ -103,18 +117,19 @@ static void detail_page(struct app *a)
 /* A linked record that is not an event (an ATF detail record). */
 static void record_page(struct app *a)
 {
-	struct buf *b = &a->page.text;
+	struct page_view *pg = pv(a);
+	struct buf *b = &pg->text;
 	struct buf fields = {0};
 	struct tree_sink ts;
 	tree_sink_init(&ts, &fields, a->cols);
-	if (!trace_record_fields(a->t, a->page.record_input, a->page.record_off, &ts.s)) {
+	if (!trace_record_fields(a->t, pg->record_input, pg->record_off, &ts.s)) {
 		buf_adds(b, "no record\n");
 	} else {
-		const char *path = a->t->in[a->page.record_input]->path;
+		const char *path = a->t->in[pg->record_input]->path;
 		buf_adds(b, "linked record in ");
 		esc_term_cstr(b, path);
 		buf_printf(b, ", offset %llu (Enter goes to the event it links back to)\n\n",
-			   (unsigned long long)a->page.record_off);
+			   (unsigned long long)pg->record_off);
 		buf_add(b, fields.p, fields.len);
 	}
 	buf_free(&fields);
@@ -148,8 +163,9 @@ static void legend_text(struct app *a, struct buf *b)
 
 static void legend_page(struct app *a)
 {
-	buf_adds(&a->page.text, "the lanes view's legend; q or Esc closes this page\n");
-	legend_text(a, &a->page.text);
+	struct page_view *pg = pv(a);
+	buf_adds(&pg->text, "the lanes view's legend; q or Esc closes this page\n");
+	legend_text(a, &pg->text);
 }
 
 /* One action's row: its keys, its word, its help wrapped under itself. */
@@ -177,7 +193,7 @@ static void help_row(struct buf *b, const char *keys, int kw, enum action act, c
  * the keys that work everywhere; an action with no key is left out. */
 static void help_page(struct app *a)
 {
-	struct buf *b = &a->page.text;
+	struct buf *b = &pv(a)->text;
 	enum view_id v = view_under(a);
 	buf_printf(b, "ttv keys in the %s view, then everywhere; q or Esc closes this page\n", view_word(v));
 	int kw = 8;
@@ -209,12 +225,13 @@ static void help_page(struct app *a)
 
 static void filters_page(struct app *a)
 {
-	struct buf *b = &a->page.text;
+	struct page_view *pg = pv(a);
+	struct buf *b = &pg->text;
 	if (!a->fs->n)
 		buf_adds(b, "no filters: & adds one (&re keeps matching events, &!re drops them)\n");
 	for (size_t i = 0; i < a->fs->n; i++) {
 		const struct filter *f = &a->fs->f[i];
-		buf_printf(b, "%c [%c] %zu  %s ", i == a->page.filter_cur ? '>' : ' ', f->enabled ? 'x' : ' ', i + 1,
+		buf_printf(b, "%c [%c] %zu  %s ", i == pg->filter_cur ? '>' : ' ', f->enabled ? 'x' : ' ', i + 1,
 			   f->exclude ? "drop" : "keep");
 		esc_typed(b, f->spec, strlen(f->spec));
 		if (f->enabled && !vis_pending(a)) {
@@ -230,36 +247,42 @@ static void filters_page(struct app *a)
 
 static void messages_page(struct app *a)
 {
-	buf_adds(&a->page.text, "messages, oldest first (the status line shows the latest)\n\n");
+	struct page_view *pg = pv(a);
+	buf_adds(&pg->text, "messages, oldest first (the status line shows the latest)\n\n");
 	if (!a->messages.len)
-		buf_adds(&a->page.text, "none yet\n");
+		buf_adds(&pg->text, "none yet\n");
 	for (const char *p = buf_str(&a->messages); *p;) {
 		size_t n = strcspn(p, "\n");
-		esc_typed(&a->page.text, p, n);
-		buf_addc(&a->page.text, '\n');
+		esc_typed(&pg->text, p, n);
+		buf_addc(&pg->text, '\n');
 		p += n + (p[n] == '\n');
 	}
 }
 
 static long max_scroll(struct app *a);
 
-static void info_page(struct app *a) { info_text(a->t, &a->page.text); }
+static void info_page(struct app *a) { info_text(a->t, &pv(a)->text); }
 
 /* Make the page's text with make(), from the top unless keep_scroll
  * (true: a page opens with it). */
 static bool page_make(struct app *a, void (*make)(struct app *a), bool keep_scroll)
 {
-	buf_reset(&a->page.text);
+	struct page_view *pg = pv(a);
+	buf_reset(&pg->text);
 	if (!keep_scroll)
-		a->page.scroll = 0;
+		pg->scroll = 0;
 	make(a);
 	count_lines(a);
 	return true;
 }
 
-static void diff_page(struct app *a) { buf_add(&a->page.text, a->page.diff.p, a->page.diff.len); }
+static void diff_page(struct app *a)
+{
+	struct page_view *pg = pv(a);
+	buf_add(&pg->text, pg->diff.p, pg->diff.len);
+}
 
-struct buf *page_diff_text(struct app *a) { return &a->page.diff; }
+struct buf *page_diff_text(struct app *a) { return &pv(a)->diff; }
 
 /* (the detail: of the selected event, so none without one) */
 static bool detail_open(struct app *a) { return a->sel != NO_POS && page_make(a, detail_page, false); }
@@ -272,8 +295,9 @@ static bool legend_open(struct app *a) { return page_make(a, legend_page, false)
 
 static bool messages_open(struct app *a)
 {
+	struct page_view *pg = pv(a);
 	page_make(a, messages_page, false);
-	a->page.scroll = (size_t)max_scroll(a); /* the latest at the bottom, as vim shows them */
+	pg->scroll = (size_t)max_scroll(a); /* the latest at the bottom, as vim shows them */
 	return true;
 }
 
@@ -305,15 +329,16 @@ static long rows_of(struct app *a, const char *s, size_t n)
  * '>' is the cursor's; `matches`: what the filters match is marked. */
 static void text_draw(struct app *a, bool cursor, bool matches)
 {
+	struct page_view *pg = pv(a);
 	int rows = a->lines - 1;
-	const char *p = buf_str(&a->page.text);
-	for (size_t skip = a->page.scroll; skip && *p; p++)
+	const char *p = buf_str(&pg->text);
+	for (size_t skip = pg->scroll; skip && *p; p++)
 		if (*p == '\n')
 			skip--;
 	for (int y = 0; y < rows && *p;) {
 		const char *nl = strchr(p, '\n');
 		size_t n = nl ? (size_t)(nl - p) : strlen(p);
-		enum role r = y == 0 && a->page.scroll == 0 ? R_TITLE : R_NORMAL;
+		enum role r = y == 0 && pg->scroll == 0 ? R_TITLE : R_NORMAL;
 		if (cursor && *p == '>')
 			r = R_SELECTED;
 		/* a line wider than the screen goes on below it, at a word */
@@ -339,18 +364,20 @@ static void page_draw(struct app *a) { text_draw(a, false, false); }
  * draw, at the same scroll. */
 static void detail_draw(struct app *a)
 {
-	size_t keep = a->page.scroll;
+	struct page_view *pg = pv(a);
+	size_t keep = pg->scroll;
 	detail_open(a);
-	a->page.scroll = keep;
+	pg->scroll = keep;
 	text_draw(a, false, true);
 }
 
 /* The comparison of files is made in steps under its page. */
 static void diff_draw(struct app *a)
 {
-	size_t keep = a->page.scroll;
+	struct page_view *pg = pv(a);
+	size_t keep = pg->scroll;
 	diff_open(a);
-	a->page.scroll = keep;
+	pg->scroll = keep;
 	text_draw(a, false, false);
 }
 
@@ -364,8 +391,9 @@ static void filters_draw(struct app *a)
  * last lines, wrapped, take as many rows as there are. */
 static long max_scroll(struct app *a)
 {
-	long rows = a->lines - 1, used = 0, line = (long)a->page.lines;
-	const char *start = buf_str(&a->page.text), *end = start + a->page.text.len;
+	struct page_view *pg = pv(a);
+	long rows = a->lines - 1, used = 0, line = (long)pg->lines;
+	const char *start = buf_str(&pg->text), *end = start + pg->text.len;
 	if (end > start && end[-1] == '\n')
 		end--;
 	while (line > 0) {
@@ -374,7 +402,7 @@ static long max_scroll(struct app *a)
 			q--;
 		used += rows_of(a, q, (size_t)(end - q));
 		if (used > rows) {
-			if (line == (long)a->page.lines)
+			if (line == (long)pg->lines)
 				line--; /* taller than the screen by itself: its start, at least */
 			break;
 		}
@@ -386,18 +414,20 @@ static long max_scroll(struct app *a)
 
 static void page_scroll_by(struct app *a, long by)
 {
-	long s = (long)a->page.scroll + by;
-	a->page.scroll = (size_t)MAX(0, MIN(s, max_scroll(a)));
+	struct page_view *pg = pv(a);
+	long s = (long)pg->scroll + by;
+	pg->scroll = (size_t)MAX(0, MIN(s, max_scroll(a)));
 }
 
 /* Enter in the detail: open the record the event links to. */
 static void open_record(struct app *a)
 {
+	struct page_view *pg = pv(a);
 	struct event e;
 	if (a->sel == NO_POS)
 		return;
 	model_get(a->m, a->sel, &e);
-	if (!trace_event_link(a->t, &e, &a->page.record_input, &a->page.record_off)) {
+	if (!trace_event_link(a->t, &e, &pg->record_input, &pg->record_off)) {
 		message(a, false, "this event links to no other record");
 		return;
 	}
@@ -407,8 +437,9 @@ static void open_record(struct app *a)
 /* Enter in a linked record: back to the event it links to. */
 static void record_back(struct app *a)
 {
+	struct page_view *pg = pv(a);
 	uint64_t pos;
-	if (!trace_record_back(a->t, a->page.record_input, a->page.record_off, &pos)) {
+	if (!trace_record_back(a->t, pg->record_input, pg->record_off, &pos)) {
 		message(a, true, "this record's link back does not resolve (a dangling link)");
 		return;
 	}
@@ -418,16 +449,17 @@ static void record_back(struct app *a)
 
 static bool filters_action(struct app *a, enum action act)
 {
+	struct page_view *pg = pv(a);
 	struct filterset *fs = a->fs;
-	size_t i = a->page.filter_cur;
+	size_t i = pg->filter_cur;
 	switch (act) {
 	case ACT_MOVE_DOWN:
 		if (i + 1 < fs->n)
-			a->page.filter_cur++;
+			pg->filter_cur++;
 		return true;
 	case ACT_MOVE_UP:
 		if (i)
-			a->page.filter_cur--;
+			pg->filter_cur--;
 		return true;
 	case ACT_TOGGLE:
 		if (i < fs->n) {
@@ -440,8 +472,8 @@ static bool filters_action(struct app *a, enum action act)
 		if (i < fs->n) {
 			a->undo.what = UNDO_NONE;
 			filterset_remove(fs, i);
-			if (a->page.filter_cur && a->page.filter_cur >= fs->n)
-				a->page.filter_cur--;
+			if (pg->filter_cur && pg->filter_cur >= fs->n)
+				pg->filter_cur--;
 			vis_reset(a);
 		}
 		return true;
@@ -457,7 +489,7 @@ static bool filters_action(struct app *a, enum action act)
 		struct filter t = fs->f[i];
 		fs->f[i] = fs->f[j];
 		fs->f[j] = t;
-		a->page.filter_cur = j;
+		pg->filter_cur = j;
 		vis_reset(a); /* what passes is the same, but each one's count of what it drops is not */
 		return true;
 	}
@@ -467,6 +499,7 @@ static bool filters_action(struct app *a, enum action act)
 
 static bool page_action(struct app *a, enum action act)
 {
+	struct page_view *pg = pv(a);
 	long rows = a->lines - 1;
 	switch (act) {
 	case ACT_MOVE_DOWN:
@@ -475,8 +508,8 @@ static bool page_action(struct app *a, enum action act)
 	case ACT_PAGE_UP: page_scroll_by(a, -(rows - 1)); return true;
 	case ACT_HALF_DOWN: page_scroll_by(a, rows / 2); return true;
 	case ACT_HALF_UP: page_scroll_by(a, -rows / 2); return true;
-	case ACT_FIRST: a->page.scroll = 0; return true;
-	case ACT_LAST: page_scroll_by(a, (long)a->page.lines); return true;
+	case ACT_FIRST: pg->scroll = 0; return true;
+	case ACT_LAST: page_scroll_by(a, (long)pg->lines); return true;
 	default: return false;
 	}
 }
@@ -507,11 +540,14 @@ static bool record_action(struct app *a, enum action act)
  * it, the first for good). */
 static void page_end(struct app *a)
 {
-	buf_free(&a->page.text);
-	buf_free(&a->page.diff);
+	struct page_view *pg = (struct page_view *)view_state_made(a, V_DETAIL);
+	if (pg) {
+		buf_free(&pg->text);
+		buf_free(&pg->diff);
+	}
 }
 
-const struct view_ops detail_ops = {.open = detail_open, .draw = detail_draw, .action = detail_action, .free = page_end};
+const struct view_ops detail_ops = {.state_size = sizeof(struct page_view), .open = detail_open, .draw = detail_draw, .action = detail_action, .free = page_end};
 const struct view_ops info_ops = {.open = info_open, .draw = page_draw, .action = page_action, .free = page_end};
 const struct view_ops help_ops = {.open = help_open, .draw = page_draw, .action = page_action, .free = page_end};
 const struct view_ops filters_ops = {.open = filters_open, .draw = filters_draw, .action = filters_action, .free = page_end};

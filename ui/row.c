@@ -124,7 +124,7 @@ void row_draw(struct app *a, int y, uint64_t pos, int tmw, int lw, int tw)
 		buf_adds(&b, " [copy]");
 	if (e.flags & EVF_NO_TS)
 		buf_adds(&b, " [no timestamp]");
-	size_t skip = text_skip(buf_str(&b), b.len, a->list.shift);
+	size_t skip = text_skip(buf_str(&b), b.len, a->row_shift);
 	draw_matched(a, y, x, a->cols - x, buf_str(&b) + skip, b.len - skip, base);
 	buf_free(&b);
 }

@@ -88,7 +88,7 @@ int ui_run(struct trace *t, struct filterset *fs, const struct cli *c)
 	setlocale(LC_ALL, "");
 	/* (the visible set is of no generation yet: the first load step sets up
 	 * the views even when main()'s first look read everything there is) */
-	struct app app = {.t = t, .m = t->m, .fs = fs, .base = V_LANES, .sel = NO_POS, .list.top = NO_POS, .loading = true,
+	struct app app = {.t = t, .m = t->m, .fs = fs, .base = V_LANES, .sel = NO_POS, .loading = true,
 			  .vis.gen = UINT64_MAX};
 	struct app *a = &app;
 	const char *script = getenv("TTV_SCRIPT");

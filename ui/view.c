@@ -80,12 +80,7 @@ bool views_step(struct app *a, uint64_t budget_ns)
 }
 
 /* View v's own state (state_size bytes, zeroed at first). */
-void *view_state(struct app *a, enum view_id v)
-{
-	if (!a->state[v])
-		a->state[v] = xcalloc(1, views[v]->state_size);
-	return a->state[v];
-}
+void *view_state(struct app *a, enum view_id v) { return view_own(a, v, views[v]->state_size); }
 
 const void *view_state_made(const struct app *a, enum view_id v) { return a->state[v]; }
 
