@@ -60,7 +60,10 @@ static inline void f_put(struct fsink *s, const struct field *f) { s->put(s, f);
 /* A name's length when the compiler knows it (a literal), else 0.  Text
  * sinks copy such a name as it is instead of escaping it byte by byte. */
 #define F_STRLEN_(n) __builtin_strlen(_Generic((n), void *: "", default: (n))) /* (NULL: no name) */
-#define F_NAME_LEN(n) (__builtin_constant_p(F_STRLEN_(n)) && F_STRLEN_(n) < 256 ? (uint8_t)F_STRLEN_(n) : 0)
+/* (the pointer first: strlen is never asked of one known only when running,
+ * which may be NULL, an array item's) */
+#define F_NAME_LEN(n) \
+	(__builtin_constant_p(n) && __builtin_constant_p(F_STRLEN_(n)) && F_STRLEN_(n) < 256 ? (uint8_t)F_STRLEN_(n) : 0)
 /* `.name = N` in a struct field, its length with it */
 #define F_NAME(n) .name = (n), .name_len = F_NAME_LEN(n)
 

@@ -44,7 +44,8 @@ struct visible {
  * open: it comes on top, or back on top (false: it has nothing to show,
  *   and does not come);  back: it comes back on top when the one over it
  *   closes (NULL: open);  draw;  action (false: not here, the shared
- *   actions then);  click;
+ *   actions then);  click;  drag: the mouse dragged from one column to
+ *   another (the lanes take the range between);
  * meaning: what a shared action does in it, for ?, when its own words say
  *   it better than the action's help;
  * status: the status line's left part while it is on top, in place of the
@@ -62,6 +63,7 @@ struct view_ops {
 	void (*draw)(struct app *a);
 	bool (*action)(struct app *a, enum action act);
 	void (*click)(struct app *a, int line, int col);
+	void (*drag)(struct app *a, int line, int col0, int col1);
 	const char *(*meaning)(enum action act);
 	bool (*status)(struct app *a, struct buf *out, int room);
 	bool (*where)(struct app *a, struct buf *out);

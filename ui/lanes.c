@@ -255,7 +255,8 @@ static void range_mark(struct app *a, bool start)
 	range_said(a);
 }
 
-void lanes_drag(struct app *a, int line, int col0, int col1)
+/* A mouse drag across the lanes from column col0 to col1: a time range. */
+static void lanes_drag(struct app *a, int line, int col0, int col1)
 {
 	(void)line;
 	int NW = name_width(a), W = MAX(1, a->cols - NW);
@@ -1052,5 +1053,5 @@ static const char *lanes_meaning(enum action act)
 	}
 }
 
-const struct view_ops lanes_ops = {.state_size = sizeof(struct lanes_view), .draw = lanes_draw, .action = lanes_action, .click = lanes_click,
+const struct view_ops lanes_ops = {.state_size = sizeof(struct lanes_view), .draw = lanes_draw, .action = lanes_action, .click = lanes_click, .drag = lanes_drag,
 				   .meaning = lanes_meaning, .status = lanes_status};

@@ -7,7 +7,5 @@
 bool lanes_action(struct app *a, enum action act);
 void lanes_fit(struct app *a); /* window around the whole trace */
 void lanes_first_fit(struct app *a); /* the first events read: the window around them (once) */
-/* A mouse drag across the lanes from column col0 to col1: a time range. */
-void lanes_drag(struct app *a, int line, int col0, int col1);
 
 #endif

@@ -461,7 +461,7 @@ static bool global_action(struct app *a, enum action act)
 		return true;
 	case ACT_SWITCH_VIEW:
 		if (!a->depth)
-			a->base = a->base == V_LANES ? V_LIST : V_LANES;
+			view_switch_base(a);
 		return true;
 	case ACT_JUMP_BACK: jump_history(a, -1); return true;
 	case ACT_JUMP_FORWARD: jump_history(a, +1); return true;
@@ -527,8 +527,9 @@ static void mouse(struct app *a, int code, bool press, int line, int col)
 	int button = code & ~(4 | 8 | 16); /* without shift, meta, ctrl */
 	if (!press && button == 0 && a->press.on) { /* a drag ends: the lanes take a range */
 		a->press.on = false;
-		if (view_top(a) == V_LANES && abs(col - a->press.col) >= 2)
-			lanes_drag(a, a->press.line, a->press.col, col);
+		const struct view_ops *ops = view_ops_of(view_top(a));
+		if (ops->drag && abs(col - a->press.col) >= 2)
+			ops->drag(a, a->press.line, a->press.col, col);
 		return;
 	}
 	if (!press || code & 32) /* other releases and motion carry no command */

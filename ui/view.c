@@ -51,6 +51,8 @@ void view_close(struct app *a)
 
 void view_close_all(struct app *a) { a->depth = 0; }
 
+void view_switch_base(struct app *a) { a->base = a->base == V_LANES ? V_LIST : V_LANES; }
+
 /* The view that act opens from any view, on top: false when none. */
 bool view_open_by(struct app *a, enum action act)
 {

@@ -13,6 +13,7 @@ enum view_id view_under(const struct app *a); /* the one under it */
 void view_open(struct app *a, enum view_id v); /* v on top (a full stack: in the top one's place) */
 void view_close(struct app *a);                /* the top one closed: the one under it opened again */
 void view_close_all(struct app *a);            /* back to the base view */
+void view_switch_base(struct app *a);          /* the other base view (lanes, list) under the stack */
 bool view_open_by(struct app *a, enum action act); /* the view act opens from anywhere (false: none) */
 bool views_pending(const struct app *a);           /* some view has work to do in the background */
 bool views_step(struct app *a, uint64_t budget_ns); /* a slice of their work (true while more) */
