@@ -15,6 +15,7 @@ export TMUX_TMPDIR=$TMP
 
 session 80x24 "TERM=xterm-256color '$TTV' '$TMP/t.pt'"
 wait_for "2 lanes"; ok $? "the viewer starts in a terminal (lanes view)"
+wait_for "q quits" # (the status line comes once loading is done: later than the lanes on a loaded machine)
 like "$(screen | tail -1)" '2 events in 2 lanes; \? shows the keys, q quits' "the first screen says what is there and where the keys are"
 tm send-keys -t "$S" Tab
 wait_for "TIME"; ok $? "Tab switches to the list"
