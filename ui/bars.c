@@ -1,3 +1,4 @@
+/* ui floor 4 */
 /* The lanes view's window as bars: every span, open begin, unpaired end and
  * instant of some lanes inside [t0, t1).  Spans are taken in start order and
  * each goes to the lowest row of its lane free at its start: nested spans go

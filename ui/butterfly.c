@@ -1,3 +1,4 @@
+/* ui floor 13 */
 /* The butterfly view (b in the call tree): one function, who called it
  * and whom it called, over every call path it is on (the call tree's,
  * tree.c).  Callers above it with the time spent in it through them,

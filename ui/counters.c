@@ -1,3 +1,4 @@
+/* ui floor 5 */
 /* ui/counters.c: a counter track's row in the lanes view.
  *
  * A lane whose events are samples of one number (a dial9 field annotated

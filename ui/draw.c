@@ -1,3 +1,4 @@
+/* ui floor 2 */
 /* Drawing helpers.  Text given here has already been through the
  * sanitizer (src/esc.c); these functions only measure and clip it, and still
  * refuse to pass a control character should one slip through. */

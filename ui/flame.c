@@ -1,3 +1,4 @@
+/* ui floor 13 */
 /* The flame graph view (an icicle, as Perfetto and speedscope draw it):
  * the call tree of the call tree view (tree.c: the same scope, built
  * once for both), each call path a bar as wide as its share of the total,

@@ -1,3 +1,4 @@
+/* ui floor 1 */
 #include "ui/keymap.h"
 
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* ui floor 6 */
 /* The lanes view: a time axis across, and per lane a flame chart: one row
  * per nesting depth (up to BARS_ROWS, then a "+N deeper" row), spans as
  * bars with their names inside, edges at eighths of a cell; instants are

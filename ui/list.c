@@ -1,3 +1,4 @@
+/* ui floor 5 */
 /* The list view: one visible event per row, in time order.  Only the rows
  * on screen are read from the model. */
 #include <curses.h>

@@ -1,3 +1,4 @@
+/* ui floor 14 */
 /* The viewer's event loop: one poll() over the terminal (libtermkey's fd)
  * and a signal self-pipe; loading runs in bounded slices between keys, so
  * the first screen shows before a large file is read.  Signal handlers only

@@ -1,3 +1,4 @@
+/* ui floor 3 */
 /* Selection, the visible set, jumps and marks. */
 #include <stdio.h>
 #include <stdlib.h>

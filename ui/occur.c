@@ -1,3 +1,4 @@
+/* ui floor 11 */
 /* The calls of one node of the call tree (Enter there, or in the flame
  * graph): its spans, longest first, with their self time, start and lane;
  * Enter goes to one in the lanes view.  A tree keeps no span of its own,

@@ -1,3 +1,4 @@
+/* ui floor 10 */
 /* Views that are a page of text: the detail of the selected event, info,
  * help and the filters list.  The page is rebuilt when it opens and when
  * what it shows changes; drawing touches only the lines on screen. */

@@ -1,3 +1,4 @@
+/* ui floor 9 */
 /* The prompt line (/ search, & filter, : command), its history, search,
  * and the status line. */
 #include <curses.h>

@@ -1,3 +1,4 @@
+/* ui floor 4 */
 /* One event as a row: the list's rows, and the lanes view's line for the
  * selected event.  Columns: time, lane, type, summary. */
 #include <curses.h>

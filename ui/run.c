@@ -1,3 +1,4 @@
+/* ui floor 16 */
 /* run.c: the viewer's life: the terminal and the settings set up, the
  * loop (or a script) run, and what it leaves told and saved. */
 #include <curses.h>

@@ -1,3 +1,4 @@
+/* ui floor 10 */
 /* scope.c: what the call-tree views (the tree, the flame graph, the
  * butterfly, a node's calls) are of, and going from them to a span in the
  * lanes view. */

@@ -1,3 +1,4 @@
+/* ui floor 15 */
 /* script.c: TTV_SCRIPT=FILE, the viewer driven by steps from a file
  * instead of a terminal, for the tests and the bench (ui/ui.h lists the
  * steps): keys, typed and pasted text, clicks and drags, resizes, shell

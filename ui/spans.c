@@ -1,3 +1,4 @@
+/* ui floor 5 */
 /* The selection as a span in the lanes view: its depth, parent, first
  * child, the spans before and after it at the same depth, and its self
  * time.  Each answer lays out the spans of its lane around the selection

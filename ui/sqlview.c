@@ -1,3 +1,4 @@
+/* ui floor 8 */
 /* ; SQL over the trace (src/sql.h's tables): the query runs on the loop's
  * thread, so the model holds still under it (a snapshot while following);
  * app.busy() keeps the terminal answering and stops it on Esc or C-c.  Its

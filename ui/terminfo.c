@@ -1,3 +1,4 @@
+/* ui floor 1 */
 /* The common terminals' descriptions compiled in (ui/builtin.h), for a
  * host that has none for $TERM: a binary copied into a container with no
  * terminfo database still draws.  ncurses asks its fallback hook once its

@@ -1,3 +1,4 @@
+/* ui floor 1 */
 /* Colour themes: themes/NAME.theme gives each role (ui/app.h ROLES) its
  * colours and attributes.
  *

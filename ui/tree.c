@@ -1,3 +1,4 @@
+/* ui floor 12 */
 /* The call tree view: where the time went in what the views show (the
  * filters, the lanes not hidden, the time range), as uftrace's tui shows
  * it: call paths with their total, self time and calls, folded and

@@ -1,3 +1,4 @@
+/* ui floor 7 */
 /* view.c: the views (app.h VIEWS) and the stack of them over the base
  * view (lanes or list): what is on top, what opens and closes, and the
  * work they do in the background. */

@@ -7,7 +7,8 @@
 # model's (src/model_int.h) in its files (src/model*.c).  Inside ui/, where
 # every file includes ui/app.h, the calls run one way (from the built
 # objects' symbols): no two files call each other, and each calls only
-# files of its floor or below (ui_floor).
+# files of its floor or below (its first line says its floor: /* ui floor N */,
+# so a new view is placed in its own file).
 . "$(dirname "$0")/../lib.sh"
 
 # The layer of a source file or header, by path; "" when it has none, so
@@ -64,23 +65,7 @@ ui_floor() {
 	case $1 in
 	app | actions | builtin) echo 0 ;; # the app's state, the actions, the data built in
 	ui) echo 0 ;; # ui.h, the viewer's face to main (run.c, theme.c define it)
-	terminfo | theme | keymap) echo 1 ;;
-	draw) echo 2 ;;
-	nav) echo 3 ;;
-	row | bars) echo 4 ;;
-	counters) echo 5 ;;
-	spans | list) echo 5 ;;
-	lanes) echo 6 ;;
-	view) echo 7 ;; # the views and their stack
-	sqlview) echo 8 ;;
-	prompt) echo 9 ;;
-	page | scope) echo 10 ;;
-	occur) echo 11 ;;
-	tree) echo 12 ;;
-	butterfly | flame) echo 13 ;;
-	loop) echo 14 ;; # the terminal and the loop
-	script) echo 15 ;; # TTV_SCRIPT: the loop's parts driven from a file
-	run) echo 16 ;; # ui_run: set up, the loop or a script, the end
+	*) sed -n '1s|^/\* ui floor \([0-9][0-9]*\) \*/$|\1|p' "ui/$1.c" 2>/dev/null ;; # its first line says
 	esac
 }
 # ui_calls OBJ...: "caller callee" for each call from one file to another
@@ -108,6 +93,8 @@ if [ -n "$objs" ] && command -v nm >/dev/null 2>&1; then
 		done <"$1"
 	}
 	judge "$TMP/calls"
+	for f in ui/*.c; do b=$(basename "$f" .c); echo "$(ui_floor "$b") $b"; done | sort -n |
+		awk '$1 != f { printf "%s%s:", (f == "" ? "# floors " : "; "), $1; f = $1 } { printf " %s", $2 } END { print "" }'
 	is "$unplaced" "" "every ui file has a floor"
 	is "$both" "" "no two ui files call each other"
 	is "$up" "" "ui files call only down (or across) their floors"
