@@ -95,18 +95,19 @@ struct gz_thread {
 	uint8_t *in;
 };
 
-/* Wait for a piece to fill (false: told to stop). */
-static bool room(struct gz_thread *t)
+/* Wait for a piece to fill: the one after the last made (only this thread
+ * makes them); -1 when told to stop. */
+static int room(struct gz_thread *t)
 {
 	pthread_mutex_lock(&t->mu);
 	while (t->count == PIECES && !t->stop)
 		pthread_cond_wait(&t->cv, &t->mu);
-	bool go = !t->stop;
+	int k = t->stop ? -1 : (int)((t->first + t->count) % PIECES);
 	pthread_mutex_unlock(&t->mu);
-	return go;
+	return k;
 }
 
-static void made(struct gz_thread *t, unsigned k, size_t n)
+static void made(struct gz_thread *t, int k, size_t n)
 {
 	pthread_mutex_lock(&t->mu);
 	t->len[k] = n;
@@ -126,12 +127,9 @@ static void *run(void *arg)
 			break;
 		size_t off = 0;
 		while ((off < (size_t)r || g->partial) && !g->err) {
-			if (!room(t))
+			int k = room(t);
+			if (k < 0)
 				goto out;
-			/* (only this thread adds pieces: the slot after the last is free) */
-			pthread_mutex_lock(&t->mu);
-			unsigned k = (t->first + t->count) % PIECES;
-			pthread_mutex_unlock(&t->mu);
 			size_t used, n = gz_inflate(g, t->in + off, (size_t)r - off, &used, t->buf[k], PIECE);
 			off += used;
 			if (n)

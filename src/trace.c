@@ -294,6 +294,14 @@ static char *unknown_why(struct input *in, size_t n)
 	return xstrdup("empty file (0 bytes): nothing to decode");
 }
 
+/* The loader's read buffer (COPY_CHUNK bytes), made at first use. */
+static uint8_t *read_buffer(struct trace *t)
+{
+	if (!t->chunk)
+		t->chunk = xmalloc(COPY_CHUNK);
+	return t->chunk;
+}
+
 /* Choose a decoder for an input by content.  False while undecided. */
 static bool probe_input(struct trace *t, struct input *in, bool final)
 {
@@ -302,9 +310,7 @@ static bool probe_input(struct trace *t, struct input *in, bool final)
 	/* A file's first bytes read, not touched through its mapping: a fault
 	 * there may map far more of the file than is looked at (a large folio
 	 * of the page cache), and that counts in the process's memory */
-	if (!t->chunk)
-		t->chunk = xmalloc(COPY_CHUNK);
-	const uint8_t *p = n && input_copy(in, 0, t->chunk, n) ? t->chunk : in->map;
+	const uint8_t *p = n && input_copy(in, 0, read_buffer(t), n) ? t->chunk : in->map;
 	const struct decoder *best = NULL;
 	int score = 0;
 	bool more = false;
@@ -347,9 +353,7 @@ static void align_settle(struct source *src);
 static const uint8_t *next_bytes(struct trace *t, struct input *in, uint64_t *n)
 {
 	uint64_t want = MIN(*n, COPY_CHUNK);
-	if (!t->chunk)
-		t->chunk = xmalloc(COPY_CHUNK);
-	if (want && input_copy(in, in->consumed, t->chunk, (size_t)want)) {
+	if (want && input_copy(in, in->consumed, read_buffer(t), (size_t)want)) {
 		*n = want;
 		return t->chunk;
 	}
