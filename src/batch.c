@@ -565,6 +565,38 @@ static struct src_summary *summaries(struct trace *t)
 	return sum;
 }
 
+/* Every source's lanes, in lane order, by source id: source k's are
+ * v[at[k] .. at[k + 1]) (one pass over the lanes, as summaries()). */
+struct src_lanes {
+	uint32_t *v;
+	size_t *at;
+};
+
+static struct src_lanes src_lanes(struct trace *t)
+{
+	uint32_t nl = model_nlanes(t->m);
+	struct src_lanes sl = {xmalloc(((size_t)nl + 1) * sizeof *sl.v), xcalloc(t->nsrc + 2, sizeof *sl.at)};
+	for (uint32_t l = 0; l < nl; l++) {
+		uint32_t src = model_lane_get(t->m, l)->source;
+		if (src < t->nsrc)
+			sl.at[src + 2]++;
+	}
+	for (size_t k = 2; k < t->nsrc + 2; k++)
+		sl.at[k] += sl.at[k - 1];
+	for (uint32_t l = 0; l < nl; l++) { /* (at[k + 1] counts those of k placed so far) */
+		uint32_t src = model_lane_get(t->m, l)->source;
+		if (src < t->nsrc)
+			sl.v[sl.at[src + 1]++] = l;
+	}
+	return sl;
+}
+
+static void src_lanes_free(struct src_lanes *sl)
+{
+	free(sl->v);
+	free(sl->at);
+}
+
 const char *source_status(const struct source *s)
 {
 	return s->error ? "failed" : s->ndmg ? "damaged" : "ok";
@@ -784,6 +816,7 @@ static void meta_text(struct trace *t, const struct source *s, struct buf *b)
 void info_text(struct trace *t, struct buf *b)
 {
 	struct src_summary *sum = summaries(t);
+	struct src_lanes sl = src_lanes(t);
 	for (size_t i = 0; i < t->nsrc; i++) {
 		const struct source *s = t->src[i];
 		struct src_summary r = sum[s->id];
@@ -838,10 +871,8 @@ void info_text(struct trace *t, struct buf *b)
 		if (s->dmg_dropped)
 			buf_printf(b, "           and %llu more\n", (unsigned long long)s->dmg_dropped);
 		size_t shown = 0;
-		for (uint32_t l = 0; l < model_nlanes(t->m); l++) {
-			const struct lane *ln = model_lane_get(t->m, l);
-			if (ln->source != s->id)
-				continue;
+		for (size_t k = sl.at[s->id]; k < sl.at[s->id + 1]; k++) {
+			const struct lane *ln = model_lane_get(t->m, sl.v[k]);
 			if (shown++ == INFO_LANES) {
 				buf_printf(b, "           ... %zu more lanes\n", r.nlanes - INFO_LANES);
 				break;
@@ -854,6 +885,7 @@ void info_text(struct trace *t, struct buf *b)
 	}
 	clock_summary(t, sum, b);
 	index_summary(t, b);
+	src_lanes_free(&sl);
 	free(sum);
 }
 
@@ -861,6 +893,7 @@ void info_json(struct trace *t, struct buf *b)
 {
 	buf_adds(b, "{\"sources\":[");
 	struct src_summary *sum = summaries(t);
+	struct src_lanes sl = src_lanes(t);
 	for (size_t i = 0; i < t->nsrc; i++) {
 		const struct source *s = t->src[i];
 		struct src_summary r = sum[s->id];
@@ -886,10 +919,8 @@ void info_json(struct trace *t, struct buf *b)
 			buf_printf(b, ",\"shift_ns\":%lld", (long long)s->shift);
 		buf_adds(b, ",\"lanes\":[");
 		bool first = true;
-		for (uint32_t l = 0; l < model_nlanes(t->m); l++) {
-			const struct lane *ln = model_lane_get(t->m, l);
-			if (ln->source != s->id)
-				continue;
+		for (size_t k = sl.at[s->id]; k < sl.at[s->id + 1]; k++) {
+			const struct lane *ln = model_lane_get(t->m, sl.v[k]);
 			buf_adds(b, first ? "{\"name\":" : ",{\"name\":");
 			first = false;
 			json_sid(b, t->m, ln->name);
@@ -924,6 +955,7 @@ void info_json(struct trace *t, struct buf *b)
 	const struct source *x, *y;
 	static const char *const clocks[] = {"one source", "same", "different", "unknown"};
 	buf_printf(b, ",\"clocks\":\"%s\",\"aligned\":%s", clocks[clock_domains(t, sum, &x, &y)], t->align ? "true" : "false");
+	src_lanes_free(&sl);
 	free(sum);
 	uint64_t mem, files;
 	bigmem_usage(&mem, &files);

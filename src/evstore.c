@@ -11,20 +11,25 @@
 /* A block's bytes in the pool: the (input, type, flags) combinations
  * (u64 each), the durations (u32 each), the names (u32 each), then per
  * event w bits: time - ts0, offset - off0, lane - lane0, combination
- * index, name index. */
+ * index, name index; then the lanes it holds (so that a look for a few
+ * lanes among thousands passes over the blocks without them): a bit per
+ * lane from lane0 to lane0 + lspan, or, when fewer bits, their sorted
+ * list (lane - lane0, wlane bits each). */
 struct evblock {
 	uint64_t start; /* position of its first event */
 	int64_t ts0;    /* its first (least) time */
 	uint64_t off0;  /* its least byte offset */
 	uint64_t data;  /* where its bytes start in the pool */
 	uint32_t lane0; /* its least lane */
-	uint16_t n, ntrip, nname;
+	uint32_t lspan; /* its greatest lane - lane0 */
+	uint16_t n, ntrip, nname, nlane; /* nlane: how many distinct lanes */
 	uint8_t wts, woff, wlane, wtrip, wname, w;
 };
 
 #define HALF (EVS_BLOCK / 2)
 #define LOAD_BITS 57 /* what one 8-byte load at any bit gives whole */
 #define DICT_SLOTS (2 * EVS_BLOCK)
+#define LANE_MAP_BITS (EVS_BLOCK * 24) /* a block's lanes as a map up to this span (a list is never longer) */
 
 /* The values one block uses, each given the next index when first seen.
  * Slots are valid when their stamp is this block's, so nothing is cleared
@@ -41,6 +46,8 @@ struct packer {
 	struct dict trips, names;
 	uint32_t gen;
 	uint16_t ti[EVS_BLOCK], ni[EVS_BLOCK];
+	uint32_t lanes[EVS_BLOCK]; /* the block's distinct lanes - lane0, sorted */
+	uint64_t lane_map[LANE_MAP_BITS / 64];
 };
 
 void cev_merge(const struct cev *a, size_t na, const struct cev *b, size_t nb, struct cev *out)
@@ -114,10 +121,17 @@ static inline uint64_t load(const uint8_t *p, uint64_t at)
 static size_t dur_at(const struct evblock *b) { return (size_t)b->ntrip * 8; }
 static size_t name_at(const struct evblock *b) { return dur_at(b) + (size_t)b->n * 4; }
 static size_t bits_at(const struct evblock *b) { return name_at(b) + (size_t)b->nname * 4; }
+static size_t lanes_at(const struct evblock *b) { return bits_at(b) + ((size_t)b->n * b->w + 7) / 8; }
+/* Its lanes as a map (else a list): whichever takes fewer bits. */
+static bool lanes_mapped(const struct evblock *b) { return (uint64_t)b->lspan + 1 <= (uint64_t)b->nlane * b->wlane; }
+static size_t lanes_bytes(const struct evblock *b)
+{
+	return lanes_mapped(b) ? ((size_t)b->lspan + 8) / 8 : ((size_t)b->nlane * b->wlane + 7) / 8;
+}
 static size_t block_bytes(const struct evblock *b)
 {
 	/* 16 spare bytes: get_bits reads 9 from any bit's byte */
-	return (bits_at(b) + ((size_t)b->n * b->w + 7) / 8 + 16 + 7) & ~(size_t)7;
+	return (lanes_at(b) + lanes_bytes(b) + 16 + 7) & ~(size_t)7;
 }
 
 /* The time and offset in one load, the rest in another (the usual case). */
@@ -219,6 +233,7 @@ static void pack_scan(struct packer *pk, const struct cev *a, size_t n, struct e
 	b->ts0 = a[0].ts;
 	b->off0 = omin;
 	b->lane0 = lmin;
+	b->lspan = lmax - lmin;
 	b->n = (uint16_t)n;
 	b->ntrip = pk->trips.n;
 	b->nname = pk->names.n;
@@ -230,12 +245,50 @@ static void pack_scan(struct packer *pk, const struct cev *a, size_t n, struct e
 	b->w = (uint8_t)(b->wts + b->woff + b->wlane + b->wtrip + b->wname);
 }
 
+/* The block's distinct lanes into pk->lanes, sorted (b->nlane of them):
+ * through a map of its span, or sorted when that is wide. */
+static void pack_lanes(struct packer *pk, const struct cev *a, size_t n, struct evblock *b)
+{
+	size_t k = 0;
+	if (b->lspan < LANE_MAP_BITS) {
+		size_t words = b->lspan / 64 + 1;
+		memset(pk->lane_map, 0, words * 8);
+		for (size_t i = 0; i < n; i++) {
+			uint32_t x = cev_lane(&a[i]) - b->lane0;
+			pk->lane_map[x / 64] |= 1ull << (x % 64);
+		}
+		for (size_t w = 0; w < words; w++)
+			for (uint64_t m = pk->lane_map[w]; m; m &= m - 1)
+				pk->lanes[k++] = (uint32_t)(w * 64 + (unsigned)__builtin_ctzll(m));
+	} else {
+		for (size_t i = 0; i < n; i++)
+			pk->lanes[i] = cev_lane(&a[i]) - b->lane0;
+		k = sort_distinct_u32(pk->lanes, n);
+	}
+	b->nlane = (uint16_t)k;
+}
+
+static void write_lanes(const struct packer *pk, const struct evblock *b, uint8_t *p)
+{
+	if (lanes_mapped(b)) {
+		memset(p, 0, lanes_bytes(b));
+		for (size_t i = 0; i < b->nlane; i++)
+			p[pk->lanes[i] / 8] |= (uint8_t)(1u << (pk->lanes[i] % 8));
+		return;
+	}
+	struct bitw w = {p, 0, 0};
+	for (size_t i = 0; i < b->nlane; i++)
+		put_bits(&w, pk->lanes[i], b->wlane);
+	memcpy(w.p, &w.acc, 8);
+}
+
 /* Pack sorted a[0..n) (n <= EVS_BLOCK) as a block at the end of pool. */
 static void pack_block(struct evstore *s, struct evpool *pool, const struct cev *a, size_t n, uint64_t start,
 		       struct evblock *b)
 {
 	struct packer *pk = packer_next(s);
 	pack_scan(pk, a, n, b);
+	pack_lanes(pk, a, n, b);
 	b->start = start;
 	size_t bytes = block_bytes(b);
 	if (pool->borrowed) { /* its own bytes before it grows */
@@ -273,6 +326,7 @@ static void pack_block(struct evstore *s, struct evpool *pool, const struct cev 
 		}
 	}
 	memcpy(w.p, &w.acc, 8);
+	write_lanes(pk, b, d + lanes_at(b));
 }
 
 /* ---- finding events ---------------------------------------------------------- */
@@ -432,6 +486,104 @@ uint64_t evs_time_bound(const struct evstore *s, int64_t t, bool upper)
 			to = mid;
 	}
 	return from;
+}
+
+/* ---- looking for lanes --------------------------------------------------------- */
+
+/* Is lane lane0 + x one of block b's? */
+static bool block_has_lane(const struct evstore *s, const struct evblock *b, uint32_t x)
+{
+	if (x > b->lspan)
+		return false;
+	const uint8_t *p = s->pool.p + b->data + lanes_at(b);
+	if (lanes_mapped(b))
+		return p[x / 8] >> (x % 8) & 1;
+	size_t lo = 0, hi = b->nlane;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (get_bits(p, (uint64_t)mid * b->wlane, b->wlane) < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < b->nlane && get_bits(p, (uint64_t)lo * b->wlane, b->wlane) == x;
+}
+
+/* The first of v[0..n) (sorted) not below lane. */
+static size_t lanes_from(const uint32_t *v, size_t n, uint32_t lane)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (v[mid] < lane)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static bool block_has_any(const struct evstore *s, const struct evblock *b, const uint32_t *v, size_t n)
+{
+	for (size_t k = lanes_from(v, n, b->lane0); k < n && v[k] - b->lane0 <= b->lspan; k++)
+		if (block_has_lane(s, b, v[k] - b->lane0))
+			return true;
+	return false;
+}
+
+static bool lane_in(uint32_t lane, const uint32_t *v, size_t n)
+{
+	if (n == 1)
+		return lane == v[0];
+	size_t k = lanes_from(v, n, lane);
+	return k < n && v[k] == lane;
+}
+
+/* The lane of event j of block b, nothing else unpacked. */
+static uint32_t lane_at(const struct evstore *s, const struct evblock *b, size_t j)
+{
+	const uint8_t *bits = s->pool.p + b->data + bits_at(b);
+	return b->lane0 + (uint32_t)get_bits(bits, (uint64_t)j * b->w + b->wts + b->woff, b->wlane);
+}
+
+uint64_t evs_lanes_next(const struct evstore *s, uint64_t i, uint64_t end, const uint32_t *v, size_t n)
+{
+	end = MIN(end, evs_count(s));
+	if (!n)
+		return end;
+	for (size_t bi = i < MIN(end, s->npacked) ? find_block(s, i) : 0; i < MIN(end, s->npacked); bi++) {
+		const struct evblock *b = &s->blk[bi];
+		uint64_t stop = MIN(end, b->start + b->n);
+		if (block_has_any(s, b, v, n))
+			for (; i < stop; i++)
+				if (lane_in(lane_at(s, b, i - b->start), v, n))
+					return i;
+		i = stop;
+	}
+	for (; i < end; i++)
+		if (lane_in(cev_lane(&s->open[i - s->npacked]), v, n))
+			return i;
+	return end;
+}
+
+uint64_t evs_lanes_prev(const struct evstore *s, uint64_t i, uint64_t begin, const uint32_t *v, size_t n)
+{
+	i = MIN(i, evs_count(s));
+	if (!n)
+		return UINT64_MAX;
+	for (; i > MAX(begin, s->npacked); i--)
+		if (lane_in(cev_lane(&s->open[i - 1 - s->npacked]), v, n))
+			return i - 1;
+	for (size_t bi = i > begin ? find_block(s, i - 1) : 0; i > begin; bi--) {
+		const struct evblock *b = &s->blk[bi];
+		uint64_t stop = MAX(begin, b->start);
+		if (block_has_any(s, b, v, n))
+			for (; i > stop; i--)
+				if (lane_in(lane_at(s, b, i - 1 - b->start), v, n))
+					return i - 1;
+		i = stop;
+	}
+	return UINT64_MAX;
 }
 
 /* ---- changing the store ------------------------------------------------------ */
@@ -778,7 +930,8 @@ static bool cev_valid(const struct cev *c, const struct evs_limits *lim)
 static bool block_valid(const struct evstore *s, const struct evblock *b, uint64_t start, const struct evs_limits *lim)
 {
 	if (b->start != start || !b->n || b->n > EVS_BLOCK || !b->ntrip || b->ntrip > b->n || !b->nname ||
-	    b->nname > b->n || b->wts > 64 || b->woff > OFF_BITS || b->wlane > 24 ||
+	    b->nname > b->n || b->wts > 64 || b->woff > OFF_BITS || b->wlane != width(b->lspan) || b->wlane > 24 ||
+	    !b->nlane || b->nlane > b->n || b->lspan >= lim->lanes - MIN(b->lane0, lim->lanes) ||
 	    b->wtrip != width(b->ntrip - 1u) || b->wname != width(b->nname - 1u) ||
 	    b->w != b->wts + b->woff + b->wlane + b->wtrip + b->wname || b->data > s->pool.n ||
 	    block_bytes(b) > s->pool.n - b->data || b->lane0 >= lim->lanes)

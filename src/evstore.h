@@ -6,8 +6,10 @@
  * (the (input, type, lane, flags) combinations and the names its events
  * use); per event the time and offset as differences from those, and the
  * two dictionary indices, each in as few bits as the block needs, plus the
- * duration (32 bits, written in place when spans pair).  Typical traces
- * take 8-13 bytes per event this way instead of 28.
+ * duration (32 bits, written in place when spans pair); and which lanes
+ * the block holds, so that a look for a few lanes passes over the blocks
+ * without them (evs_lanes_next).  Typical traces take 8-13 bytes per event
+ * this way instead of 28.
  *
  * Blocks hold between EVS_BLOCK / 2 and EVS_BLOCK events (the last one
  * fewer), so that events arriving late (symbols at time 0, a scope
@@ -160,6 +162,14 @@ uint64_t evs_rewrite(const struct evstore *s, const struct cev *a, size_t n);
 uint64_t evs_bound(const struct evstore *s, const struct cev *key, bool upper);
 /* First position whose time is not before t (upper: after t). */
 uint64_t evs_time_bound(const struct evstore *s, int64_t t, bool upper);
+
+/* The first position in [i, end) whose event is on one of the lanes
+ * v[0..n) (sorted, distinct), else end (at most evs_count); the last in
+ * [begin, i), else UINT64_MAX.  Blocks without them are passed over whole
+ * and in the others only lanes are read: a few lanes among thousands are
+ * found without reading the rest. */
+uint64_t evs_lanes_next(const struct evstore *s, uint64_t i, uint64_t end, const uint32_t *v, size_t n);
+uint64_t evs_lanes_prev(const struct evstore *s, uint64_t i, uint64_t begin, const uint32_t *v, size_t n);
 
 /* Merge sorted a[0..n) into the store.  Those after every packed event
  * stay unpacked until evs_pack(). */

@@ -14,8 +14,9 @@
 
 #define ID_SPAN (64u << 10)
 #define MAGIC "ttv-idx\n"
-#define VERSION 7 /* 2: the meta hashed with hash_big; 3: parts (strings, gzip inputs); 4: an example event per type;
-		   5: the events' pool of each source's part; 6: each lane's part; 7: each lane's last begin or end */
+#define VERSION 8 /* 2: the meta hashed with hash_big; 3: parts (strings, gzip inputs); 4: an example event per type;
+		   5: the events' pool of each source's part; 6: each lane's part; 7: each lane's last begin or end;
+		   8: each block's lanes */
 #define BYTE_ORDER_MARK 0x0102030405060708ull
 #define DEFAULT_LIMIT (2ull << 30)
 

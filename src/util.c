@@ -419,3 +419,19 @@ uint64_t hash_big(const void *data, size_t n)
 		}
 	return hash_bytes(p, n) ^ mix(h[0] ^ mix(h[1], k1), h[2] ^ mix(h[3], k1) ^ k1);
 }
+
+static int by_u32(const void *x, const void *y)
+{
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+	return (a > b) - (a < b);
+}
+
+size_t sort_distinct_u32(uint32_t *v, size_t n)
+{
+	qsort(v, n, sizeof *v, by_u32);
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!k || v[i] != v[k - 1])
+			v[k++] = v[i];
+	return k;
+}

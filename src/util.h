@@ -51,6 +51,8 @@ char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 /* Grow *p (an array of `size`-byte items with capacity *cap) to hold `need`. */
 void xgrow(void *pp, size_t *cap, size_t need, size_t size);
+/* v[0..n) sorted, each value once: returns how many are left. */
+size_t sort_distinct_u32(uint32_t *v, size_t n);
 
 /* Growable byte buffer, always NUL-terminated when p != NULL. */
 struct buf {

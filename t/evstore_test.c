@@ -2,7 +2,8 @@
  * appends, late batches landing in the middle and at the front, hostile
  * times and offsets (fields of 64 and 36 bits), blocks with thousands of
  * distinct names and lanes, durations written in place, bounds by event
- * and by time, filtering, and giving back what a reading has passed. */
+ * and by time, looks for a few lanes, filtering, and giving back what a
+ * reading has passed. */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -127,6 +128,44 @@ static bool bounds_agree(void)
 	return true;
 }
 
+/* v[0..n) sorted and distinct, some lanes the store has, some not. */
+static size_t some_lanes(uint32_t *v)
+{
+	size_t n = 1 + rnd() % 4;
+	for (size_t i = 0; i < n; i++)
+		v[i] = rnd() % 2 || !nref ? (uint32_t)rnd() % 9 : cev_lane(&ref[rnd() % nref]);
+	return sort_distinct_u32(v, n);
+}
+
+static bool among(uint32_t lane, const uint32_t *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i] == lane)
+			return true;
+	return false;
+}
+
+/* The next and previous events on a few lanes, as a look at every event
+ * finds them (near and far, into the open run and from it). */
+static bool lanes_agree(void)
+{
+	for (int k = 0; k < 100 && nref; k++) {
+		uint32_t v[4];
+		size_t n = some_lanes(v), i = rnd() % (nref + 1), reach = k % 25 ? rnd() % 20000 : nref;
+		size_t end = i + MIN(reach, nref - i), begin = i - MIN(reach, i), next = end;
+		uint64_t prev = UINT64_MAX;
+		for (size_t j = i; j < end && next == end; j++)
+			if (among(cev_lane(&ref[j]), v, n))
+				next = j;
+		for (size_t j = i; j > begin && prev == UINT64_MAX; j--)
+			if (among(cev_lane(&ref[j - 1]), v, n))
+				prev = j - 1;
+		if (evs_lanes_next(&s, i, end, v, n) != next || evs_lanes_prev(&s, i, begin, v, n) != prev)
+			return false;
+	}
+	return true;
+}
+
 static void set_durs(void)
 {
 	for (int k = 0; k < 500 && nref; k++) {
@@ -201,9 +240,10 @@ int main(void)
 		if (r % 2)
 			evs_pack(&s);
 		set_durs();
-		bool good = agrees() && bounds_agree();
+		bool good = agrees() && bounds_agree() && lanes_agree();
 		if (!good || r < ARRAY_LEN(order))
-			ok(good, "batch %zu of %zu events %s: every event, bound and written duration agrees", r, n, kinds[k]);
+			ok(good, "batch %zu of %zu events %s: every event, bound, written duration and look for lanes agrees",
+			   r, n, kinds[k]);
 		all &= good;
 	}
 	ok(all, "%zu events in %zu merges agree with a sorted array", nref, 3 * ARRAY_LEN(order));
@@ -216,7 +256,7 @@ int main(void)
 		if (ref[i].name % 2)
 			ref[k++] = ref[i];
 	nref = k;
-	ok(agrees() && bounds_agree(), "filtered: %zu events kept, in order", nref);
+	ok(agrees() && bounds_agree() && lanes_agree(), "filtered: %zu events kept, in order", nref);
 
 	evs_free(&s);
 	free(ref);

@@ -170,6 +170,46 @@ bool span_end(struct model *m, const struct event *e, uint64_t p, int64_t *end)
 	return true;
 }
 
+typedef void on_event_fn(struct bars *bs, struct app *a, const struct event *e, uint64_t pos, void *ctx);
+
+/* fn on each event of [from, to) on the bars' lanes, in order: all events
+ * read in runs, or, for a few lanes among many, only theirs (the store
+ * passes over the rest: model_lanes_next). */
+static void each_on_lanes(struct bars *bs, struct app *a, uint64_t from, uint64_t to, on_event_fn *fn, void *ctx)
+{
+	if (bs->sought) {
+		struct event e;
+		for (uint64_t p = from; (p = model_lanes_next(a->m, bs->sought, bs->nsought, p, to)) < to; p++) {
+			model_get(a->m, p, &e);
+			fn(bs, a, &e, p, ctx);
+		}
+		return;
+	}
+	struct event run[EARLY_RUN];
+	for (uint64_t p = from; p < to;) {
+		size_t n = (size_t)MIN((uint64_t)EARLY_RUN, to - p);
+		model_read(a->m, p, n, run);
+		for (size_t i = 0; i < n; i++)
+			if (lane_of(bs, run[i].lane))
+				fn(bs, a, &run[i], p + i, ctx);
+		p += n;
+	}
+}
+
+struct early_bars {
+	struct bar *v;
+	size_t n, cap;
+};
+
+/* A span of the look-back that still covers the window's start. */
+static void early_seen(struct bars *bs, struct app *a, const struct event *e, uint64_t pos, void *ctx)
+{
+	struct early_bars *eb = ctx;
+	int64_t end;
+	if (span_end(a->m, e, pos, &end) && end > bs->t0 && vis_is(a, pos))
+		early_add(&eb->v, &eb->n, &eb->cap, bar_of(a, e, pos, end, end == INT64_MAX ? BAR_OPEN : BAR_SPAN));
+}
+
 /* Spans that began before the window and still cover its start: every
  * lane's longest spans and open begins, and a look-back far enough that any
  * other span covering t0 must start inside it (other spans are no longer
@@ -214,17 +254,9 @@ static void early(struct bars *bs, struct app *a, uint64_t p0, uint64_t lookback
 		from = p0 - lookback;
 		bs->approximate = true;
 	}
-	struct event run[EARLY_RUN];
-	for (uint64_t p = from; p < p0;) {
-		size_t k = (size_t)MIN((uint64_t)EARLY_RUN, p0 - p);
-		model_read(m, p, k, run);
-		for (size_t i = 0; i < k; i++) {
-			int64_t end;
-			if (lane_of(bs, run[i].lane) && span_end(m, &run[i], p + i, &end) && end > bs->t0 && vis_is(a, p + i))
-				early_add(&v, &n, &cap, bar_of(a, &run[i], p + i, end, end == INT64_MAX ? BAR_OPEN : BAR_SPAN));
-		}
-		p += k;
-	}
+	struct early_bars eb = {v, n, cap};
+	each_on_lanes(bs, a, from, p0, early_seen, &eb);
+	v = eb.v, n = eb.n;
 	if (n)
 		qsort(v, n, sizeof *v, by_start);
 	for (size_t i = 0; i < n; i++)
@@ -245,19 +277,29 @@ static void place(struct bars *bs, struct app *a, const struct event *e, uint64_
 		add_mark(bs, a, lb, e, pos);
 }
 
-/* The events of [from, to) on the bars' lanes, unless filtered out: read
- * in runs (a few lanes among thousands: most are passed over). */
+static void place_seen(struct bars *bs, struct app *a, const struct event *e, uint64_t pos, void *ctx)
+{
+	(void)ctx;
+	if (vis_is(a, pos))
+		place(bs, a, e, pos);
+}
+
+/* The events of [from, to) on the bars' lanes, unless filtered out. */
 static void place_range(struct bars *bs, struct app *a, uint64_t from, uint64_t to)
 {
-	struct event run[EARLY_RUN];
-	for (uint64_t p = from; p < to;) {
-		size_t n = (size_t)MIN((uint64_t)EARLY_RUN, to - p);
-		model_read(a->m, p, n, run);
-		for (size_t i = 0; i < n; i++)
-			if (lane_of(bs, run[i].lane) && vis_is(a, p + i))
-				place(bs, a, &run[i], p + i);
-		p += n;
-	}
+	each_on_lanes(bs, a, from, to, place_seen, NULL);
+}
+
+/* A few lanes among many (an eighth or fewer) are looked for alone. */
+static void seek_few(struct bars *bs, const uint32_t *lanes, size_t n, uint32_t nl)
+{
+	if ((uint64_t)n * 8 > nl)
+		return;
+	bs->sought = xmalloc((n + 1) * sizeof *bs->sought);
+	for (size_t i = 0; i < n; i++)
+		if (lanes[i] < nl)
+			bs->sought[bs->nsought++] = lanes[i];
+	bs->nsought = sort_distinct_u32(bs->sought, bs->nsought);
 }
 
 void bars_make(struct bars *bs, struct app *a, const uint32_t *lanes, size_t n, int64_t t0, int64_t t1, int W,
@@ -286,6 +328,7 @@ void bars_make(struct bars *bs, struct app *a, const uint32_t *lanes, size_t n, 
 		if (lanes[i] < nl)
 			bs->index[lanes[i]] = (int)i;
 	}
+	seek_few(bs, lanes, n, nl);
 	if (!model_count(a->m))
 		return;
 	uint64_t p0 = model_seek(a->m, t0), p1 = model_seek(a->m, t1);
@@ -321,4 +364,5 @@ void bars_free(struct bars *bs)
 	}
 	free(bs->lane);
 	free(bs->index);
+	free(bs->sought);
 }

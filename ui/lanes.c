@@ -735,25 +735,19 @@ static bool on_axis(struct app *a, const struct event *e, uint32_t lane, uint64_
 }
 
 /* The first event of the lane's axis from mid on (dir > 0) or before it
- * (dir < 0), at most NEAR_SCAN away: read in runs (a lane among many may
- * have its next event far off). */
+ * (dir < 0), at most NEAR_SCAN away (the store passes over what is not on
+ * the lane: model_lanes_next). */
 static uint64_t scan_to_lane(struct app *a, uint32_t lane, uint64_t mid, int dir)
 {
-	enum { RUN = 256 };
-	struct event run[RUN];
-	uint64_t n = model_count(a->m);
-	for (uint64_t k = 0; k < NEAR_SCAN;) {
-		uint64_t from = dir > 0 ? mid + k : mid - MIN(mid, k + RUN);
-		size_t len = (size_t)(dir > 0 ? MIN((uint64_t)RUN, n - MIN(n, from)) : MIN((uint64_t)RUN, mid - k - from));
-		if (!len)
-			break;
-		model_read(a->m, from, len, run);
-		for (size_t j = 0; j < len; j++) {
-			size_t i = dir > 0 ? j : len - 1 - j;
-			if (on_axis(a, &run[i], lane, from + i))
-				return from + i;
-		}
-		k += len;
+	uint64_t n = model_count(a->m), p = mid;
+	uint64_t end = mid + MIN(NEAR_SCAN, n - MIN(n, mid)), begin = mid - MIN(mid, NEAR_SCAN);
+	struct event e;
+	while ((p = dir > 0 ? model_lanes_next(a->m, &lane, 1, p, end) : model_lanes_prev(a->m, &lane, 1, p, begin)) <
+	       (dir > 0 ? end : UINT64_MAX)) {
+		model_get(a->m, p, &e);
+		if (on_axis(a, &e, lane, p))
+			return p;
+		p += dir > 0; /* (back: from p, before it) */
 	}
 	return NO_POS;
 }

@@ -31,11 +31,10 @@ static struct page_view *pv(struct app *a) { return view_state(a, V_DETAIL); }
 static void count_lines(struct app *a)
 {
 	struct page_view *pg = pv(a);
-	pg->lines = 0;
-	for (const char *p = buf_str(&pg->text); *p; p++)
-		pg->lines += *p == '\n';
-	if (pg->text.len && pg->text.p[pg->text.len - 1] != '\n')
-		pg->lines++;
+	size_t lines = 0, len = strnlen(buf_str(&pg->text), pg->text.len); /* (to a NUL, as drawn) */
+	for (const char *p = buf_str(&pg->text), *end = p + len; (p = memchr(p, '\n', (size_t)(end - p))); p++)
+		lines++;
+	pg->lines = lines + (len && pg->text.p[len - 1] != '\n');
 }
 
 static void detail_page(struct app *a)

@@ -124,31 +124,28 @@ uint64_t span_parent(struct app *a, const struct bar *sp)
 	return found;
 }
 
-/* When the next span of the span's lane inside it starts (read in runs
- * from the span's start, other lanes' passed over): false when there is
- * none, true with *at = INT64_MIN when NAV_BUDGET events did not tell. */
+/* When the next span of the span's lane inside it starts (the store
+ * passes over other lanes' events): false when there is none, true with
+ * *at = INT64_MIN when NAV_BUDGET events did not tell. */
 static bool next_inside(struct app *a, const struct bar *sp, int64_t end, int64_t *at)
 {
-	struct event run[256];
-	uint64_t n = model_count(a->m);
+	uint64_t n = model_count(a->m), from = model_seek(a->m, sp->ts);
+	uint64_t stop = from + MIN(NAV_BUDGET, n - MIN(n, from));
+	struct event e;
 	*at = INT64_MIN;
-	uint64_t p = model_seek(a->m, sp->ts), read = 0;
-	while (p < n && read < NAV_BUDGET) {
-		size_t k = (size_t)MIN((uint64_t)ARRAY_LEN(run), n - p);
-		model_read(a->m, p, k, run);
-		for (size_t i = 0; i < k; i++) {
-			if (run[i].ts >= end)
-				return false;
-			int64_t e;
-			if (run[i].lane == sp->lane && p + i != sp->pos && !(run[i].flags & EVF_META) &&
-			    span_end(a->m, &run[i], p + i, &e) && vis_is(a, p + i)) {
-				*at = run[i].ts;
-				return true;
-			}
+	for (uint64_t p = from; (p = model_lanes_next(a->m, &sp->lane, 1, p, stop)) < stop; p++) {
+		model_get(a->m, p, &e);
+		if (e.ts >= end)
+			return false;
+		int64_t e_end;
+		if (p != sp->pos && !(e.flags & EVF_META) && span_end(a->m, &e, p, &e_end) && vis_is(a, p)) {
+			*at = e.ts;
+			return true;
 		}
-		p += k, read += k;
 	}
-	return p < n; /* (the end of the trace: none) */
+	/* (none within the budget: none at all when the trace or the span ends
+	 * there) */
+	return stop < n && model_ts(a->m, stop) < end;
 }
 
 /* The first child: looked for from the span's start, in a window that

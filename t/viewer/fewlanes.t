@@ -1,0 +1,89 @@
+#!/bin/sh
+# A few lanes among many (a fleet: instances of a service, each with its
+# lanes): the lanes view draws them, and moving between lanes, into a
+# span, to the next span and back, and each span's self time, look only at
+# the lanes wanted (the store passes over blocks without them:
+# model_lanes_next).  The screens were made when every event was read:
+# the look for lanes changes nothing shown.  (Each begins with Z, the
+# whole trace: the first screen's window is what had loaded by then.)
+. "$(dirname "$0")/../lib.sh"
+
+cd "$TMP" || exit 1
+"$TBIN/d9write" --generate 3000 --seed 9 --instances 40 fleet >/dev/null || exit 1
+"$TBIN/d9write" --generate 3000 --seed 4 --instances 100 wide >/dev/null || exit 1
+mkdir pt
+for i in $(seq 1 24); do "$TBIN/ptwrite" --generate 400 --seed "$i" "pt/p$i.ptrace" || exit 1; done
+
+# 80x24: 20 lanes shown of 237
+scenario fewlanes-move fleet <<'S'
+Z
+j
+j
+j
+S
+like "$SCREEN" '^237 lanes' "a fleet of 40 instances: 237 lanes"
+scenario fewlanes-into fleet <<'S'
+Z
+j
+j
+j
+Down
+S
+like "$SCREEN" 'self [0-9.]+[mun]?s, depth' "into a span and on: its self time and depth said"
+scenario fewlanes-back fleet <<'S'
+Z
+j
+j
+j
+Down
+Down
+Right
+Right
+Left
+Up
+S
+scenario fewlanes-zoom fleet <<'S'
+Z
++
++
++
+l
+.
+.
+S
+scenario fewlanes-end fleet <<'S'
+Z
+G
+k
+k
+-
+-
+-
+S
+# wide: 46 lanes shown of 590
+SIZE=200x50 scenario fewlanes-wide wide <<'S'
+Z
+j
+j
+Down
+Down
+Right
++
++
+G
+k
+S
+# podtrace: 24 instances of 64 lanes
+scenario fewlanes-podtrace pt/*.ptrace <<'S'
+Z
+j
+j
+j
+j
+Down
+Right
++
++
+.
+S
+done_testing
