@@ -509,13 +509,13 @@ static bool block_has_lane(const struct evstore *s, const struct evblock *b, uin
 	return lo < b->nlane && get_bits(p, (uint64_t)lo * b->wlane, b->wlane) == x;
 }
 
-/* The first of v[0..n) (sorted) not below lane. */
-static size_t lanes_from(const uint32_t *v, size_t n, uint32_t lane)
+/* The first of the set's ids not below lane. */
+static size_t ids_from(const struct idset *set, uint32_t lane)
 {
-	size_t lo = 0, hi = n;
+	size_t lo = 0, hi = set->n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (v[mid] < lane)
+		if (set->v[mid] < lane)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -523,64 +523,69 @@ static size_t lanes_from(const uint32_t *v, size_t n, uint32_t lane)
 	return lo;
 }
 
-static bool block_has_any(const struct evstore *s, const struct evblock *b, const uint32_t *v, size_t n)
+static bool block_has_any(const struct evstore *s, const struct evblock *b, const struct idset *set)
 {
-	for (size_t k = lanes_from(v, n, b->lane0); k < n && v[k] - b->lane0 <= b->lspan; k++)
-		if (block_has_lane(s, b, v[k] - b->lane0))
+	for (size_t k = ids_from(set, b->lane0); k < set->n && set->v[k] - b->lane0 <= b->lspan; k++)
+		if (block_has_lane(s, b, set->v[k] - b->lane0))
 			return true;
 	return false;
 }
 
-static bool lane_in(uint32_t lane, const uint32_t *v, size_t n)
-{
-	if (n == 1)
-		return lane == v[0];
-	size_t k = lanes_from(v, n, lane);
-	return k < n && v[k] == lane;
-}
-
-/* The lane of event j of block b, nothing else unpacked. */
-static uint32_t lane_at(const struct evstore *s, const struct evblock *b, size_t j)
+/* The first of events [i, stop) of block b on one of the lanes, else
+ * stop; the last of [stop, i), else UINT64_MAX: only their lanes read. */
+static uint64_t block_next(const struct evstore *s, const struct evblock *b, uint64_t i, uint64_t stop,
+			   const struct idset *set)
 {
 	const uint8_t *bits = s->pool.p + b->data + bits_at(b);
-	return b->lane0 + (uint32_t)get_bits(bits, (uint64_t)j * b->w + b->wts + b->woff, b->wlane);
+	uint64_t m = mask(b->wlane), at = (i - b->start) * b->w + b->wts + b->woff;
+	for (; i < stop; i++, at += b->w) /* (a lane is at most 24 bits: one load) */
+		if (idset_has(set, b->lane0 + (uint32_t)(load(bits, at) & m)))
+			return i;
+	return stop;
 }
 
-uint64_t evs_lanes_next(const struct evstore *s, uint64_t i, uint64_t end, const uint32_t *v, size_t n)
+static uint64_t block_prev(const struct evstore *s, const struct evblock *b, uint64_t i, uint64_t stop,
+			   const struct idset *set)
+{
+	const uint8_t *bits = s->pool.p + b->data + bits_at(b);
+	uint64_t m = mask(b->wlane);
+	for (; i > stop; i--)
+		if (idset_has(set, b->lane0 + (uint32_t)(load(bits, (i - 1 - b->start) * b->w + b->wts + b->woff) & m)))
+			return i - 1;
+	return UINT64_MAX;
+}
+
+uint64_t evs_lanes_next(const struct evstore *s, uint64_t i, uint64_t end, const struct idset *set)
 {
 	end = MIN(end, evs_count(s));
-	if (!n)
+	if (!set->n)
 		return end;
 	for (size_t bi = i < MIN(end, s->npacked) ? find_block(s, i) : 0; i < MIN(end, s->npacked); bi++) {
 		const struct evblock *b = &s->blk[bi];
 		uint64_t stop = MIN(end, b->start + b->n);
-		if (block_has_any(s, b, v, n))
-			for (; i < stop; i++)
-				if (lane_in(lane_at(s, b, i - b->start), v, n))
-					return i;
+		if (block_has_any(s, b, set) && (i = block_next(s, b, i, stop, set)) < stop)
+			return i;
 		i = stop;
 	}
 	for (; i < end; i++)
-		if (lane_in(cev_lane(&s->open[i - s->npacked]), v, n))
+		if (idset_has(set, cev_lane(&s->open[i - s->npacked])))
 			return i;
 	return end;
 }
 
-uint64_t evs_lanes_prev(const struct evstore *s, uint64_t i, uint64_t begin, const uint32_t *v, size_t n)
+uint64_t evs_lanes_prev(const struct evstore *s, uint64_t i, uint64_t begin, const struct idset *set)
 {
 	i = MIN(i, evs_count(s));
-	if (!n)
+	if (!set->n)
 		return UINT64_MAX;
 	for (; i > MAX(begin, s->npacked); i--)
-		if (lane_in(cev_lane(&s->open[i - 1 - s->npacked]), v, n))
+		if (idset_has(set, cev_lane(&s->open[i - 1 - s->npacked])))
 			return i - 1;
 	for (size_t bi = i > begin ? find_block(s, i - 1) : 0; i > begin; bi--) {
 		const struct evblock *b = &s->blk[bi];
-		uint64_t stop = MAX(begin, b->start);
-		if (block_has_any(s, b, v, n))
-			for (; i > stop; i--)
-				if (lane_in(lane_at(s, b, i - 1 - b->start), v, n))
-					return i - 1;
+		uint64_t stop = MAX(begin, b->start), found;
+		if (block_has_any(s, b, set) && (found = block_prev(s, b, i, stop, set)) != UINT64_MAX)
+			return found;
 		i = stop;
 	}
 	return UINT64_MAX;

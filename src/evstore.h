@@ -163,13 +163,14 @@ uint64_t evs_bound(const struct evstore *s, const struct cev *key, bool upper);
 /* First position whose time is not before t (upper: after t). */
 uint64_t evs_time_bound(const struct evstore *s, int64_t t, bool upper);
 
-/* The first position in [i, end) whose event is on one of the lanes
- * v[0..n) (sorted, distinct), else end (at most evs_count); the last in
- * [begin, i), else UINT64_MAX.  Blocks without them are passed over whole
- * and in the others only lanes are read: a few lanes among thousands are
- * found without reading the rest. */
-uint64_t evs_lanes_next(const struct evstore *s, uint64_t i, uint64_t end, const uint32_t *v, size_t n);
-uint64_t evs_lanes_prev(const struct evstore *s, uint64_t i, uint64_t begin, const uint32_t *v, size_t n);
+/* The first position in [i, end) whose event is on one of the lanes of
+ * the set, else end (at most evs_count); the last in [begin, i), else
+ * UINT64_MAX.  Blocks without them are passed over whole and in the others
+ * only lanes are read: a few lanes among thousands are found without
+ * reading the rest. */
+struct idset;
+uint64_t evs_lanes_next(const struct evstore *s, uint64_t i, uint64_t end, const struct idset *set);
+uint64_t evs_lanes_prev(const struct evstore *s, uint64_t i, uint64_t begin, const struct idset *set);
 
 /* Merge sorted a[0..n) into the store.  Those after every packed event
  * stay unpacked until evs_pack(). */

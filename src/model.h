@@ -239,12 +239,13 @@ void model_get(struct model *m, uint64_t pos, struct event *e);
  * that go in order (n at most what is left). */
 void model_read(struct model *m, uint64_t pos, size_t n, struct event *e);
 int64_t model_ts(struct model *m, uint64_t pos);
-/* The first position in [pos, end) whose event is on one of the lanes
- * v[0..n) (sorted, distinct), else end (at most the count); the last in
- * [begin, pos), else UINT64_MAX.  Cheap for a few lanes among many (the
- * store passes over blocks without them); else every event is read. */
-uint64_t model_lanes_next(struct model *m, const uint32_t *v, size_t n, uint64_t pos, uint64_t end);
-uint64_t model_lanes_prev(struct model *m, const uint32_t *v, size_t n, uint64_t pos, uint64_t begin);
+/* The first position in [pos, end) whose event is on one of the lanes of
+ * the set (src/util.h), else end (at most the count); the last in [begin,
+ * pos), else UINT64_MAX.  Cheap for a few lanes among many (the store
+ * passes over blocks without them); else every event is read. */
+struct idset;
+uint64_t model_lanes_next(struct model *m, const struct idset *lanes, uint64_t pos, uint64_t end);
+uint64_t model_lanes_prev(struct model *m, const struct idset *lanes, uint64_t pos, uint64_t begin);
 /* First position whose time is >= t (count when none). */
 uint64_t model_seek(struct model *m, int64_t t);
 /* Position of the event with this time whose bytes are (input, off): how

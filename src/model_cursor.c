@@ -406,50 +406,36 @@ void model_read(struct model *m, uint64_t pos, size_t n, struct event *e)
 	store_read(m, &m->parts[0]->store, pos, n, e, true);
 }
 
-static bool lane_among(uint32_t lane, const uint32_t *v, size_t n)
-{
-	for (size_t lo = 0, hi = n; lo < hi;) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (v[mid] == lane)
-			return true;
-		if (v[mid] < lane)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return false;
-}
-
 enum { LANES_RUN = 256 };
 
-uint64_t model_lanes_next(struct model *m, const uint32_t *v, size_t n, uint64_t pos, uint64_t end)
+uint64_t model_lanes_next(struct model *m, const struct idset *lanes, uint64_t pos, uint64_t end)
 {
 	end = MIN(end, model_count(m));
 	if (nstreams(m) == 1)
-		return evs_lanes_next(&m->parts[0]->store, pos, end, v, n);
+		return evs_lanes_next(&m->parts[0]->store, pos, end, lanes);
 	struct event run[LANES_RUN];
 	for (; pos < end;) {
 		size_t k = (size_t)MIN((uint64_t)LANES_RUN, end - pos);
 		model_read(m, pos, k, run);
 		for (size_t i = 0; i < k; i++)
-			if (lane_among(run[i].lane, v, n))
+			if (idset_has(lanes, run[i].lane))
 				return pos + i;
 		pos += k;
 	}
 	return end;
 }
 
-uint64_t model_lanes_prev(struct model *m, const uint32_t *v, size_t n, uint64_t pos, uint64_t begin)
+uint64_t model_lanes_prev(struct model *m, const struct idset *lanes, uint64_t pos, uint64_t begin)
 {
 	pos = MIN(pos, model_count(m));
 	if (nstreams(m) == 1)
-		return evs_lanes_prev(&m->parts[0]->store, pos, begin, v, n);
+		return evs_lanes_prev(&m->parts[0]->store, pos, begin, lanes);
 	struct event run[LANES_RUN];
 	while (pos > begin) {
 		size_t k = (size_t)MIN((uint64_t)LANES_RUN, pos - begin);
 		model_read(m, pos - k, k, run);
 		for (size_t i = k; i-- > 0;)
-			if (lane_among(run[i].lane, v, n))
+			if (idset_has(lanes, run[i].lane))
 				return pos - k + i;
 		pos -= k;
 	}

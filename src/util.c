@@ -435,3 +435,22 @@ size_t sort_distinct_u32(uint32_t *v, size_t n)
 			v[k++] = v[i];
 	return k;
 }
+
+void idset_make(struct idset *s, const uint32_t *ids, size_t n)
+{
+	s->v = xmalloc((n + 1) * sizeof *s->v);
+	memcpy(s->v, ids, n * sizeof *ids);
+	s->n = sort_distinct_u32(s->v, n);
+	s->bits = xcalloc(s->n ? (s->v[s->n - 1] - s->v[0]) / 64 + 1 : 1, sizeof *s->bits);
+	for (size_t i = 0; i < s->n; i++) {
+		uint32_t x = s->v[i] - s->v[0];
+		s->bits[x / 64] |= 1ull << (x % 64);
+	}
+}
+
+void idset_free(struct idset *s)
+{
+	free(s->v);
+	free(s->bits);
+	*s = (struct idset){0};
+}

@@ -53,6 +53,22 @@ char *xstrndup(const char *s, size_t n);
 void xgrow(void *pp, size_t *cap, size_t need, size_t size);
 /* v[0..n) sorted, each value once: returns how many are left. */
 size_t sort_distinct_u32(uint32_t *v, size_t n);
+/* A set of ids (the lanes a look is for): sorted, each once, and a bit
+ * per id from the least to the greatest, to ask about one in a step. */
+struct idset {
+	uint32_t *v;
+	size_t n;
+	uint64_t *bits;
+};
+void idset_make(struct idset *s, const uint32_t *ids, size_t n);
+void idset_free(struct idset *s);
+static inline bool idset_has(const struct idset *s, uint32_t id)
+{
+	if (!s->n || id < s->v[0] || id > s->v[s->n - 1])
+		return false;
+	uint32_t x = id - s->v[0];
+	return s->bits[x / 64] >> (x % 64) & 1;
+}
 
 /* Growable byte buffer, always NUL-terminated when p != NULL. */
 struct buf {

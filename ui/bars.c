@@ -177,9 +177,9 @@ typedef void on_event_fn(struct bars *bs, struct app *a, const struct event *e, 
  * passes over the rest: model_lanes_next). */
 static void each_on_lanes(struct bars *bs, struct app *a, uint64_t from, uint64_t to, on_event_fn *fn, void *ctx)
 {
-	if (bs->sought) {
+	if (bs->sought.n) {
 		struct event e;
-		for (uint64_t p = from; (p = model_lanes_next(a->m, bs->sought, bs->nsought, p, to)) < to; p++) {
+		for (uint64_t p = from; (p = model_lanes_next(a->m, &bs->sought, p, to)) < to; p++) {
 			model_get(a->m, p, &e);
 			fn(bs, a, &e, p, ctx);
 		}
@@ -295,11 +295,13 @@ static void seek_few(struct bars *bs, const uint32_t *lanes, size_t n, uint32_t 
 {
 	if ((uint64_t)n * 8 > nl)
 		return;
-	bs->sought = xmalloc((n + 1) * sizeof *bs->sought);
+	uint32_t *known = xmalloc((n + 1) * sizeof *known);
+	size_t k = 0;
 	for (size_t i = 0; i < n; i++)
 		if (lanes[i] < nl)
-			bs->sought[bs->nsought++] = lanes[i];
-	bs->nsought = sort_distinct_u32(bs->sought, bs->nsought);
+			known[k++] = lanes[i];
+	idset_make(&bs->sought, known, k);
+	free(known);
 }
 
 void bars_make(struct bars *bs, struct app *a, const uint32_t *lanes, size_t n, int64_t t0, int64_t t1, int W,
@@ -364,5 +366,5 @@ void bars_free(struct bars *bs)
 	}
 	free(bs->lane);
 	free(bs->index);
-	free(bs->sought);
+	idset_free(&bs->sought);
 }

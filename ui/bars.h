@@ -48,8 +48,7 @@ struct bars {
 	size_t n;
 	int *index;             /* lane id -> index into lane, -1 */
 	uint32_t nindex;
-	uint32_t *sought;       /* the lanes sorted, when few among many (else NULL) */
-	size_t nsought;
+	struct idset sought;    /* the lanes, when few among many (else none) */
 	int64_t t0, t1;
 	int W;
 	uint32_t scale;   /* events each one read stands for (sampled) */

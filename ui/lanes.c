@@ -739,17 +739,22 @@ static bool on_axis(struct app *a, const struct event *e, uint32_t lane, uint64_
  * the lane: model_lanes_next). */
 static uint64_t scan_to_lane(struct app *a, uint32_t lane, uint64_t mid, int dir)
 {
-	uint64_t n = model_count(a->m), p = mid;
+	uint64_t n = model_count(a->m), p = mid, found = NO_POS;
 	uint64_t end = mid + MIN(NEAR_SCAN, n - MIN(n, mid)), begin = mid - MIN(mid, NEAR_SCAN);
+	struct idset one;
+	idset_make(&one, &lane, 1);
 	struct event e;
-	while ((p = dir > 0 ? model_lanes_next(a->m, &lane, 1, p, end) : model_lanes_prev(a->m, &lane, 1, p, begin)) <
+	while ((p = dir > 0 ? model_lanes_next(a->m, &one, p, end) : model_lanes_prev(a->m, &one, p, begin)) <
 	       (dir > 0 ? end : UINT64_MAX)) {
 		model_get(a->m, p, &e);
-		if (on_axis(a, &e, lane, p))
-			return p;
+		if (on_axis(a, &e, lane, p)) {
+			found = p;
+			break;
+		}
 		p += dir > 0; /* (back: from p, before it) */
 	}
-	return NO_POS;
+	idset_free(&one);
+	return found;
 }
 
 static uint64_t nearest_on_lane(struct app *a, uint32_t lane, int64_t t)

@@ -105,8 +105,14 @@ static void around_free(struct around *ar)
 	bars_free(&ar->bs);
 }
 
+/* A span of a grouped type sits beside the others (src/nest.h): depth 0,
+ * no parent, no children, all its time its own; nothing to read. */
+static bool beside(struct app *a, const struct bar *sp) { return model_type_get(a->m, sp->type)->grouped; }
+
 static int depth_of(struct app *a, const struct bar *sp)
 {
+	if (beside(a, sp))
+		return 0;
 	struct around ar;
 	around(a, &ar, sp, sp->ts, ts_add(sp->ts, 1), NAV_BUDGET);
 	int depth = ar.at >= 0 ? ar.nest[ar.at].depth : 0;
@@ -116,6 +122,8 @@ static int depth_of(struct app *a, const struct bar *sp)
 
 uint64_t span_parent(struct app *a, const struct bar *sp)
 {
+	if (beside(a, sp))
+		return NO_POS;
 	struct around ar;
 	around(a, &ar, sp, sp->ts, ts_add(sp->ts, 1), NAV_BUDGET);
 	long p = ar.at >= 0 ? ar.nest[ar.at].parent : -1;
@@ -131,17 +139,22 @@ static bool next_inside(struct app *a, const struct bar *sp, int64_t end, int64_
 {
 	uint64_t n = model_count(a->m), from = model_seek(a->m, sp->ts);
 	uint64_t stop = from + MIN(NAV_BUDGET, n - MIN(n, from));
+	struct idset one;
+	idset_make(&one, &sp->lane, 1);
 	struct event e;
 	*at = INT64_MIN;
-	for (uint64_t p = from; (p = model_lanes_next(a->m, &sp->lane, 1, p, stop)) < stop; p++) {
+	uint64_t p = from;
+	for (; (p = model_lanes_next(a->m, &one, p, stop)) < stop; p++) {
 		model_get(a->m, p, &e);
-		if (e.ts >= end)
-			return false;
 		int64_t e_end;
-		if (p != sp->pos && !(e.flags & EVF_META) && span_end(a->m, &e, p, &e_end) && vis_is(a, p)) {
+		if (e.ts >= end || (p != sp->pos && !(e.flags & EVF_META) && span_end(a->m, &e, p, &e_end) && vis_is(a, p)))
+			break;
+	}
+	idset_free(&one);
+	if (p < stop) { /* (a span inside it, or the lane's first event past its end) */
+		if (e.ts < end)
 			*at = e.ts;
-			return true;
-		}
+		return e.ts < end;
 	}
 	/* (none within the budget: none at all when the trace or the span ends
 	 * there) */
@@ -155,7 +168,7 @@ static bool next_inside(struct app *a, const struct bar *sp, int64_t end, int64_
 uint64_t span_child(struct app *a, const struct bar *sp)
 {
 	int64_t first, last, next;
-	if (!model_span(a->m, &first, &last))
+	if (beside(a, sp) || !model_span(a->m, &first, &last))
 		return NO_POS;
 	int64_t end = sp->end == INT64_MAX ? ts_add(last, 1) : sp->end;
 	if (!next_inside(a, sp, end, &next))
@@ -210,6 +223,12 @@ uint64_t span_step(struct app *a, const struct bar *sp, int dir, int64_t width)
 
 void span_measure(struct app *a, const struct bar *sp, int *depth, uint64_t *self, bool *approx)
 {
+	if (beside(a, sp)) {
+		*depth = 0;
+		*self = sp->end != INT64_MAX ? ts_span(sp->ts, sp->end) : 0;
+		*approx = false;
+		return;
+	}
 	struct around ar;
 	around(a, &ar, sp, sp->ts, sp->end == INT64_MAX ? ts_add(sp->ts, 1) : sp->end, MEASURE_BUDGET);
 	*approx = ar.bs.sampled;
