@@ -197,6 +197,10 @@ sample() { # NAME: the path of the format's shared sample as plain bytes
 generate() {
 	_w=$(format_field "$1" writer) && _u=$(format_field "$1" unit) || return 1
 	_k=$(($2 / _u))
+	if [ "$_k" = 0 ] && [ "$_w" = atfwrite ]; then # (it counts KiB too)
+		"$TBIN/$_w" --generate $(($2 / 1024)) --kib --seed "$3" "$4"
+		return
+	fi
 	"$TBIN/$_w" --generate $((_k ? _k : 1)) --seed "$3" "$4"
 }
 

@@ -225,9 +225,8 @@ damaged() {
 # (A trace of a quarter megabyte: its index has blocks enough, and each of
 # the 220 runs reads all of it.)
 for name in $SAVES; do
-	writer=$(format_field "$name" writer) unit=$(format_field "$name" unit)
 	t=$TMP/$name.small
-	"$TBIN/$writer" --generate $((262144 / unit + 1)) --seed 7 "$t" >/dev/null || exit 1
+	generate "$name" 262144 7 "$t" >/dev/null || exit 1
 	rm -rf "$IDX"
 	"$TTV" --info "$t" >/dev/null
 	f=$(find "$IDX" -name 'index-*' -type f)
