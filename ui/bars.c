@@ -48,7 +48,10 @@ static int bars_col(const struct bars *bs, int64_t t)
 		return -1;
 	if (t >= bs->t1 || !bs->W)
 		return bs->W;
-	return (int)((__int128)(t - bs->t0) * bs->W / (bs->t1 - bs->t0));
+	uint64_t d = (uint64_t)t - (uint64_t)bs->t0, span = (uint64_t)bs->t1 - (uint64_t)bs->t0;
+	if (d < (1ull << 47) && bs->W < (1 << 16)) /* (the product fits: no 128-bit division, 39 h of window) */
+		return (int)(d * (uint64_t)bs->W / span);
+	return (int)((unsigned __int128)d * (unsigned)bs->W / span);
 }
 
 static struct lane_bars *lane_of(struct bars *bs, uint32_t lane)
