@@ -129,12 +129,13 @@ LIBS        = $(PKG_LIBS) -liberty -lm -lpthread
 
 # make static: build-static/ttv, linked statically and stripped: no dynamic
 # loader, libraries or terminfo needed where it is copied (ui/terminfo.c).
+# The release build's objects (not compiled a second time), linked apart.
 STATIC_LIBS := -lncursesw -ltinfo -ltermkey -lunibilium -lpcre2-8 -lsqlite3 -lz -liberty -lm -lpthread
-ifeq ($(LINK),static)
-LIBS = -static -s $(STATIC_LIBS)
-endif
 static: deps
-	@$(MAKE) --no-print-directory BUILD=build-static LINK=static CFLAGS=$(OPT) build-static/ttv
+	@$(MAKE) --no-print-directory build-static/ttv
+build-static/ttv: build/src/main.o $(CORE_SRCS:%.c=build/%.o) $(UI_SRCS:%.c=build/%.o) build/gen/builtin.o build/gen/terminfo.o
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $^ -static -s $(STATIC_LIBS)
 
 build: $(BUILD)/ttv
 ifeq ($(BUILD),build)
