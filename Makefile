@@ -194,8 +194,8 @@ $(BUILD)/t/%: t/%.c $(CORE_OBJS)
 # t/query_test.c; the --stats walk: t/batch/stats.t; the viewer saving its
 # index: t/engine/savebg.t) under ThreadSanitizer.  Side by side they fill
 # the time one pass spends waiting (on the terminal, timers, ssh): a fresh
-# clone's make check took 586 s on this 2-core VM (879 one pass at a time,
-# the tests reading JSON with JSON::PP).
+# clone's make check took 542 s on this 2-core VM (879 one pass at a time,
+# the tests reading JSON with JSON::PP, and the static binary compiled apart).
 TSAN_BINS := build-tsan/ttv $(addprefix build-tsan/t/,query_test ptwrite scwrite d9write htwrite atfwrite)
 # Everything a pass starts carries its TTV_SUITE_TAG; after the pass,
 # t/leftovers.sh names and stops what still runs, and the pass fails.
