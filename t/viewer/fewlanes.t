@@ -86,4 +86,19 @@ Right
 +
 .
 S
+
+# in a terminal (tmux), at 80x24 and wide: down three lanes and into a span
+# of a fleet of 40 instances, its self time and depth on the status line
+for size in 80x24 200x50; do
+	S=ttv-test-$$-fewlanes-$size
+	session "$size" "cd '$TMP' && TERM=xterm-256color '$TTV' fleet"
+	wait_for "237 lanes"
+	ok $? "tmux $size: the fleet opens, 237 lanes"
+	for k in j j j Down; do tm send-keys -t "$S" "$k"; done
+	status_like '^flush .*\(self [0-9.]+us, depth 1\)' "tmux $size: three lanes down and into a span: flush, its self time, depth 1"
+	tm send-keys -t "$S" q
+	wait_for "exit=0"
+	ok $? "tmux $size: q quits"
+	tm kill-server 2>/dev/null
+done
 done_testing
