@@ -7,7 +7,6 @@
 #include "src/batch.h"
 #include "src/calltree.h"
 #include "ui/app.h"
-#include "ui/lanes.h"
 #include "ui/nav.h"
 #include "ui/prompt.h"
 #include "ui/scope.h"
@@ -84,7 +83,7 @@ void tree_go_span(struct app *a, const struct ct_ref *ref, struct ct_sym s, size
 	view_close_all(a);
 	a->base = V_LANES;
 	jump_to(a, pos);
-	lanes_action(a, ACT_ZOOM_SPAN);
+	view_ops_of(view_top(a))->action(a, ACT_ZOOM_SPAN); /* (the lanes view's, through its ops) */
 	bool others = search_occurrences(a, s.type, s.name);
 	struct buf b = {0}, d = {0};
 	term_sid(&b, a->m, ct_sym_sid(a->m, s));
