@@ -104,6 +104,15 @@ wait_for() {
 	return 1
 }
 
+# quits DESCRIPTION: q ends the viewer in session $S with status 0 (the
+# session's shell says exit=0); then its tmux server goes
+quits() {
+	tm send-keys -t "$S" q
+	wait_for "exit=0"
+	ok $? "$1"
+	tm kill-server 2>/dev/null
+}
+
 # status_like REGEX DESCRIPTION: the pane's last line comes to match REGEX
 # (ERE; polled for up to 5 s: a key's effect shows when it is drawn)
 status_like() {

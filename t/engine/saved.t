@@ -342,10 +342,7 @@ if command -v tmux >/dev/null 2>&1; then
 	cat "$TMP/more.pt" >>"$P"
 	wait_for "/25000"
 	ok $? "... and follows what the file grows by (20000 + 5000 events)"
-	tm send-keys -t "$S" q
-	wait_for "exit=0"
-	ok $? "... and quits"
-	tm kill-server 2>/dev/null
+	quits "... and quits"
 	is "$(saved "$P")" true "the next run reads on from the index saved before the file grew"
 else
 	ok 0 "# SKIP tmux is not installed"

@@ -51,10 +51,7 @@ if command -v tmux >/dev/null 2>&1; then
 		tm send-keys -t "$S" Tab j j
 		wait_for "#3/3000"
 		ok $? "... moves (the list, j, j)"
-		tm send-keys -t "$S" q
-		wait_for "exit=0"
-		ok $? "... and quits on q"
-		tm kill-server 2>/dev/null
+		quits "... and quits on q"
 	done
 else
 	ok 0 "# SKIP tmux is not installed"

@@ -96,9 +96,6 @@ for size in 80x24 200x50; do
 	ok $? "tmux $size: the fleet opens, 237 lanes"
 	for k in j j j Down; do tm send-keys -t "$S" "$k"; done
 	status_like '^flush .*\(self [0-9.]+us, depth 1\)' "tmux $size: three lanes down and into a span: flush, its self time, depth 1"
-	tm send-keys -t "$S" q
-	wait_for "exit=0"
-	ok $? "tmux $size: q quits"
-	tm kill-server 2>/dev/null
+	quits "tmux $size: q quits"
 done
 done_testing

@@ -390,9 +390,6 @@ for size in 80x24 200x50; do
 	tm send-keys -t "$S" .
 	wait_for "no event after this one on its lane"
 	ok $? "tmux $size: . from it says there is no event after it on its lane"
-	tm send-keys -t "$S" q
-	wait_for "exit=0"
-	ok $? "tmux $size: q quits"
-	tm kill-server 2>/dev/null
+	quits "tmux $size: q quits"
 done
 done_testing

@@ -80,10 +80,7 @@ for size in 80x24 160x40; do
 	wait_for "main  154.43us (self 4.84us, depth 0)"
 	ok $? "$size: Esc: back to the lanes, on the span selected before"
 	like "$(row 1)" "^4 lanes " "... the lanes' header"
-	tm send-keys -t "$S" q
-	wait_for "exit=0"
-	ok $? "$size: q quits"
-	tm kill-server 2>/dev/null
+	quits "$size: q quits"
 done
 
 # a resize while a tree of 1.5 M events is being built (SIGWINCH in the
