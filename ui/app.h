@@ -120,6 +120,7 @@ enum role {
 #define SPAN_ROLES 8
 
 struct keymap;
+struct viewtree;
 
 enum prompt_kind { PROMPT_NONE, PROMPT_SEARCH, PROMPT_SEARCH_BACK, PROMPT_FILTER, PROMPT_COMMAND, PROMPT_SQL };
 
@@ -176,6 +177,7 @@ struct app {
 	int row_shift; /* summaries scrolled sideways by this many cells (the list's Left and Right;
 	                * the lanes view's row of the selected event shows it too) */
 	void *state[V_COUNT]; /* each view's own, as its file has it (view_state) */
+	struct viewtree *viewtree; /* the call tree the tree, flame graph and butterfly show (viewtree.c) */
 
 	/* lanes in display order, and their flags (nav.c keeps them in step
 	 * with the model; the lanes view and the list read them) */

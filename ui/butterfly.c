@@ -1,7 +1,7 @@
 /* ui floor 13 */
 /* The butterfly view (b in the call tree): one function, who called it
  * and whom it called, over every call path it is on (the call tree's,
- * tree.c).  Callers above it with the time spent in it through them,
+ * viewtree.c; the function selected there).  Callers above it with the time spent in it through them,
  * callees below with the time they took in it; Enter on one of them makes
  * it the function; Esc goes back to the call tree. */
 #include <curses.h>
@@ -11,8 +11,8 @@
 #include "src/calltree.h"
 #include "ui/app.h"
 #include "ui/draw.h"
-#include "ui/tree.h"
 #include "ui/view.h"
+#include "ui/viewtree.h"
 
 struct bf_row {
 	int kind;     /* a heading, a caller, the function, a callee */
@@ -69,10 +69,10 @@ static bool nested_in_itself(const struct calltree *ct, uint32_t v)
 static void focus(struct app *a, uint32_t sym)
 {
 	struct butterfly_view *bv = bv_of(a);
-	const struct calltree *ct = tree_calltree(a);
+	const struct calltree *ct = viewtree(a);
 	bv->focused = true;
 	bv->sym = sym;
-	bv->tree_gen = tree_gen(a);
+	bv->tree_gen = viewtree_gen(a);
 	bv->nrows = bv->cur = bv->top = 0;
 	add_row(bv, BF_HEAD, CT_NONE); /* "called by" */
 	size_t callers = bv->nrows;
@@ -112,14 +112,14 @@ static void butterfly_close(struct app *a)
 	*bv = (struct butterfly_view){0};
 }
 
-/* The function at the call tree's cursor, once the tree is built; rows
- * made of a tree that changed since go (made again from its cursor). */
-static void focus_tree_cursor(struct app *a)
+/* The function selected in the call tree, once the tree is built; rows
+ * made of a tree that changed since go (made again of the one selected). */
+static void focus_selected(struct app *a)
 {
-	if (bv_of(a)->focused && bv_of(a)->tree_gen != tree_gen(a))
+	if (bv_of(a)->focused && bv_of(a)->tree_gen != viewtree_gen(a))
 		butterfly_close(a);
 	uint32_t sym;
-	if (!bv_of(a)->focused && tree_cursor_sym(a, &sym))
+	if (!bv_of(a)->focused && viewtree_selected(a, &sym))
 		focus(a, sym);
 }
 
@@ -127,32 +127,33 @@ static void focus_tree_cursor(struct app *a)
 static bool butterfly_open(struct app *a)
 {
 	butterfly_close(a);
-	focus_tree_cursor(a);
+	viewtree_open(a);
+	focus_selected(a);
 	return true;
 }
 
 /* back on top: as it was left, if the tree is */
 static bool butterfly_back(struct app *a)
 {
-	focus_tree_cursor(a);
+	focus_selected(a);
 	return true;
 }
 
 static void butterfly_draw(struct app *a)
 {
 	struct butterfly_view *bv = bv_of(a);
-	const struct calltree *ct = tree_calltree(a);
-	focus_tree_cursor(a); /* (asked for while the tree was being built) */
-	if (!bv->focused) {
-		tree_draw(a); /* (how far it is, or that there is nothing) */
-		return;
-	}
+	const struct calltree *ct = viewtree(a);
+	focus_selected(a); /* (asked for while the tree was being built) */
 	draw_role(R_TITLE);
 	draw_fill(0, 0, a->cols, " ");
 	char head[160];
 	snprintf(head, sizeof head, "%10s %6s%10s %9s  CALLERS AND CALLEES (Enter: that one)", "TOTAL", "", "SELF",
 		 "CALLS");
 	draw_str(0, 0, a->cols, head);
+	if (!bv->focused) {
+		viewtree_draw_waiting(a);
+		return;
+	}
 	cursor_in_sight(&bv->top, bv->cur, rows(a));
 	uint64_t all = ct->node[0].total;
 	for (int y = 1; y <= rows(a) && bv->top + (size_t)(y - 1) < bv->nrows; y++) {
@@ -197,7 +198,9 @@ static void step(struct butterfly_view *bv, int dir)
 static bool butterfly_action(struct app *a, enum action act)
 {
 	struct butterfly_view *bv = bv_of(a);
-	focus_tree_cursor(a);
+	if (viewtree_action(a, act))
+		return true;
+	focus_selected(a);
 	size_t last = bv->nrows ? bv->nrows - 1 : 0;
 	if (!bv->focused)
 		return false;
@@ -218,5 +221,8 @@ static bool butterfly_action(struct app *a, enum action act)
 	}
 }
 
+static bool butterfly_pending(const struct app *a) { return viewtree_pending(a, view_top(a) == V_BUTTERFLY); }
+
 const struct view_ops butterfly_ops = {.state_size = sizeof(struct butterfly_view), .open = butterfly_open, .back = butterfly_back, .draw = butterfly_draw,
-				       .action = butterfly_action, .free = butterfly_close};
+				       .action = butterfly_action, .pending = butterfly_pending, .step = viewtree_step,
+				       .free = butterfly_close};

@@ -1,7 +1,7 @@
 /* ui floor 13 */
 /* The flame graph view (an icicle, as Perfetto and speedscope draw it):
- * the call tree of the call tree view (tree.c: the same scope, built
- * once for both), each call path a bar as wide as its share of the total,
+ * the call tree the call tree view shows (viewtree.c: built once for
+ * both), each call path a bar as wide as its share of the total,
  * its callees under it, largest first.  A bar is selected and moved
  * between (Left/Right along its row, Up to the caller, Down to the
  * callees); + zooms into it and - back out, the path there said on the
@@ -14,8 +14,8 @@
 #include "ui/app.h"
 #include "ui/draw.h"
 #include "ui/occur.h"
-#include "ui/tree.h"
 #include "ui/view.h"
+#include "ui/viewtree.h"
 
 /* The bar zoomed into (0: all) and the selected one, of the tree made
  * `made`-th: when the tree is made afresh, its bars are new. */
@@ -27,16 +27,16 @@ struct flame_view {
 static struct flame_view *fv_of(struct app *a)
 {
 	struct flame_view *fv = view_state(a, V_FLAME);
-	if (fv->made != tree_made(a))
-		*fv = (struct flame_view){.made = tree_made(a)};
+	if (fv->made != viewtree_made(a))
+		*fv = (struct flame_view){.made = viewtree_made(a)};
 	return fv;
 }
 
 static bool flame_open(struct app *a)
 {
-	tree_open(a); /* (the same tree: made when its scope changed) */
+	viewtree_open(a); /* (the same tree: made when its scope changed) */
 	struct flame_view *fv = fv_of(a);
-	if (!tree_building(a) && !fv->root)
+	if (!viewtree_building(a) && !fv->root)
 		fv->sel = 0;
 	return true;
 }
@@ -59,7 +59,7 @@ struct layout {
 static void bar(struct layout *L, uint32_t v, double x0, double x1, int y)
 {
 	struct app *a = L->a;
-	const struct calltree *ct = tree_calltree(a);
+	const struct calltree *ct = viewtree(a);
 	int c0 = (int)(x0 + 0.5), c1 = (int)(x1 + 0.5);
 	if (y >= a->lines - 1 || c1 <= c0)
 		return; /* (narrower than a cell: its callees too) */
@@ -85,8 +85,8 @@ static void bar(struct layout *L, uint32_t v, double x0, double x1, int y)
 	}
 	uint64_t all = ct->node[v].total;
 	double x = x0;
-	uint32_t *kids = NULL;
-	size_t n = all ? tree_children(a, v, &kids) : 0;
+	size_t n = 0;
+	uint32_t *kids = all ? viewtree_children(ct, v, SORT_TOTAL, &n) : NULL;
 	for (size_t i = 0; i < n; i++) {
 		double w = (x1 - x0) * (double)ct->node[kids[i]].total / (double)all;
 		bar(L, kids[i], x, MIN(x + w, x1), y + 1);
@@ -103,7 +103,7 @@ static void lay_out(struct app *a, struct layout *L)
 /* The first line: the path to the zoomed bar. */
 static void crumbs(struct app *a)
 {
-	const struct calltree *ct = tree_calltree(a);
+	const struct calltree *ct = viewtree(a);
 	struct buf b = {0};
 	buf_adds(&b, "FLAME GRAPH: ");
 	uint32_t path[64];
@@ -124,11 +124,11 @@ static void crumbs(struct app *a)
 
 static void flame_draw(struct app *a)
 {
-	if (!tree_ready(a)) {
-		tree_draw(a); /* (how far it is, or that there is nothing) */
+	crumbs(a);
+	if (!viewtree_ready(a)) {
+		viewtree_draw_waiting(a);
 		return;
 	}
-	crumbs(a);
 	struct layout L = {a, true, 0, 0, 0};
 	lay_out(a, &L);
 }
@@ -137,9 +137,9 @@ static void flame_draw(struct app *a)
 static bool flame_status(struct app *a, struct buf *out, int room)
 {
 	(void)room; /* (cut to fit by the status line) */
-	if (!tree_ready(a))
+	if (!viewtree_ready(a))
 		return false;
-	const struct calltree *ct = tree_calltree(a);
+	const struct calltree *ct = viewtree(a);
 	const struct flame_view *fv = fv_of(a);
 	const struct ct_node *n = &ct->node[fv->sel];
 	if (fv->sel)
@@ -158,13 +158,13 @@ static bool flame_status(struct app *a, struct buf *out, int room)
 /* The bar beside the selected one on its row (dir -1 or 1), if one is drawn. */
 static uint32_t beside(struct app *a, int dir)
 {
-	const struct calltree *ct = tree_calltree(a);
+	const struct calltree *ct = viewtree(a);
 	const struct flame_view *fv = fv_of(a);
 	uint32_t v = fv->sel, p = ct->node[v].parent;
 	if (!v || v == fv->root || p == CT_NONE)
 		return v;
-	uint32_t *kids = NULL;
-	size_t n = tree_children(a, p, &kids), i = 0;
+	size_t n, i = 0;
+	uint32_t *kids = viewtree_children(ct, p, SORT_TOTAL, &n);
 	while (i < n && kids[i] != v)
 		i++;
 	uint32_t w = v;
@@ -179,14 +179,16 @@ static uint32_t beside(struct app *a, int dir)
 static bool flame_action(struct app *a, enum action act)
 {
 	struct flame_view *fv = fv_of(a);
-	const struct calltree *ct = tree_calltree(a);
+	const struct calltree *ct = viewtree(a);
 	if (act == ACT_DETAIL) { /* the selected bar's calls */
-		if (tree_ready(a))
+		if (viewtree_ready(a))
 			occur_of(a, ct, fv->sel, true);
 		return true;
 	}
-	if (!tree_ready(a))
-		return tree_action(a, act);
+	if (viewtree_action(a, act))
+		return true;
+	if (!viewtree_ready(a))
+		return false;
 	switch (act) {
 	case ACT_PAN_LEFT: fv->sel = beside(a, -1); return true;
 	case ACT_PAN_RIGHT: fv->sel = beside(a, 1); return true;
@@ -195,8 +197,9 @@ static bool flame_action(struct app *a, enum action act)
 			fv->sel = ct->node[fv->sel].parent;
 		return true;
 	case ACT_MOVE_DOWN: {
-		uint32_t *kids = NULL;
-		if (tree_children(a, fv->sel, &kids))
+		size_t n;
+		uint32_t *kids = viewtree_children(ct, fv->sel, SORT_TOTAL, &n);
+		if (n)
 			fv->sel = kids[0];
 		free(kids);
 		return true;
@@ -213,7 +216,7 @@ static bool flame_action(struct app *a, enum action act)
 
 static void flame_click(struct app *a, int line, int col)
 {
-	if (!tree_ready(a))
+	if (!viewtree_ready(a))
 		return;
 	struct layout L = {a, false, (uint32_t)MAX(col, 0), (uint32_t)MAX(line, 0), CT_NONE};
 	lay_out(a, &L);
@@ -234,5 +237,7 @@ static const char *flame_meaning(enum action act)
 	}
 }
 
+static bool flame_pending(const struct app *a) { return viewtree_pending(a, view_top(a) == V_FLAME); }
+
 const struct view_ops flame_ops = {.state_size = sizeof(struct flame_view), .open = flame_open, .draw = flame_draw, .action = flame_action, .click = flame_click,
-				   .meaning = flame_meaning, .status = flame_status};
+				   .meaning = flame_meaning, .status = flame_status, .pending = flame_pending, .step = viewtree_step};

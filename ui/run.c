@@ -17,6 +17,7 @@
 #include "ui/theme.h"
 #include "ui/ui.h"
 #include "ui/view.h"
+#include "ui/viewtree.h"
 
 /* The keymap, the user's own bindings, the theme, the config file; what
  * could not be read is said on the status line. */
@@ -75,6 +76,7 @@ static void app_free(struct app *a)
 	free(a->type_role);
 	free(a->hist);
 	views_free(a);
+	viewtree_free(a);
 	for (size_t i = 0; i < ARRAY_LEN(a->mark_note); i++)
 		free(a->mark_note[i]);
 	buf_free(&a->messages);

@@ -3,10 +3,10 @@
  * filters, the lanes not hidden, the time range), as uftrace's tui shows
  * it: call paths with their total, self time and calls, folded and
  * unfolded, sorted by total, self or calls; every lane merged or each on
- * its own (a); top-down or bottom-up (i).  Built in steps from the loop
- * (src/calltree.h), and on as the trace grows.  Enter lists the node's
- * calls (occur.c); b the butterfly (butterfly.c), D
- * compares two scopes, I shows the same tree as a flame graph (flame.c). */
+ * its own (a); top-down or bottom-up (i).  The tree is viewtree.c's (built
+ * in steps, shared with the flame graph and the butterfly); this view
+ * keeps its rows.  Enter lists the node's calls (occur.c); b the
+ * butterfly, of the function at the cursor; D compares two scopes. */
 #include <curses.h>
 #include <stdlib.h>
 
@@ -20,33 +20,28 @@
 #include "ui/occur.h"
 #include "ui/page.h"
 #include "ui/scope.h"
-#include "ui/tree.h"
 #include "ui/view.h"
+#include "ui/viewtree.h"
 
-enum { SORT_TOTAL, SORT_SELF, SORT_CALLS, SORT_COUNT };
 static const char *const sort_names[SORT_COUNT] = {"total", "self", "calls"};
 
 #define OPEN_ALL_UNDER 2000 /* nodes: a tree this small opens whole, a larger one two levels deep */
 
 static int rows(const struct app *a) { return a->lines - 2; /* header and status line */ }
 
-/* The tree, built in steps, shown as rows of unfolded nodes. */
+/* The tree shown as rows of unfolded nodes. */
 struct tree_row {
 	uint32_t node, depth;
 };
 
 struct tree_view {
-	struct calltree ct;
+	uint64_t gen, made;  /* of the tree (viewtree.c) the rows were made of */
 	struct calltree inv; /* bottom-up (made when first shown) */
 	bool inverted;       /* shown: inv */
-	uint64_t gen;        /* changes when its nodes do (what is made of them is made again) */
-	uint64_t made;       /* changes when it is made afresh: its nodes' ids are new */
 	struct diff *diff_a; /* D: the names of the tree remembered as A */
 	struct buf diff_a_scope; /* what A was of */
 
-	uint64_t scope; /* what it was built of (tree_scope) */
-	bool building;
-	int sort;      /* total, self, calls */
+	enum tree_sort sort;
 	uint8_t *open, *inv_open; /* per node: unfolded */
 	size_t open_n;            /* nodes open has room for */
 	struct tree_row *row;
@@ -73,75 +68,22 @@ static struct tree_view *tv_of(struct app *a) { return &((struct tree_state *)vi
 static struct files_diff *files_of(struct app *a) { return &((struct tree_state *)view_state(a, V_TREE))->files; }
 
 /* The tree shown (top-down or bottom-up) and its nodes' unfolding. */
-static struct calltree *shown_ct(struct tree_view *tv) { return tv->inverted ? &tv->inv : &tv->ct; }
+static const struct calltree *shown_ct(struct app *a, struct tree_view *tv)
+{
+	return tv->inverted ? &tv->inv : viewtree(a);
+}
 static uint8_t *shown_open(struct tree_view *tv) { return tv->inverted ? tv->inv_open : tv->open; }
 
-static void tree_free(struct app *a);
-
-bool tree_open(struct app *a)
+static bool tree_open(struct app *a)
 {
-	struct tree_view *tv = tv_of(a);
-	uint64_t scope = tree_scope(a);
-	if (tv->ct.node && tv->scope == scope)
-		return true;
-	tree_free(a);
-	*tv = (struct tree_view){.sort = tv->sort, .inverted = tv->inverted, .building = true,
-				 .scope = scope, .diff_a = tv->diff_a, .diff_a_scope = tv->diff_a_scope, .gen = tv->gen, .made = tv->made + 1};
-	struct ct_scope sc;
-	tree_scope_fill(a, &sc);
-	calltree_begin(&tv->ct, &sc);
+	viewtree_open(a);
 	return true;
 }
 
-static uint64_t key_of(const struct ct_node *n, int sort)
-{
-	return sort == SORT_SELF ? n->self : sort == SORT_CALLS ? n->calls : n->total;
-}
-
-static const struct ct_node *sort_nodes; /* (qsort has no context) */
-static int sort_key;
-
-static int by_key(const void *x, const void *y)
-{
-	const struct ct_node *a = &sort_nodes[*(const uint32_t *)x], *b = &sort_nodes[*(const uint32_t *)y];
-	uint64_t u = key_of(a, sort_key), v = key_of(b, sort_key);
-	if (u != v)
-		return u < v ? 1 : -1;
-	return *(const uint32_t *)x < *(const uint32_t *)y ? -1 : 1;
-}
-
-/* A node no span was counted in (a path a span was taken for before the
- * span that holds it came: calltree.c add_span) is not shown. */
-static bool counted(const struct ct_node *n) { return n->calls || n->total; }
-
-/* The children of node v of ct, largest first by `sort` (a fresh array; *n of them). */
-static uint32_t *children(const struct calltree *ct, uint32_t v, size_t *n, int sort)
-{
-	*n = 0;
-	for (uint32_t c = ct->node[v].child; c != CT_NONE; c = ct->node[c].next)
-		*n += counted(&ct->node[c]);
-	uint32_t *kids = xmalloc((*n + 1) * sizeof *kids);
-	size_t i = 0;
-	for (uint32_t c = ct->node[v].child; c != CT_NONE; c = ct->node[c].next)
-		if (counted(&ct->node[c]))
-			kids[i++] = c;
-	sort_nodes = ct->node;
-	sort_key = sort;
-	qsort(kids, *n, sizeof *kids, by_key);
-	return kids;
-}
-
-size_t tree_children(struct app *a, uint32_t v, uint32_t **kids)
-{
-	size_t n;
-	*kids = children(&tv_of(a)->ct, v, &n, SORT_TOTAL);
-	return n;
-}
-
 /* The rows: every node whose callers are all unfolded, depth first. */
-static void make_rows(struct tree_view *tv)
+static void make_rows(struct app *a, struct tree_view *tv)
 {
-	const struct calltree *ct = shown_ct(tv);
+	const struct calltree *ct = shown_ct(a, tv);
 	const uint8_t *open = shown_open(tv);
 	struct frame {
 		uint32_t *kids;
@@ -150,7 +92,7 @@ static void make_rows(struct tree_view *tv)
 	size_t depth = 0, cap = 0;
 	tv->nrows = 0;
 	xgrow(&st, &cap, 1, sizeof *st);
-	st[depth].kids = children(ct, 0, &st[depth].n, tv->sort);
+	st[depth].kids = viewtree_children(ct, 0, tv->sort, &st[depth].n);
 	st[depth++].i = 0;
 	while (depth) {
 		struct frame *f = &st[depth - 1];
@@ -164,7 +106,7 @@ static void make_rows(struct tree_view *tv)
 		tv->row[tv->nrows++] = (struct tree_row){v, (uint32_t)(depth - 1)};
 		if (open[v] && ct->node[v].child != CT_NONE) {
 			xgrow(&st, &cap, depth + 1, sizeof *st);
-			st[depth].kids = children(ct, v, &st[depth].n, tv->sort);
+			st[depth].kids = viewtree_children(ct, v, tv->sort, &st[depth].n);
 			st[depth++].i = 0;
 		}
 	}
@@ -189,51 +131,65 @@ static uint8_t *first_open(const struct calltree *ct)
 	return open;
 }
 
-static void make_inverted(struct tree_view *tv)
+static void make_inverted(struct app *a, struct tree_view *tv)
 {
 	if (tv->inv.node)
 		return;
-	calltree_invert(&tv->ct, &tv->inv);
+	calltree_invert(viewtree(a), &tv->inv);
 	tv->inv_open = first_open(&tv->inv);
-}
-
-/* The trace may still grow: it is being read, or followed. */
-static bool live(const struct app *a) { return a->loading || a->follow; }
-
-/* One of the tree's views is what the user looks at. */
-static bool on_top(const struct app *a)
-{
-	enum view_id v = view_top(a);
-	return v == V_TREE || v == V_FLAME || v == V_BUTTERFLY;
 }
 
 static bool tree_pending(const struct app *a)
 {
 	const struct tree_state *st = view_state_made(a, V_TREE);
-	if (!st)
-		return false; /* (never opened) */
-	const struct tree_view *tv = &st->tv;
-	if (tv->building || st->files.building)
-		return true;
-	if (!tv->ct.node || !on_top(a))
-		return false;
-	if (tv->scope != tree_scope((struct app *)a)) /* (another scope, or the order changed: built afresh) */
-		return true;
-	/* events appended, or the end reached (the open spans count) */
-	return !tv->ct.done && (model_count(a->m) > tv->ct.at || !live(a));
+	return (st && st->files.building) || viewtree_pending(a, view_top(a) == V_TREE);
 }
 
-/* New nodes unfolded as at first, the others as they were left; the
- * bottom-up tree and the butterfly made again from it. */
-static void took_in(struct app *a)
+static bool files_step(struct app *a, uint64_t budget_ns);
+
+static bool tree_step(struct app *a, uint64_t budget_ns)
+{
+	if (files_of(a)->building)
+		return files_step(a, budget_ns) || viewtree_building(a);
+	return viewtree_step(a, budget_ns);
+}
+
+/* The rows forgotten (the tree is made afresh: its nodes are new). */
+static void forget_rows(struct tree_view *tv)
+{
+	calltree_free(&tv->inv);
+	free(tv->open);
+	free(tv->inv_open);
+	tv->open = tv->inv_open = NULL;
+	tv->open_n = tv->nrows = tv->cur = tv->top = 0;
+}
+
+/* The function at the cursor is the one selected (the butterfly's). */
+static void tell_selected(struct app *a, struct tree_view *tv)
+{
+	if (tv->nrows) /* (syms are the same in both trees) */
+		viewtree_select(a, shown_ct(a, tv)->node[tv->row[tv->cur].node].sym);
+}
+
+/* The rows of the tree as it is now: new nodes unfolded as at first, the
+ * others as they were left; the bottom-up tree made again. */
+static struct tree_view *synced(struct app *a)
 {
 	struct tree_view *tv = tv_of(a);
-	uint8_t *open = first_open(&tv->ct);
+	if (tv->made != viewtree_made(a)) {
+		forget_rows(tv);
+		tv->made = viewtree_made(a);
+	}
+	if (tv->gen == viewtree_gen(a) || !viewtree(a)->node || viewtree_building(a))
+		return tv;
+	tv->gen = viewtree_gen(a);
+	const struct calltree *ct = viewtree(a);
+	uint8_t *open = first_open(ct);
 	if (tv->open)
 		memcpy(open, tv->open, tv->open_n);
 	free(tv->open);
 	tv->open = open;
-	tv->open_n = tv->ct.n;
+	tv->open_n = ct->n;
 	uint32_t at = tv->nrows ? tv->row[tv->cur].node : CT_NONE;
 	if (tv->inv.node) {
 		calltree_free(&tv->inv);
@@ -242,32 +198,13 @@ static void took_in(struct app *a)
 		at = CT_NONE;
 	}
 	if (tv->inverted)
-		make_inverted(tv);
-	tv->gen++;
-	make_rows(tv);
+		make_inverted(a, tv);
+	make_rows(a, tv);
 	for (size_t i = 0; at != CT_NONE && i < tv->nrows; i++) /* the cursor stays on its node */
 		if (tv->row[i].node == at)
 			tv->cur = i;
-}
-
-static bool files_step(struct app *a, uint64_t budget_ns);
-
-static bool tree_step(struct app *a, uint64_t budget_ns)
-{
-	struct tree_view *tv = tv_of(a);
-	if (files_of(a)->building)
-		return files_step(a, budget_ns) || tv->building;
-	if (!tree_pending(a))
-		return false;
-	if (!tv->building && tv->scope != tree_scope(a)) {
-		tree_open(a); /* (built afresh) */
-		return true;
-	}
-	if (calltree_step(&tv->ct, now_ns() + budget_ns, live(a)))
-		return true;
-	tv->building = false;
-	took_in(a);
-	return false;
+	tell_selected(a, tv);
+	return tv;
 }
 
 static void files_free(struct app *a);
@@ -275,29 +212,9 @@ static void files_free(struct app *a);
 static void tree_free(struct app *a)
 {
 	files_free(a);
-	tv_of(a)->gen++; /* (a remembered A outlives the tree: tree_end frees it) */
-	calltree_free(&tv_of(a)->ct);
-	calltree_free(&tv_of(a)->inv);
-	free(tv_of(a)->open);
-	free(tv_of(a)->inv_open);
+	forget_rows(tv_of(a));
 	free(tv_of(a)->row);
-}
-
-/* ---- what the flame graph and the butterfly read of it --------------------- */
-
-const struct calltree *tree_calltree(struct app *a) { return &tv_of(a)->ct; }
-bool tree_building(struct app *a) { return tv_of(a)->building; }
-bool tree_ready(struct app *a) { return !tv_of(a)->building && tv_of(a)->nrows; }
-uint64_t tree_gen(struct app *a) { return tv_of(a)->gen; }
-uint64_t tree_made(struct app *a) { return tv_of(a)->made; }
-
-bool tree_cursor_sym(struct app *a, uint32_t *sym)
-{
-	struct tree_view *tv = tv_of(a);
-	if (!tree_ready(a))
-		return false;
-	*sym = shown_ct(tv)->node[tv->row[tv->cur].node].sym; /* (syms are the same in both trees) */
-	return true;
+	tv_of(a)->row = NULL;
 }
 
 /* ---- drawing -------------------------------------------------------------- */
@@ -308,7 +225,7 @@ static bool wide(const struct app *a) { return a->cols >= 120; }
 static void draw_row(struct app *a, int y, const struct tree_row *r, bool sel)
 {
 	struct tree_view *tv = tv_of(a);
-	const struct calltree *ct = shown_ct(tv);
+	const struct calltree *ct = shown_ct(a, tv);
 	const struct ct_node *n = &ct->node[r->node];
 	uint64_t all = ct->node[0].total;
 	struct buf b = {0};
@@ -339,9 +256,9 @@ static void draw_row(struct app *a, int y, const struct tree_row *r, bool sel)
 	buf_free(&b);
 }
 
-void tree_draw(struct app *a)
+static void tree_draw(struct app *a)
 {
-	struct tree_view *tv = tv_of(a);
+	struct tree_view *tv = synced(a);
 	draw_role(R_TITLE);
 	draw_fill(0, 0, a->cols, " ");
 	char head[160];
@@ -349,13 +266,8 @@ void tree_draw(struct app *a)
 		 wide(a) ? "       MIN       MAX      MEAN" : "", tv->inverted ? "BOTTOM-UP" : "CALL TREE",
 		 sort_names[tv->sort]);
 	draw_str(0, 0, a->cols, head);
-	if (tv->building) {
-		draw_progress(a, "nesting spans", tv->ct.at);
-		return;
-	}
-	if (!tv->nrows) {
-		draw_role(R_DIM);
-		draw_str(2, 2, a->cols - 4, "no span in what is shown (filters, hidden lanes, the time range)");
+	if (!viewtree_ready(a) || !tv->nrows) {
+		viewtree_draw_waiting(a);
 		return;
 	}
 	cursor_in_sight(&tv->top, tv->cur, rows(a));
@@ -369,8 +281,8 @@ void tree_draw(struct app *a)
 static bool tree_status(struct app *a, struct buf *out, int room)
 {
 	(void)room; /* (cut to fit by the status line) */
-	struct tree_view *tv = tv_of(a);
-	buf_printf(out, "call tree of %llu spans", (unsigned long long)tv->ct.spans);
+	struct tree_view *tv = synced(a);
+	buf_printf(out, "call tree of %llu spans", (unsigned long long)viewtree(a)->spans);
 	if (vis_count(a) != model_count(a->m))
 		buf_adds(out, ", filtered");
 	if (a->range.has_lo || a->range.has_hi)
@@ -383,14 +295,14 @@ static bool tree_status(struct app *a, struct buf *out, int room)
 /* ---- actions -------------------------------------------------------------- */
 
 /* Fold or unfold the node at the cursor; Left on a folded one goes to its caller. */
-static void fold(struct tree_view *tv, bool open)
+static void fold(struct app *a, struct tree_view *tv, bool open)
 {
 	const struct tree_row *r = &tv->row[tv->cur];
 	uint32_t v = r->node;
 	uint8_t *opened = shown_open(tv);
-	if (shown_ct(tv)->node[v].child != CT_NONE && opened[v] != open) {
+	if (shown_ct(a, tv)->node[v].child != CT_NONE && opened[v] != open) {
 		opened[v] = open;
-		make_rows(tv);
+		make_rows(a, tv);
 		return;
 	}
 	if (open || !r->depth)
@@ -399,13 +311,17 @@ static void fold(struct tree_view *tv, bool open)
 		tv->cur--;
 }
 
-bool tree_occurrences(struct app *a)
+/* Enter: the selected node's calls, on top */
+static bool tree_occurrences(struct app *a)
 {
-	struct tree_view *tv = tv_of(a);
-	if (tv->building || !tv->nrows)
+	struct tree_view *tv = synced(a);
+	if (!viewtree_ready(a) || !tv->nrows)
 		return false;
-	return occur_of(a, shown_ct(tv), tv->row[tv->cur].node, !tv->inverted);
+	return occur_of(a, shown_ct(a, tv), tv->row[tv->cur].node, !tv->inverted);
 }
+
+static bool tree_diff(struct app *a);
+static bool tree_diff_files(struct app *a);
 
 /* Enter (a node's calls), D and v, which open views of their own over the
  * tree; false: not one of them.  (b: the butterfly's own opener.) */
@@ -425,62 +341,50 @@ static bool tree_opens(struct app *a, enum action act)
 	}
 }
 
-bool tree_action(struct app *a, enum action act)
+/* s and i: another order, the other tree (while it is built: once it is). */
+static bool reorder(struct app *a, struct tree_view *tv, enum action act)
 {
-	struct tree_view *tv = tv_of(a);
-	if (view_top(a) == V_TREE && tree_opens(a, act))
-		return true;
-	if (tv->building && (act == ACT_BACK || act == ACT_QUIT || act == ACT_INTERRUPT)) {
-		tree_free(a); /* stopped: built afresh when opened again */
-		*tv = (struct tree_view){.sort = tv->sort, .diff_a = tv->diff_a, .diff_a_scope = tv->diff_a_scope,
-					 .gen = tv->gen, .made = tv->made};
-		message(a, false, "call tree stopped");
-		return act == ACT_INTERRUPT;
-	}
-	if (tv->building && act == ACT_BY_LANE) {
-		a->per_lane = !a->per_lane;
-		tree_open(a);
-		return true;
-	}
-	if (tv->building && (act == ACT_SORT || act == ACT_INVERT)) { /* (done once it is built) */
-		if (act == ACT_SORT)
-			tv->sort = (tv->sort + 1) % SORT_COUNT;
-		else
-			tv->inverted = !tv->inverted;
-		return true;
-	}
-	if (tv->building || !tv->nrows)
-		return false;
-	if (cursor_move(&tv->cur, tv->nrows, rows(a), act))
-		return true;
-	switch (act) {
-	case ACT_PAN_RIGHT: fold(tv, true); return true;
-	case ACT_PAN_LEFT: fold(tv, false); return true;
-	case ACT_SORT: {
-		uint32_t v = tv->row[tv->cur].node;
+	if (act == ACT_SORT) {
+		uint32_t v = tv->nrows ? tv->row[tv->cur].node : CT_NONE;
 		tv->sort = (tv->sort + 1) % SORT_COUNT;
-		make_rows(tv);
+		if (!tv->nrows)
+			return true;
+		make_rows(a, tv);
 		for (size_t i = 0; i < tv->nrows; i++) /* the cursor stays on its node */
 			if (tv->row[i].node == v)
 				tv->cur = i;
 		message(a, false, "call tree sorted by %s", sort_names[tv->sort]);
 		return true;
 	}
-	case ACT_BY_LANE:
-		a->per_lane = !a->per_lane;
-		tree_open(a); /* (built afresh) */
-		message(a, false, "%s", a->per_lane ? "each lane on its own" : "every lane merged");
+	tv->inverted = !tv->inverted;
+	if (!tv->nrows)
 		return true;
-	case ACT_INVERT:
-		make_inverted(tv);
-		tv->inverted = !tv->inverted;
-		tv->cur = tv->top = 0;
-		make_rows(tv);
-		message(a, false, "%s", tv->inverted ? "bottom-up: where the time was spent, and who called it"
-						     : "top-down: the call tree");
+	if (tv->inverted)
+		make_inverted(a, tv);
+	tv->cur = tv->top = 0;
+	make_rows(a, tv);
+	message(a, false, "%s", tv->inverted ? "bottom-up: where the time was spent, and who called it"
+					     : "top-down: the call tree");
+	return true;
+}
+
+static bool tree_action(struct app *a, enum action act)
+{
+	struct tree_view *tv = synced(a);
+	if (tree_opens(a, act))
 		return true;
-	default: return false;
-	}
+	if (viewtree_action(a, act))
+		return true;
+	if (act == ACT_SORT || act == ACT_INVERT)
+		return reorder(a, tv, act);
+	if (!viewtree_ready(a) || !tv->nrows)
+		return false;
+	if (act == ACT_PAN_RIGHT || act == ACT_PAN_LEFT)
+		fold(a, tv, act == ACT_PAN_RIGHT);
+	else if (!cursor_move(&tv->cur, tv->nrows, rows(a), act))
+		return false;
+	tell_selected(a, tv);
+	return true;
 }
 
 /* ---- D: two scopes compared ------------------------------------------------ */
@@ -509,28 +413,29 @@ static void scope_words(struct app *a, uint64_t spans, struct buf *b)
 		buf_adds(b, ", some lanes only");
 }
 
-bool tree_diff(struct app *a)
+static bool tree_diff(struct app *a)
 {
 	struct tree_view *tv = tv_of(a);
-	if (tv->building || !tv->ct.node) {
+	const struct calltree *ct = viewtree(a);
+	if (viewtree_building(a) || !ct->node) {
 		message(a, true, "the call tree is not all there yet");
 		return false;
 	}
 	if (!tv->diff_a) {
 		tv->diff_a = diff_new();
-		diff_add(tv->diff_a, &tv->ct, false);
+		diff_add(tv->diff_a, ct, false);
 		buf_reset(&tv->diff_a_scope);
-		scope_words(a, tv->ct.spans, &tv->diff_a_scope);
+		scope_words(a, ct->spans, &tv->diff_a_scope);
 		message(a, false, "this is A: change what is shown (a time range, filters, lanes), then D compares");
 		return false;
 	}
-	diff_add(tv->diff_a, &tv->ct, true);
+	diff_add(tv->diff_a, ct, true);
 	struct buf *p = page_diff_text(a);
 	buf_reset(p);
 	buf_adds(p, "A: ");
 	buf_add(p, tv->diff_a_scope.p, tv->diff_a_scope.len);
 	buf_adds(p, "\nB: ");
-	scope_words(a, tv->ct.spans, p);
+	scope_words(a, ct->spans, p);
 	buf_adds(p, "\nper name, the largest change of total first\n\n");
 	diff_table(tv->diff_a, a->m, false, p, NULL);
 	diff_free(tv->diff_a);
@@ -592,7 +497,7 @@ static void files_said(struct app *a)
 	diff_table(fd->d, a->m, false, p, NULL);
 }
 
-bool tree_diff_files(struct app *a)
+static bool tree_diff_files(struct app *a)
 {
 	if (!a->t->nsrc_first || a->t->nsrc_first >= a->t->nsrc) {
 		message(a, true, "v compares files: open two (ttv A B)");
