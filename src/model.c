@@ -394,10 +394,24 @@ static int cev_cmp(const void *x, const void *y)
  * in which the batch's times differ, 11 at a time, then one gather.  Equal
  * times keep the batch's order; runs of them are put in file order after. */
 #define RADIX_BITS 8
+/* Fewer keys than this are sorted by insertion: a pass of counting costs
+ * its 256 counts whatever the keys (a batch of many sources over one
+ * period sorts each source's apart, in many small buckets). */
+#define SMALL_SORT 64
 /* Keys x[0, n) sorted stably by their bits [from, to), least significant
  * digit first, tmp as room; the sorted keys end in x. */
 static void lsd_sort(uint64_t *x, uint64_t *tmp, size_t n, unsigned from, unsigned to)
 {
+	if (n <= SMALL_SORT) { /* (the keys' other bits keep the order stable: the index low, the same above) */
+		for (size_t i = 1; i < n; i++) {
+			uint64_t v = x[i];
+			size_t j = i;
+			for (; j && x[j - 1] > v; j--)
+				x[j] = x[j - 1];
+			x[j] = v;
+		}
+		return;
+	}
 	uint64_t *k = x, *o = tmp;
 	for (unsigned shift = from; shift < to; shift += RADIX_BITS) {
 		size_t count[1u << RADIX_BITS] = {0};
