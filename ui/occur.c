@@ -35,7 +35,7 @@ struct occur_view {
 	struct occurrence *o; /* a min-heap by length while built; then longest first */
 	size_t n, cap, cur, top;
 	uint64_t calls, tree_calls; /* found (more than n when not all were kept); the tree's count */
-	uint64_t scope;            /* the tree's scope it was found in (tree_scope) */
+	uint64_t scope;            /* the tree's scope it was found in (scope_hash) */
 	bool building;
 };
 
@@ -123,10 +123,10 @@ static void build(struct app *a)
 	free(ov->verdict);
 	ov->verdict = NULL;
 	ov->nverdict = ov->n = ov->calls = ov->cur = ov->top = 0;
-	ov->scope = tree_scope(a);
+	ov->scope = scope_hash(a);
 	ov->building = true;
 	struct ct_scope sc;
-	tree_scope_fill(a, &sc); /* (the tree's scope) */
+	scope_fill(a, &sc); /* (the tree's scope) */
 	calltree_begin(&ov->ct, &sc);
 	ov->ct.counted = counted;
 	ov->ct.counted_ctx = ov;
@@ -151,7 +151,7 @@ bool occur_of(struct app *a, const struct calltree *ct, uint32_t node, bool whol
 	}
 	struct occur_view *ov = ov_of(a);
 	if (ov->npath == npath && ov->whole == whole && !memcmp(ov->path, path, npath * sizeof *path) &&
-	    ov->scope == tree_scope(a)) { /* the same calls: as they were left */
+	    ov->scope == scope_hash(a)) { /* the same calls: as they were left */
 		free(path);
 	} else {
 		occur_free(a);
@@ -174,7 +174,7 @@ static int by_length(const void *x, const void *y)
 static bool occur_pending(const struct app *a)
 {
 	const struct occur_view *ov = ov_of(a);
-	return ov->building || (ov->npath && view_top(a) == V_OCCUR && ov->scope != tree_scope((struct app *)a));
+	return ov->building || (ov->npath && view_top(a) == V_OCCUR && ov->scope != scope_hash((struct app *)a));
 }
 
 static bool occur_step(struct app *a, uint64_t budget_ns)
@@ -270,7 +270,7 @@ static bool occur_action(struct app *a, enum action act)
 	if (act != ACT_DETAIL)
 		return false;
 	const struct occurrence *o = &ov->o[ov->cur];
-	tree_go_span(a, &o->ref, ov->path[0], ov->cur, ov->calls, o->dur);
+	scope_go_span(a, &o->ref, ov->path[0], ov->cur, ov->calls, o->dur);
 	return true;
 }
 

@@ -23,7 +23,7 @@ static bool shown(const struct ct_scope *sc, uint64_t pos, const struct event *e
 /* What the tree was built of: the events (their order: appended ones it
  * takes in as they come), the filters, the lanes shown and the time
  * range.  The same, the tree opens again as it was left. */
-uint64_t tree_scope(struct app *a)
+uint64_t scope_hash(struct app *a)
 {
 	struct buf b = {0};
 	buf_printf(&b, "%llu %d%d %lld %lld %d", (unsigned long long)model_generation(a->m), a->range.has_lo,
@@ -37,7 +37,7 @@ uint64_t tree_scope(struct app *a)
 }
 
 /* What the views show, as a call tree's scope. */
-void tree_scope_fill(struct app *a, struct ct_scope *sc)
+void scope_fill(struct app *a, struct ct_scope *sc)
 {
 	*sc = (struct ct_scope){.t = a->t, .fs = a->fs, .keep = shown, .ctx = a,
 				.lo = a->range.has_lo ? a->range.lo : INT64_MIN,
@@ -72,7 +72,7 @@ static bool search_occurrences(struct app *a, uint32_t type, uint32_t name_sid)
 	return ok;
 }
 
-void tree_go_span(struct app *a, const struct ct_ref *ref, struct ct_sym s, size_t rank, uint64_t calls, uint64_t dur)
+void scope_go_span(struct app *a, const struct ct_ref *ref, struct ct_sym s, size_t rank, uint64_t calls, uint64_t dur)
 {
 	struct evref r = {ref->ts, ref->input, ref->off, true};
 	uint64_t pos;

@@ -468,7 +468,7 @@ static void files_free(struct app *a)
 static void files_side(struct app *a, bool b)
 {
 	struct ct_scope base, sc;
-	tree_scope_fill(a, &base);
+	scope_fill(a, &base);
 	base.per_lane = false;
 	diff_side_scope(&files_of(a)->side, &base, b, &sc);
 	calltree_begin(&files_of(a)->ct, &sc);

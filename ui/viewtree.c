@@ -16,7 +16,7 @@
 
 struct viewtree {
 	struct calltree ct;
-	uint64_t scope; /* what it was built of (tree_scope) */
+	uint64_t scope; /* what it was built of (scope_hash) */
 	bool building;  /* made afresh, not all there yet */
 	uint64_t gen, made;
 	bool selected; /* a function said (viewtree_select) of the tree made `made`: */
@@ -33,13 +33,13 @@ static struct viewtree *vt_of(struct app *a)
 void viewtree_open(struct app *a)
 {
 	struct viewtree *vt = vt_of(a);
-	uint64_t scope = tree_scope(a);
+	uint64_t scope = scope_hash(a);
 	if (vt->ct.node && vt->scope == scope)
 		return;
 	calltree_free(&vt->ct);
 	*vt = (struct viewtree){.scope = scope, .building = true, .gen = vt->gen + 1, .made = vt->made + 1};
 	struct ct_scope sc;
-	tree_scope_fill(a, &sc);
+	scope_fill(a, &sc);
 	calltree_begin(&vt->ct, &sc);
 }
 
@@ -160,7 +160,7 @@ bool viewtree_pending(const struct app *a, bool shown)
 		return true;
 	if (!vt->ct.node || !shown)
 		return false;
-	if (vt->scope != tree_scope((struct app *)a)) /* (another scope, or the order changed: built afresh) */
+	if (vt->scope != scope_hash((struct app *)a)) /* (another scope, or the order changed: built afresh) */
 		return true;
 	/* events appended, or the end reached (the open spans count) */
 	return !vt->ct.done && (model_count(a->m) > vt->ct.at || !live(a));
@@ -169,7 +169,7 @@ bool viewtree_pending(const struct app *a, bool shown)
 bool viewtree_step(struct app *a, uint64_t budget_ns)
 {
 	struct viewtree *vt = vt_of(a);
-	if (!vt->building && vt->scope != tree_scope(a)) {
+	if (!vt->building && vt->scope != scope_hash(a)) {
 		viewtree_open(a); /* (built afresh) */
 		return true;
 	}
