@@ -1,6 +1,7 @@
 #include "src/batch.h"
 
 #include <poll.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -138,8 +139,10 @@ void event_detail(struct trace *t, const struct event *e, struct buf *b, int wid
 /* When the model's parts hold whole lanes (model_parts: a fleet, each
  * instance its own), each part's events of a window of time are decoded
  * in their own order (not a tournament per event among many sources, and
- * their decoders' state in turn), the parts shared between two threads,
- * and the lines merged by their place in the merged order. */
+ * their decoders' state in turn), and the lines merged by their place in
+ * the merged order.  Two windows are under way at once: while this
+ * thread merges one, the worker decodes the next (and this thread joins
+ * it once merged), each taking the window's parts one at a time. */
 #define DUMP_WINDOW (1u << 16) /* events in a window (about) */
 #define DUMP_READ 1024
 
@@ -160,25 +163,31 @@ struct dump_head { /* a part in the merge's heap, by its next line's place */
 	size_t k;
 };
 
+/* A window: each part's events of it, decoded; parts are taken in turn. */
+struct dump_window {
+	struct dump_part *part;
+	atomic_size_t taken; /* parts taken to decode */
+};
+
 struct dump_apart {
 	struct trace *t;
 	bool json;
 	enum time_mode tm;
 	int64_t base;
 	size_t np;
-	struct dump_part *part;
-	uint8_t *by;      /* per part: the thread that decodes it in this window */
-	int64_t until;    /* the windows so far: the events before this time */
-	uint64_t step;    /* a window's length in time, as the last ones went */
-	double mine;      /* the share of a window's events this thread decodes (it merges too) */
-	uint64_t took[2]; /* ns each thread spent on the last window (this one's: merging too) */
+	struct dump_window win[2];
+	uint64_t *at;  /* per part: its first event in no window yet */
+	int64_t until; /* the windows so far: the events before this time */
+	uint64_t step; /* a window's length in time, as the last ones went */
 	struct event *ev[2];
 	struct dump_head *heap;
+	unsigned decoding; /* the window the worker decodes */
+	struct buf b;      /* the merged lines, written out now and then */
+	FILE *out;
 };
 
-static void decode_part(struct dump_apart *d, size_t k, struct event *ev)
+static void decode_part(struct dump_apart *d, struct dump_part *p, size_t k, struct event *ev)
 {
-	struct dump_part *p = &d->part[k];
 	for (uint64_t i = p->lo; i < p->hi; i += DUMP_READ) {
 		size_t got = (size_t)MIN(DUMP_READ, p->hi - i);
 		model_part_read(d->t->m, k, i, got, ev);
@@ -195,23 +204,28 @@ static void decode_part(struct dump_apart *d, size_t k, struct event *ev)
 	}
 }
 
-static void decode_parts(struct dump_apart *d, unsigned me)
+/* The parts of window w not taken yet, one at a time, on thread me. */
+static void decode_window(struct dump_apart *d, unsigned w, unsigned me)
 {
-	uint64_t t0 = now_ns();
-	for (size_t k = 0; k < d->np; k++)
-		if (d->by[k] == me)
-			decode_part(d, k, d->ev[me]);
-	d->took[me] = now_ns() - t0;
+	struct dump_window *win = &d->win[w];
+	for (size_t k; (k = atomic_fetch_add_explicit(&win->taken, 1, memory_order_relaxed)) < d->np;)
+		decode_part(d, &win->part[k], k, d->ev[me]);
 }
 
-static void decode_second(void *arg) { decode_parts(arg, 1); }
+static void decode_second(void *arg)
+{
+	struct dump_apart *d = arg;
+	decode_window(d, d->decoding, 1);
+}
 
-/* Each part's window up to time until: how many events it holds. */
-static uint64_t window_to(struct dump_apart *d, int64_t until)
+/* Each part's events from where it stands up to time until, in window w:
+ * how many events that holds. */
+static uint64_t window_to(struct dump_apart *d, unsigned w, int64_t until)
 {
 	uint64_t in = 0;
 	for (size_t k = 0; k < d->np; k++) {
-		struct dump_part *p = &d->part[k];
+		struct dump_part *p = &d->win[w].part[k];
+		p->lo = d->at[k];
 		p->hi = until == INT64_MAX ? model_part_count(d->t->m, k) : model_part_bound(d->t->m, k, until, false);
 		in += p->hi - p->lo;
 	}
@@ -223,30 +237,30 @@ static int64_t next_time(struct dump_apart *d)
 {
 	int64_t t = INT64_MAX;
 	for (size_t k = 0; k < d->np; k++)
-		if (d->part[k].lo < model_part_count(d->t->m, k)) {
-			model_part_read(d->t->m, k, d->part[k].lo, 1, d->ev[0]);
+		if (d->at[k] < model_part_count(d->t->m, k)) {
+			model_part_read(d->t->m, k, d->at[k], 1, d->ev[0]);
 			t = MIN(t, d->ev[0]->ts);
 		}
 	return t;
 }
 
-/* The next window: each part's events before d->until + d->step, the step
- * halved while that holds more than four windows' worth (unless they are
- * all at one time), and doubled for the next when it held under half.
- * How many it holds. */
-static uint64_t next_window(struct dump_apart *d)
+/* The next window, in w: each part's events before d->until + d->step,
+ * the step halved while that holds more than four windows' worth (unless
+ * they are all at one time), and doubled for the next when it held under
+ * half.  How many it holds. */
+static uint64_t next_window(struct dump_apart *d, unsigned w)
 {
+	struct dump_window *win = &d->win[w];
 	for (size_t k = 0; k < d->np; k++) {
-		struct dump_part *p = &d->part[k];
-		p->lo = p->hi;
-		buf_reset(&p->text);
-		p->nline = p->next = 0;
+		buf_reset(&win->part[k].text);
+		win->part[k].nline = win->part[k].next = 0;
 	}
+	atomic_store_explicit(&win->taken, 0, memory_order_relaxed);
 	uint64_t in;
 	int64_t until;
 	for (;;) {
 		until = ts_add(d->until, d->step);
-		in = window_to(d, until);
+		in = window_to(d, w, until);
 		if (!in && until != INT64_MAX)
 			d->until = next_time(d); /* (a gap in time: on to the next event) */
 		else if (in > 4 * DUMP_WINDOW && d->step > 1)
@@ -255,23 +269,11 @@ static uint64_t next_window(struct dump_apart *d)
 			break;
 	}
 	d->until = until;
+	for (size_t k = 0; k < d->np; k++)
+		d->at[k] = win->part[k].hi;
 	if (in < DUMP_WINDOW / 2)
 		d->step = MIN(2 * d->step, UINT64_MAX / 4);
 	return in;
-}
-
-/* Share the window's parts out: this thread takes d->mine of its events,
- * set so that both threads are done together (this one merges after). */
-static void share_out(struct dump_apart *d, uint64_t in)
-{
-	double busy = (double)d->took[0] + (double)d->took[1];
-	if (d->took[0] && d->took[1] && busy > 0) /* (the decoding cost alike per event) */
-		d->mine = MIN(0.9, MAX(0.1, d->mine * (1 + ((double)d->took[1] - (double)d->took[0]) / busy)));
-	uint64_t load = 0;
-	for (size_t k = 0; k < d->np; k++) {
-		d->by[k] = (double)load >= d->mine * (double)in;
-		load += d->by[k] ? 0 : d->part[k].hi - d->part[k].lo;
-	}
 }
 
 static void sift_down(struct dump_head *h, size_t n, size_t i)
@@ -291,19 +293,21 @@ static void sift_down(struct dump_head *h, size_t n, size_t i)
 	}
 }
 
-/* The window's lines in the merged order: the parts in a heap by their
+/* Window w's lines in the merged order: the parts in a heap by their
  * next line's place. */
-static void merge_lines(struct dump_apart *d, struct buf *b, FILE *out)
+static void merge_lines(struct dump_apart *d, unsigned w)
 {
+	struct buf *b = &d->b;
+	struct dump_part *part = d->win[w].part;
 	struct dump_head *h = d->heap;
 	size_t n = 0;
 	for (size_t k = 0; k < d->np; k++)
-		if (d->part[k].nline)
-			h[n++] = (struct dump_head){d->part[k].line[0].at, k};
+		if (part[k].nline)
+			h[n++] = (struct dump_head){part[k].line[0].at, k};
 	for (size_t i = n / 2; i-- > 0;)
 		sift_down(h, n, i);
 	while (n) {
-		struct dump_part *p = &d->part[h[0].k];
+		struct dump_part *p = &part[h[0].k];
 		size_t start = p->next ? p->line[p->next - 1].end : 0;
 		buf_add(b, p->text.p + start, p->line[p->next].end - start);
 		if (++p->next == p->nline)
@@ -312,7 +316,7 @@ static void merge_lines(struct dump_apart *d, struct buf *b, FILE *out)
 			h[0].at = p->line[p->next].at;
 		sift_down(h, n, 0);
 		if (b->len > (64u << 10)) {
-			fwrite(b->p, 1, b->len, out);
+			fwrite(b->p, 1, b->len, d->out);
 			buf_reset(b);
 		}
 	}
@@ -335,15 +339,31 @@ static void parts_span(const struct dump_apart *d, int64_t *first, int64_t *last
 
 static void dump_apart_free(struct dump_apart *d)
 {
-	for (size_t k = 0; k < d->np; k++) {
-		buf_free(&d->part[k].text);
-		free(d->part[k].line);
+	for (unsigned w = 0; w < 2; w++) {
+		for (size_t k = 0; k < d->np; k++) {
+			buf_free(&d->win[w].part[k].text);
+			free(d->win[w].part[k].line);
+		}
+		free(d->win[w].part);
 	}
-	free(d->part);
-	free(d->by);
+	free(d->at);
 	free(d->ev[0]);
 	free(d->ev[1]);
 	free(d->heap);
+}
+
+/* Window w decoded: the worker started on it (when it can be: two is
+ * set) while this thread merges the window before (merge_before), then
+ * this thread takes what parts are left. */
+static void decode_beside(struct dump_apart *d, unsigned w, bool two, bool merge_before)
+{
+	d->decoding = w;
+	bool started = two && worker_start(decode_second, d);
+	if (merge_before)
+		merge_lines(d, w ^ 1);
+	decode_window(d, w, 0);
+	if (started)
+		worker_wait();
 }
 
 /* --dump of a model whose parts hold whole lanes; false when they do not. */
@@ -352,38 +372,38 @@ static bool dump_apart(struct trace *t, bool json, enum time_mode tm, int64_t ba
 	size_t np = model_parts(t->m);
 	if (np < 2)
 		return false;
-	struct dump_apart d = {.t = t, .json = json, .tm = tm, .base = base, .np = np, .mine = 0.5,
-			       .part = xcalloc(np, sizeof *d.part), .by = xcalloc(np, 1),
+	struct dump_apart d = {.t = t, .json = json, .tm = tm, .base = base, .np = np,
+			       .win = {{.part = xcalloc(np, sizeof(struct dump_part))}, {.part = xcalloc(np, sizeof(struct dump_part))}},
+			       .at = xcalloc(np, sizeof *d.at),
 			       .ev = {xmalloc(DUMP_READ * sizeof(struct event)), xmalloc(DUMP_READ * sizeof(struct event))},
-			       .heap = xmalloc(np * sizeof *d.heap)};
+			       .heap = xmalloc(np * sizeof *d.heap), .out = out};
 	uint64_t n = model_count(t->m);
 	int64_t first, last;
 	parts_span(&d, &first, &last);
 	d.until = first;
 	d.step = MAX(1, (uint64_t)ts_span(first, last) / MAX(1, n / DUMP_WINDOW));
 	/* the worker decodes too: only the shared array and reentrant decoders */
-	bool shared = model_get_shared(t->m) && trace_reentrant(t);
-	if (shared)
+	bool two = model_get_shared(t->m) && trace_reentrant(t);
+	if (two)
 		trace_settle(t);
-	struct buf b = {0};
-	for (uint64_t pos = 0; pos < n;) {
-		uint64_t in = next_window(&d);
-		if (!in)
-			break; /* (the parts hold no more: they hold every event) */
+	unsigned w = 0;
+	uint64_t pos = next_window(&d, w);
+	if (pos)
+		decode_beside(&d, w, two, false);
+	while (pos) {
+		/* the next window (none once the parts hold no more: they hold
+		 * every event) decoded while this one is merged */
+		uint64_t in = pos < n ? next_window(&d, w ^ 1) : 0;
+		if (!in) {
+			merge_lines(&d, w);
+			break;
+		}
+		decode_beside(&d, w ^ 1, two, true);
 		pos += in;
-		share_out(&d, in);
-		bool two = shared && worker_start(decode_second, &d);
-		decode_parts(&d, 0);
-		if (!two)
-			decode_parts(&d, 1);
-		else
-			worker_wait();
-		uint64_t t0 = now_ns();
-		merge_lines(&d, &b, out);
-		d.took[0] += two ? now_ns() - t0 : 0;
+		w ^= 1;
 	}
-	fwrite(buf_str(&b), 1, b.len, out);
-	buf_free(&b);
+	fwrite(buf_str(&d.b), 1, d.b.len, out);
+	buf_free(&d.b);
 	dump_apart_free(&d);
 	return true;
 }
