@@ -35,8 +35,14 @@ static void stream_info(const struct sc *sc, uint32_t si, struct fsink *out)
 	if (s->seg16)
 		f_cstr(out, "segments", "16-bit tags and lengths (the spec's TLV)");
 	if (s->uname_len) {
-		uint64_t avail;
-		const uint8_t *p = input_bytes(sc->in, s->uname_off, &avail);
+		/* read, not touched through the mapping: a fault there maps a large
+		 * folio of the page cache, and a capture of many processes has a
+		 * header every few MB (--info would hold much of the file) */
+		uint8_t raw[512]; /* (utsname: six fields of 65 bytes) */
+		uint64_t avail = s->uname_len;
+		const uint8_t *p = raw;
+		if (s->uname_len > sizeof raw || !input_copy(sc->in, s->uname_off, raw, s->uname_len))
+			p = input_bytes(sc->in, s->uname_off, &avail);
 		struct buf u = {0};
 		for (size_t i = 0; p && i < s->uname_len && i < avail; i++)
 			buf_addc(&u, p[i] ? (char)p[i] : ' ');
