@@ -143,7 +143,7 @@ void event_detail(struct trace *t, const struct event *e, struct buf *b, int wid
  * the merged order.  Two windows are under way at once: while this
  * thread merges one, the worker decodes the next (and this thread joins
  * it once merged), each taking the window's parts one at a time. */
-#define DUMP_WINDOW (1u << 16) /* events in a window (about) */
+#define DUMP_WINDOW (1u << 15) /* events in a window (about; two are under way at once) */
 #define DUMP_READ 1024
 
 struct dump_line {
