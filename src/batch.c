@@ -585,36 +585,39 @@ static struct src_summary *summaries(struct trace *t)
 	return sum;
 }
 
-/* Every source's lanes, in lane order, by source id: source k's are
- * v[at[k] .. at[k + 1]) (one pass over the lanes, as summaries()). */
-struct src_lanes {
+/* Ids [0, n) (lanes, types) by source id, in id order: source k's are
+ * v[at[k] .. at[k + 1]) (one pass over them, as summaries(): not one a
+ * source, which a fleet of 256 instances would make 256). */
+struct by_source {
 	uint32_t *v;
 	size_t *at;
 };
 
-static struct src_lanes src_lanes(struct trace *t)
+static uint32_t lane_source(const struct model *m, uint32_t l) { return model_lane_get(m, l)->source; }
+static uint32_t type_source(const struct model *m, uint32_t ty) { return model_type_get(m, ty)->source; }
+
+static struct by_source by_source(struct trace *t, uint32_t n, uint32_t (*source_of)(const struct model *, uint32_t))
 {
-	uint32_t nl = model_nlanes(t->m);
-	struct src_lanes sl = {xmalloc(((size_t)nl + 1) * sizeof *sl.v), xcalloc(t->nsrc + 2, sizeof *sl.at)};
-	for (uint32_t l = 0; l < nl; l++) {
-		uint32_t src = model_lane_get(t->m, l)->source;
+	struct by_source g = {xmalloc(((size_t)n + 1) * sizeof *g.v), xcalloc(t->nsrc + 2, sizeof *g.at)};
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t src = source_of(t->m, i);
 		if (src < t->nsrc)
-			sl.at[src + 2]++;
+			g.at[src + 2]++;
 	}
 	for (size_t k = 2; k < t->nsrc + 2; k++)
-		sl.at[k] += sl.at[k - 1];
-	for (uint32_t l = 0; l < nl; l++) { /* (at[k + 1] counts those of k placed so far) */
-		uint32_t src = model_lane_get(t->m, l)->source;
+		g.at[k] += g.at[k - 1];
+	for (uint32_t i = 0; i < n; i++) { /* (at[k + 1] counts those of k placed so far) */
+		uint32_t src = source_of(t->m, i);
 		if (src < t->nsrc)
-			sl.v[sl.at[src + 1]++] = l;
+			g.v[g.at[src + 1]++] = i;
 	}
-	return sl;
+	return g;
 }
 
-static void src_lanes_free(struct src_lanes *sl)
+static void by_source_free(struct by_source *g)
 {
-	free(sl->v);
-	free(sl->at);
+	free(g->v);
+	free(g->at);
 }
 
 const char *source_status(const struct source *s)
@@ -805,16 +808,18 @@ static void clock_summary(struct trace *t, const struct src_summary *sum, struct
 /* A source's metadata (symbol tables, class and string definitions): listed,
  * not on the time axis.  Its events by type, most first. */
 #define INFO_META 8
-static void meta_text(struct trace *t, const struct source *s, struct buf *b)
+static void meta_text(struct trace *t, const struct source *s, const struct by_source *st, struct buf *b)
 {
 	uint64_t total = 0;
 	size_t n = 0;
-	uint32_t *types = xcalloc(model_ntypes(t->m) + 1, sizeof *types);
-	for (uint32_t ty = 0; ty < model_ntypes(t->m); ty++)
-		if (model_type_get(t->m, ty)->source == s->id && model_type_meta(t->m, ty) && model_type_count(t->m, ty)) {
+	uint32_t *types = xcalloc(st->at[s->id + 1] - st->at[s->id] + 1, sizeof *types);
+	for (size_t k = st->at[s->id]; k < st->at[s->id + 1]; k++) {
+		uint32_t ty = st->v[k];
+		if (model_type_meta(t->m, ty) && model_type_count(t->m, ty)) {
 			types[n++] = ty;
 			total += model_type_count(t->m, ty);
 		}
+	}
 	for (size_t i = 1; i < n; i++) /* (a few types: most events first) */
 		for (size_t j = i; j && model_type_count(t->m, types[j]) > model_type_count(t->m, types[j - 1]); j--) {
 			uint32_t x = types[j];
@@ -836,7 +841,8 @@ static void meta_text(struct trace *t, const struct source *s, struct buf *b)
 void info_text(struct trace *t, struct buf *b)
 {
 	struct src_summary *sum = summaries(t);
-	struct src_lanes sl = src_lanes(t);
+	struct by_source sl = by_source(t, model_nlanes(t->m), lane_source);
+	struct by_source st = by_source(t, model_ntypes(t->m), type_source);
 	for (size_t i = 0; i < t->nsrc; i++) {
 		const struct source *s = t->src[i];
 		struct src_summary r = sum[s->id];
@@ -901,11 +907,12 @@ void info_text(struct trace *t, struct buf *b)
 			term_sid(b, t->m, ln->name);
 			buf_printf(b, ": %llu events\n", (unsigned long long)ln->count);
 		}
-		meta_text(t, s, b);
+		meta_text(t, s, &st, b);
 	}
 	clock_summary(t, sum, b);
 	index_summary(t, b);
-	src_lanes_free(&sl);
+	by_source_free(&sl);
+	by_source_free(&st);
 	free(sum);
 }
 
@@ -913,7 +920,7 @@ void info_json(struct trace *t, struct buf *b)
 {
 	buf_adds(b, "{\"sources\":[");
 	struct src_summary *sum = summaries(t);
-	struct src_lanes sl = src_lanes(t);
+	struct by_source sl = by_source(t, model_nlanes(t->m), lane_source);
 	for (size_t i = 0; i < t->nsrc; i++) {
 		const struct source *s = t->src[i];
 		struct src_summary r = sum[s->id];
@@ -975,7 +982,7 @@ void info_json(struct trace *t, struct buf *b)
 	const struct source *x, *y;
 	static const char *const clocks[] = {"one source", "same", "different", "unknown"};
 	buf_printf(b, ",\"clocks\":\"%s\",\"aligned\":%s", clocks[clock_domains(t, sum, &x, &y)], t->align ? "true" : "false");
-	src_lanes_free(&sl);
+	by_source_free(&sl);
 	free(sum);
 	uint64_t mem, files;
 	bigmem_usage(&mem, &files);
