@@ -54,9 +54,12 @@ void view_close_all(struct app *a) { a->depth = 0; }
 
 void view_switch_base(struct app *a) { a->base = a->base == V_LANES ? V_LIST : V_LANES; }
 
-/* The view that act opens from any view, on top: false when none. */
+/* The view that act opens from any view, on top: false when none (a key
+ * bound to nothing opens nothing: not the first view whose opener is none). */
 bool view_open_by(struct app *a, enum action act)
 {
+	if (act == ACT_NONE)
+		return false;
 	for (int v = 0; v < V_COUNT; v++)
 		if (openers[v] == act) {
 			view_open(a, (enum view_id)v);

@@ -59,9 +59,15 @@ for size in 80x24 160x40; do
 	fi
 	tm send-keys -t "$S" Escape
 	wait_for "CALL TREE by total"
+	tm send-keys -t "$S" w # (bound to nothing)
+	sleep 0.3
+	like "$(row 1)" "CALL TREE by total" "$size: a key bound to nothing leaves the call tree on top"
 	tm send-keys -t "$S" I
 	wait_for "FLAME GRAPH: all"
 	ok $? "$size: I opens the flame graph"
+	tm send-keys -t "$S" w a
+	sleep 0.3
+	like "$(row 1)" "FLAME GRAPH: all" "$size: w and a (bound to nothing there) leave the flame graph on top"
 	tm send-keys -t "$S" j Enter
 	wait_for "1 calls of main  1/1"
 	ok $? "$size: Enter on a bar: its calls"
