@@ -46,7 +46,7 @@
 	X(SORT, "sort", "call tree: sort by total, self time or calls")                     \
 	X(INVERT, "invert", "call tree: top-down, or bottom-up (who called where the time went)") \
 	X(BUTTERFLY, "butterfly", "call tree: the selected function's callers and callees")  \
-	X(BY_LANE, "by-lane", "call tree: every lane merged, or each lane on its own")       \
+	X(BY_LANE, "by-lane", "call tree and flame graph: every lane merged, or each lane on its own")       \
 	X(DIFF, "diff", "call tree: remember it as A; the next time, compare it with A")      \
 	X(DIFF_FILES, "diff-files", "call tree: the first file given compared with the others") \
 	X(FLAME_GRAPH, "flame-graph", "the flame graph of what is shown (the call tree's)")  \

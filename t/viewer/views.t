@@ -65,9 +65,17 @@ for size in 80x24 160x40; do
 	tm send-keys -t "$S" I
 	wait_for "FLAME GRAPH: all"
 	ok $? "$size: I opens the flame graph"
-	tm send-keys -t "$S" w a
+	tm send-keys -t "$S" w
 	sleep 0.3
-	like "$(row 1)" "FLAME GRAPH: all" "$size: w and a (bound to nothing there) leave the flame graph on top"
+	like "$(row 1)" "FLAME GRAPH: all" "$size: w (bound to nothing) leaves the flame graph on top"
+	tm send-keys -t "$S" a
+	wait_for "each lane on its own"
+	ok $? "$size: a in the flame graph: each lane on its own, as in the call tree"
+	wait_for "thread 1 (tid 515)" # (a lane's name: only each lane on its own shows it)
+	ok $? "... the flame graph made again, a bar per lane under all"
+	tm send-keys -t "$S" a
+	wait_for "every lane merged"
+	ok $? "... a again: every lane merged"
 	tm send-keys -t "$S" j Enter
 	wait_for "1 calls of main  1/1"
 	ok $? "$size: Enter on a bar: its calls"
