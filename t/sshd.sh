@@ -88,8 +88,8 @@ EOF
 wire_bytes() {
 	rm -f "$SSH_BYTES"
 	"$@" >"$TMP/wire.out"
-	i=0 # (the relay writes its count when ssh has ended it)
-	while [ ! -s "$SSH_BYTES" ] && [ $i -lt 50 ]; do
+	i=0 # (the relay writes its count when ssh has ended it: late on a busy machine)
+	while [ ! -s "$SSH_BYTES" ] && [ $i -lt 300 ]; do
 		sleep 0.1
 		i=$((i + 1))
 	done

@@ -24,16 +24,37 @@ wait_for "TIME"; ok $? "Tab switches to the list"
 # closes KEYS.. -- TEXT KEY WHAT: after KEYS, TEXT shows; KEY ends it within
 # $WITHIN ms (200; a search's own step and a redraw of the lanes view under
 # ASan come on top of libtermkey's 50 ms wait for a lone Esc: 300 there)
+# (The time is seen from outside, through tmux: on a machine busy with
+# the other test passes one look may come late, so a time over the mark
+# is taken once more; a key that did not end it at all is late both times.)
 WITHIN=200
-closes() {
+closes_once() { # "KEYS" TEXT KEY (the keys split at spaces, not globbed)
+	keys=$1
+	set -f
+	# shellcheck disable=SC2086
+	set -- $keys -- "$2" "$3"
+	set +f
 	while [ "$1" != -- ]; do tm send-keys -t "$S" "$1"; shift; done
-	wait_for "$2" || { ok 1 "$4 (never opened)"; return; }
+	wait_for "$2" || { ms=never; return; }
 	t0=$(date +%s%N)
 	tm send-keys -t "$S" "$3"
 	i=0
 	while screen | grep -qF -- "$2" && [ $i -lt 100 ]; do sleep 0.01; i=$((i + 1)); done
 	ms=$((($(date +%s%N) - t0) / 1000000))
-	ok "$([ $ms -le $WITHIN ]; echo $?)" "$4: $3 ends it in $ms ms (at most $WITHIN)"
+}
+closes() {
+	keys=""
+	while [ "$1" != -- ]; do keys="$keys $1"; shift; done
+	shift
+	closes_once "$keys" "$1" "$2"
+	again=""
+	if [ "$ms" != never ] && [ "$ms" -gt $WITHIN ]; then
+		first=$ms
+		closes_once "$keys" "$1" "$2"
+		again=" (the first time $first ms)"
+	fi
+	[ "$ms" != never ] || { ok 1 "$3 (never opened)"; return; }
+	ok "$([ "$ms" -le $WITHIN ]; echo $?)" "$3: $2 ends it in $ms ms (at most $WITHIN)$again"
 }
 closes Enter -- "time: +0.000000000" Escape "the detail view"
 closes '?' -- "ttv keys in" Escape "help"
