@@ -85,14 +85,21 @@ EOF
 	done
 }
 
-wire_bytes() {
-	rm -f "$SSH_BYTES"
-	"$@" >"$TMP/wire.out"
-	i=0 # (the relay writes its count when ssh has ended it: late on a busy machine)
-	while [ ! -s "$SSH_BYTES" ] && [ $i -lt 300 ]; do
+# relays_gone: wait (up to 30 s) until no relay adds to $SSH_BYTES: they add
+# their counts when ssh has ended them, late on a busy machine
+relays_gone() {
+	i=0
+	while pgrep -f "sshcount.pl .*$SSH_BYTES" >/dev/null && [ $i -lt 300 ]; do
 		sleep 0.1
 		i=$((i + 1))
 	done
+}
+
+wire_bytes() {
+	relays_gone # (an earlier connection's count would land in this one's)
+	rm -f "$SSH_BYTES"
+	"$@" >"$TMP/wire.out"
+	relays_gone
 	cat "$SSH_BYTES" 2>/dev/null || echo 0
 }
 
