@@ -221,7 +221,7 @@ static bool butterfly_action(struct app *a, enum action act)
 	}
 }
 
-static bool butterfly_pending(const struct app *a) { return viewtree_pending(a, view_top(a) == V_BUTTERFLY); }
+static bool butterfly_pending(const struct app *a) { return viewtree_pending(a, V_BUTTERFLY); }
 
 const struct view_ops butterfly_ops = {.state_size = sizeof(struct butterfly_view), .open = butterfly_open, .back = butterfly_back, .draw = butterfly_draw,
 				       .action = butterfly_action, .pending = butterfly_pending, .step = viewtree_step,

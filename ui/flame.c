@@ -237,7 +237,7 @@ static const char *flame_meaning(enum action act)
 	}
 }
 
-static bool flame_pending(const struct app *a) { return viewtree_pending(a, view_top(a) == V_FLAME); }
+static bool flame_pending(const struct app *a) { return viewtree_pending(a, V_FLAME); }
 
 const struct view_ops flame_ops = {.state_size = sizeof(struct flame_view), .open = flame_open, .draw = flame_draw, .action = flame_action, .click = flame_click,
 				   .meaning = flame_meaning, .status = flame_status, .pending = flame_pending, .step = viewtree_step};

@@ -142,7 +142,7 @@ static void make_inverted(struct app *a, struct tree_view *tv)
 static bool tree_pending(const struct app *a)
 {
 	const struct tree_state *st = view_state_made(a, V_TREE);
-	return (st && st->files.building) || viewtree_pending(a, view_top(a) == V_TREE);
+	return (st && st->files.building) || viewtree_pending(a, V_TREE);
 }
 
 static bool files_step(struct app *a, uint64_t budget_ns);
@@ -154,13 +154,20 @@ static bool tree_step(struct app *a, uint64_t budget_ns)
 	return viewtree_step(a, budget_ns);
 }
 
+/* The bottom-up tree forgotten (made again of the tree when shown). */
+static void forget_inverted(struct tree_view *tv)
+{
+	calltree_free(&tv->inv);
+	free(tv->inv_open);
+	tv->inv_open = NULL;
+}
+
 /* The rows forgotten (the tree is made afresh: its nodes are new). */
 static void forget_rows(struct tree_view *tv)
 {
-	calltree_free(&tv->inv);
+	forget_inverted(tv);
 	free(tv->open);
-	free(tv->inv_open);
-	tv->open = tv->inv_open = NULL;
+	tv->open = NULL;
 	tv->open_n = tv->nrows = tv->cur = tv->top = 0;
 }
 
@@ -192,9 +199,7 @@ static struct tree_view *synced(struct app *a)
 	tv->open_n = ct->n;
 	uint32_t at = tv->nrows ? tv->row[tv->cur].node : CT_NONE;
 	if (tv->inv.node) {
-		calltree_free(&tv->inv);
-		free(tv->inv_open);
-		tv->inv_open = NULL;
+		forget_inverted(tv);
 		at = CT_NONE;
 	}
 	if (tv->inverted)

@@ -12,6 +12,7 @@
 #include "ui/draw.h"
 #include "ui/nav.h"
 #include "ui/scope.h"
+#include "ui/view.h"
 #include "ui/viewtree.h"
 
 struct viewtree {
@@ -151,14 +152,14 @@ bool viewtree_action(struct app *a, enum action act)
 /* The trace may still grow: it is being read, or followed. */
 static bool live(const struct app *a) { return a->loading || a->follow; }
 
-bool viewtree_pending(const struct app *a, bool shown)
+bool viewtree_pending(const struct app *a, enum view_id v)
 {
 	const struct viewtree *vt = a->viewtree;
 	if (!vt)
 		return false; /* (never opened) */
 	if (vt->building)
 		return true;
-	if (!vt->ct.node || !shown)
+	if (!vt->ct.node || view_top(a) != v)
 		return false;
 	if (vt->scope != scope_hash((struct app *)a)) /* (another scope, or the order changed: built afresh) */
 		return true;

@@ -35,9 +35,9 @@ void viewtree_draw_waiting(struct app *a);
 /* What any of its views does alike: a (each lane apart or merged), and
  * Esc, q or C-c while it is being built (stopped).  False: none of them. */
 bool viewtree_action(struct app *a, enum action act);
-/* Work in the background: while being built, and when `shown` (one of
- * its views is on top) as the trace grows or what is shown changes. */
-bool viewtree_pending(const struct app *a, bool shown);
+/* Work in the background: while being built, and when view v (one of
+ * its views) is on top, as the trace grows or what is shown changes. */
+bool viewtree_pending(const struct app *a, enum view_id v);
 bool viewtree_step(struct app *a, uint64_t budget_ns);
 void viewtree_free(struct app *a);
 
