@@ -74,62 +74,120 @@ static void thread_ready(struct thread *th)
 
 /* ---- opening what users have ---------------------------------------------- */
 
-/* Add the thread's files that exist and are not read yet.  Following a
- * live session, the writer makes detail.atf at the first detail record. */
-static void thread_files(struct thread *th)
+/* A thread directory and its files, looked for once (a session of 256
+ * processes has 1,024 of them: each stat costs). */
+struct thread_dir {
+	uint32_t slot;
+	char *dir, *ip, *dp; /* index.atf and detail.atf (or .gz), NULL when not there */
+};
+
+static bool thread_dir_look(uint32_t slot, char *dir, struct thread_dir *t)
+{
+	*t = (struct thread_dir){slot, dir, atf_thread_file(dir, "index.atf"), atf_thread_file(dir, "detail.atf")};
+	return t->ip || t->dp;
+}
+
+static void thread_dir_free(struct thread_dir *t)
+{
+	free(t->ip);
+	free(t->dp);
+}
+
+/* Add the thread's files that exist (ip, dp) and are not read yet. */
+static void thread_add_files(struct thread *th, const char *ip, const char *dp)
 {
 	struct session *ss = th->ss;
-	char *ip = atf_thread_file(th->dir, "index.atf"), *dp = atf_thread_file(th->dir, "detail.atf");
 	if (!th->ix.in && !th->settled && ip && (th->ix.in = atf_add_input(ss, ip, &th->ix))) {
 		th->ix.final = false;
 		thread_ready(th);
 	}
 	if (!th->dt.in && !th->settled && dp && (th->dt.in = atf_add_input(ss, dp, &th->dt)))
 		th->dt.final = false;
-	free(ip);
-	free(dp);
 }
 
-static void open_thread(struct session *ss, size_t pidx, uint32_t slot, const char *tdir)
+/* Following a live session, the writer makes detail.atf at the first
+ * detail record. */
+static void thread_files(struct thread *th)
 {
-	struct thread *th = thread_new(ss, pidx, slot);
-	th->dir = xstrdup(tdir);
-	th->ix.final = th->dt.final = true; /* until a file is there */
-	thread_files(th);
+	struct thread_dir t;
+	thread_dir_look(th->slot, th->dir, &t);
+	thread_add_files(th, t.ip, t.dp);
+	thread_dir_free(&t);
 }
 
-static void open_pid(struct session *ss, const char *pdir)
+static void open_thread(struct session *ss, size_t pidx, const struct thread_dir *t)
+{
+	struct thread *th = thread_new(ss, pidx, t->slot);
+	th->dir = xstrdup(t->dir);
+	th->ix.final = th->dt.final = true; /* until a file is there */
+	thread_add_files(th, t->ip, t->dp);
+}
+
+/* A pid directory's threads that have files, listed once. */
+struct pid_threads {
+	struct dent *d; /* the thread_N directories */
+	struct thread_dir *t;
+	size_t nd, n;
+};
+
+static void pid_threads_find(const char *pdir, struct pid_threads *pt)
+{
+	pt->nd = atf_list_numbered(pdir, "thread_", &pt->d);
+	pt->t = xcalloc(pt->nd ? pt->nd : 1, sizeof *pt->t);
+	pt->n = 0;
+	for (size_t i = 0; i < pt->nd; i++)
+		if (thread_dir_look(pt->d[i].num, pt->d[i].path, &pt->t[pt->n]))
+			pt->n++;
+}
+
+static void pid_threads_free(struct pid_threads *pt)
+{
+	for (size_t i = 0; i < pt->n; i++)
+		thread_dir_free(&pt->t[i]);
+	free(pt->t);
+	atf_free_dents(pt->d, pt->nd);
+}
+
+static void open_pid_threads(struct session *ss, const char *pdir, const struct pid_threads *pt)
 {
 	uint32_t pid = 0;
 	bool known = atf_numbered(atf_base_name(pdir), "pid_", &pid);
 	size_t pidx = pid_add(ss, pid, known, pdir);
 	atf_load_pid_manifest(ss, pidx, pdir);
-	struct dent *d;
-	size_t n = atf_list_numbered(pdir, "thread_", &d);
-	for (size_t i = 0; i < n; i++)
-		if (atf_thread_dir_has_files(d[i].path))
-			open_thread(ss, pidx, d[i].num, d[i].path);
-	atf_free_dents(d, n);
+	for (size_t i = 0; i < pt->n; i++)
+		open_thread(ss, pidx, &pt->t[i]);
 }
 
+static void open_pid(struct session *ss, const char *pdir)
+{
+	struct pid_threads pt;
+	pid_threads_find(pdir, &pt);
+	open_pid_threads(ss, pdir, &pt);
+	pid_threads_free(&pt);
+}
+
+/* The pid directories of d that have threads: every one looked into once,
+ * all before the first is opened (the lanes say "pid N" when there are several). */
 static void open_pids(struct session *ss, struct dent *d, size_t n)
 {
-	ss->pids_expected = n;
-	for (size_t i = 0; i < n; i++)
-		open_pid(ss, d[i].path);
+	struct pid_threads *pt = xcalloc(n ? n : 1, sizeof *pt);
+	for (size_t i = 0; i < n; i++) {
+		pid_threads_find(d[i].path, &pt[i]);
+		ss->pids_expected += pt[i].n > 0;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (pt[i].n)
+			open_pid_threads(ss, d[i].path, &pt[i]);
+		pid_threads_free(&pt[i]);
+	}
+	free(pt);
 }
 
 static void open_session_dir(struct session *ss, const char *dir)
 {
-	struct dent *d, *keep = NULL;
-	size_t n = atf_list_numbered(dir, "pid_", &d), nk = 0, cap = 0;
-	for (size_t i = 0; i < n; i++)
-		if (atf_is_pid_dir(d[i].path)) {
-			xgrow(&keep, &cap, nk + 1, sizeof *keep);
-			keep[nk++] = (struct dent){d[i].num, xstrdup(d[i].path)};
-		}
-	open_pids(ss, keep, nk);
-	atf_free_dents(keep, nk);
+	struct dent *d;
+	size_t n = atf_list_numbered(dir, "pid_", &d);
+	open_pids(ss, d, n);
 	atf_free_dents(d, n);
 }
 
@@ -257,7 +315,10 @@ static bool atf_open_dir(struct source *src, const char *dir)
 		bool known = atf_numbered(atf_base_name(pdir), "pid_", &pid);
 		size_t pidx = pid_add(ss, pid, known, pdir);
 		atf_load_pid_manifest(ss, pidx, pdir);
-		open_thread(ss, pidx, slot, dir);
+		struct thread_dir t;
+		thread_dir_look(slot, (char *)dir, &t);
+		open_thread(ss, pidx, &t);
+		thread_dir_free(&t);
 		free(pdir);
 		break;
 	}
@@ -358,9 +419,12 @@ static void atf_rescan(struct source *src)
 			continue;
 		struct dent *d;
 		size_t n = atf_list_numbered(ss->pids[p].dir, "thread_", &d);
-		for (size_t i = 0; i < n; i++)
-			if (!thread_find(ss, p, d[i].num) && atf_thread_dir_has_files(d[i].path))
-				open_thread(ss, p, d[i].num, d[i].path);
+		for (size_t i = 0; i < n; i++) {
+			struct thread_dir t = {0};
+			if (!thread_find(ss, p, d[i].num) && thread_dir_look(d[i].num, d[i].path, &t))
+				open_thread(ss, p, &t);
+			thread_dir_free(&t);
+		}
 		atf_free_dents(d, n);
 	}
 	for (size_t i = 0; i < ss->nth; i++)
