@@ -89,8 +89,8 @@ bool span_of(struct app *a, uint64_t pos, struct bar *out);
 void span_measure(struct app *a, const struct bar *sp, int *depth, uint64_t *self, bool *approx);
 uint64_t span_parent(struct app *a, const struct bar *sp);
 uint64_t span_child(struct app *a, const struct bar *sp);
-/* The span before (dir < 0) or after at the same depth, looking `width`
- * ns away, then further. */
-uint64_t span_step(struct app *a, const struct bar *sp, int dir, int64_t width);
+/* The span before (dir < 0) or after at the same depth, looking a few
+ * thousand events away, then further. */
+uint64_t span_step(struct app *a, const struct bar *sp, int dir);
 
 #endif

@@ -841,7 +841,7 @@ static void span_action(struct app *a, enum action act)
 	}
 	uint64_t p = act == ACT_SPAN_UP	  ? span_parent(a, &sp)
 		     : act == ACT_SPAN_DOWN ? span_child(a, &sp)
-					    : span_step(a, &sp, act == ACT_SPAN_NEXT ? 1 : -1, lv->t1 - lv->t0);
+					    : span_step(a, &sp, act == ACT_SPAN_NEXT ? 1 : -1);
 	if (p != NO_POS && vis_is(a, p)) {
 		select_here(a, p);
 	} else if (act == ACT_SPAN_UP || act == ACT_SPAN_DOWN) {

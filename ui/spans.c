@@ -14,7 +14,8 @@
 #define NAV_BUDGET 1000000 /* events read per look; beyond, sampled */
 #define MEASURE_BUDGET 100000 /* ... to measure a span's self time (a keystroke's worth) */
 #define NAV_LOOKBACK 65536  /* events looked at before it for spans around it (a keystroke's worth) */
-#define NAV_TRIES 16       /* each try looks 4 times further, from a 64th of the window */
+#define NAV_TRIES 16       /* each try looks 4 times further */
+#define STEP_FIRST 4096    /* events the span next door is looked for among first */
 
 bool span_of(struct app *a, uint64_t pos, struct bar *out)
 {
@@ -192,18 +193,34 @@ uint64_t span_child(struct app *a, const struct bar *sp)
 	return NO_POS;
 }
 
+/* Where a look STEP events of the store from time `at` ends (dir > 0:
+ * after it, past the last event when the trace ends first; dir < 0:
+ * before it, at the first event when it starts first). */
+static int64_t events_away(struct app *a, int64_t at, int dir, uint64_t step, int64_t first, int64_t last)
+{
+	uint64_t n = model_count(a->m), p = model_seek(a->m, at);
+	if (dir > 0)
+		return p + step < n ? MAX(model_ts(a->m, p + step), ts_add(at, 1)) : ts_add(last, 1);
+	return p > step ? MIN(model_ts(a->m, p - step), ts_sub(at, 1)) : first;
+}
+
 /* The span before (dir < 0) or after (dir > 0) at the same depth, looking
- * further each try (the lanes view's window width, then 4 times more). */
-uint64_t span_step(struct app *a, const struct bar *sp, int dir, int64_t width)
+ * further each try: STEP_FIRST events of the store, then 4 times more (by
+ * events, not time: a keystroke's worth where the trace is dense, and far
+ * enough where it is sparse). */
+uint64_t span_step(struct app *a, const struct bar *sp, int dir)
 {
 	int depth = depth_of(a, sp);
 	int64_t first, last;
 	if (!model_span(a->m, &first, &last))
 		return NO_POS;
-	int64_t w = MAX(width / 64, 1000); /* the span next door is near, mostly */
-	for (int t = 0; t < NAV_TRIES; t++, w = (int64_t)MIN((__int128)w * 4, INT64_MAX / 4)) {
-		int64_t from = dir > 0 ? (sp->end == INT64_MAX ? sp->ts : sp->end) : ts_sub(sp->ts, w);
-		int64_t to = dir > 0 ? ts_add(from, (uint64_t)w) : sp->ts;
+	uint64_t step = STEP_FIRST;
+	for (int t = 0; t < NAV_TRIES; t++, step = MIN(step * 4, UINT64_MAX / 8)) {
+		int64_t from = dir > 0 ? (sp->end == INT64_MAX ? sp->ts : sp->end) : 0, to = dir > 0 ? 0 : sp->ts;
+		if (dir > 0)
+			to = events_away(a, from, 1, step, first, last);
+		else
+			from = events_away(a, to, -1, step, first, last);
 		struct around ar;
 		around(a, &ar, sp, from, to, NAV_BUDGET);
 		uint64_t found = NO_POS;
@@ -215,7 +232,7 @@ uint64_t span_step(struct app *a, const struct bar *sp, int dir, int64_t width)
 				found = b->pos; /* forward: the first; back: the last to start */
 		}
 		around_free(&ar);
-		if (found != NO_POS || (dir > 0 ? to >= last : from <= first))
+		if (found != NO_POS || (dir > 0 ? to > last : from <= first))
 			return found;
 	}
 	return NO_POS;

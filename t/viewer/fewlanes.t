@@ -87,6 +87,26 @@ Right
 .
 S
 
+# a span whose next on its lane lies 20,000 events of another lane away:
+# Right and Left find it (the look grows by events, from 4,096, 4 times
+# each try)
+{
+	echo "V1 ts=1000 pid=1 type=1 latency=100 comm=far target=first"
+	awk 'BEGIN { for (i = 0; i < 20000; i++) printf "V1 ts=%d pid=2 type=1 latency=10 comm=busy target=b\n", 2000 + i * 10 }'
+	echo "V1 ts=300000 pid=1 type=1 latency=100 comm=far target=second"
+} | "$TBIN/ptwrite" far.pt || exit 1
+scenario fewlanes-far-right far.pt <<'S'
+Z
+Right
+S
+like "$(echo "$SCREEN" | tail -1)" '^second .*#20002/20002' "Right: the next span of its lane, 20,000 events on"
+scenario fewlanes-far-left far.pt <<'S'
+Z
+Right
+Left
+S
+like "$(echo "$SCREEN" | tail -1)" '^first .*#1/20002' "Left: back to the one before it"
+
 # in a terminal (tmux), at 80x24 and wide: down three lanes and into a span
 # of a fleet of 40 instances, its self time and depth on the status line
 for size in 80x24 200x50; do
