@@ -78,6 +78,20 @@ static struct bar bar_of(struct app *a, const struct event *e, uint64_t pos, int
 	return b;
 }
 
+/* bar_role, a name's hash taken once a window (a dense one holds
+ * thousands of narrow spans of a few names). */
+static uint8_t narrow_role(struct bars *bs, struct app *a, const struct bar *b)
+{
+	if (!b->name || b->pos == a->sel || search_hits(a, b->pos))
+		return (uint8_t)bar_role(a, b);
+	size_t k = b->name % (sizeof bs->name_roles / sizeof bs->name_roles[0]);
+	if (bs->name_roles[k].name != b->name) {
+		bs->name_roles[k].name = b->name;
+		bs->name_roles[k].role = (uint8_t)bar_role(a, b);
+	}
+	return bs->name_roles[k].role;
+}
+
 /* A span, in start order: the lowest row free at its start; a bar when
  * it is a cell wide or more, else counted on its row. */
 static void add_span(struct bars *bs, struct app *a, struct lane_bars *lb, struct bar b)
@@ -107,7 +121,7 @@ static void add_span(struct bars *bs, struct app *a, struct lane_bars *lb, struc
 		size_t at = (size_t)MIN(r, BARS_ROWS) * (size_t)bs->W + (size_t)c0;
 		uint32_t *cell = &lb->narrow[at];
 		if (!(*cell & MARK_COUNT)) /* the first one gives the colour */
-			lb->narrow_role[at] = (uint8_t)bar_role(a, &b);
+			lb->narrow_role[at] = narrow_role(bs, a, &b);
 		*cell = (*cell & ~MARK_COUNT) | MIN((*cell & MARK_COUNT) + bs->scale, MARK_COUNT);
 		if (search_hits(a, b.pos))
 			*cell |= MARK_HIT;
@@ -209,7 +223,7 @@ static void early_seen(struct bars *bs, struct app *a, const struct event *e, ui
 {
 	struct early_bars *eb = ctx;
 	int64_t end;
-	if (span_end(a->m, e, pos, &end) && end > bs->t0 && vis_is(a, pos))
+	if (span_end(a->m, e, pos, &end) && end > bs->t0 && (bs->all_shown || vis_is(a, pos)))
 		early_add(&eb->v, &eb->n, &eb->cap, bar_of(a, e, pos, end, end == INT64_MAX ? BAR_OPEN : BAR_SPAN));
 }
 
@@ -283,7 +297,7 @@ static void place(struct bars *bs, struct app *a, const struct event *e, uint64_
 static void place_seen(struct bars *bs, struct app *a, const struct event *e, uint64_t pos, void *ctx)
 {
 	(void)ctx;
-	if (vis_is(a, pos))
+	if (bs->all_shown || vis_is(a, pos))
 		place(bs, a, e, pos);
 }
 
@@ -310,7 +324,7 @@ static void seek_few(struct bars *bs, const uint32_t *lanes, size_t n, uint32_t 
 void bars_make(struct bars *bs, struct app *a, const uint32_t *lanes, size_t n, int64_t t0, int64_t t1, int W,
 	       uint64_t budget, uint64_t lookback)
 {
-	*bs = (struct bars){.n = n, .t0 = t0, .t1 = t1, .W = W, .scale = 1};
+	*bs = (struct bars){.n = n, .t0 = t0, .t1 = t1, .W = W, .scale = 1, .all_shown = a->vis.all};
 	bs->lane = xcalloc(n + 1, sizeof *bs->lane);
 	uint32_t nl = model_nlanes(a->m);
 	bs->index = xmalloc(((size_t)nl + 1) * sizeof *bs->index);

@@ -54,6 +54,11 @@ struct bars {
 	uint32_t scale;   /* events each one read stands for (sampled) */
 	bool sampled;     /* more events than the budget: some were not read */
 	bool approximate; /* the look-back was cut short: an old span may be missing */
+	bool all_shown;   /* no filter hides an event (each need not be asked) */
+	struct {
+		uint32_t name;
+		uint8_t role;
+	} name_roles[64]; /* the colours of names met in this window (0: none yet) */
 };
 
 /* A span's colour: by its name (a stable hash), or its type's when it has
