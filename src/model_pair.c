@@ -296,17 +296,19 @@ static void repair_lanes(struct model *m, struct part *p, uint64_t at, const uin
 	int64_t until = INT64_MIN; /* past it, those lanes have nothing to pair */
 	for (size_t k = 0; k < nl; k++)
 		until = MAX(until, __atomic_load_n(&m->lp[lanes[k]].pairs_until, __ATOMIC_RELAXED));
-	uint64_t n = pcount(p);
-	for (uint64_t i = s ? s->pos : 0; i < n; i++) {
+	/* only those lanes' events are read (a fleet's late batch: one
+	 * instance's lanes among every instance's events), a snapshot brought
+	 * up to date before the first of them after it */
+	uint64_t stop = until == INT64_MIN ? 0 : evs_time_bound(&p->store, until, true);
+	struct idset set;
+	idset_make(&set, lanes, nl);
+	for (uint64_t i = s ? s->pos : 0; (i = evs_lanes_next(&p->store, i, stop, &set)) < stop; i++) {
 		while (UNLIKELY(j < p->nsnaps && p->snaps[j].pos <= i))
 			snap_update(m, &p->snaps[j++], lanes, nl);
 		struct cev room;
-		const struct cev *e = evs_peek(&p->store, i, &room);
-		if (e->ts > until)
-			break;
-		if (m->lp[cev_lane(e)].repairing)
-			pair_one(m, p, m->lp, e, i, PAIR_AGAIN);
+		pair_one(m, p, m->lp, evs_peek(&p->store, i, &room), i, PAIR_AGAIN);
 	}
+	idset_free(&set);
 	for (; j < p->nsnaps; j++) /* (at the end, or past their last events) */
 		snap_update(m, &p->snaps[j], lanes, nl);
 }
