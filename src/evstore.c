@@ -686,21 +686,38 @@ static size_t block_for(const struct evstore *s, const struct cev *key)
 	return lo - 1;
 }
 
+/* How many of the sorted t[0..n) are not after key (it goes after them). */
+static size_t cevs_upto(const struct cev *t, size_t n, const struct cev *key)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (cev_less(key, &t[mid]))
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
 /* Merge sorted a[0..n) into the block b (its events and a's go to tmp)
- * and pack the result in its place. */
+ * and pack the result in its place; ins (unless NULL): where each of a
+ * goes among the store's events before the merge. */
 static void rewrite_block(struct evstore *s, size_t b, const struct cev *a, size_t n, uint64_t start, struct evblock **v,
-			  size_t *nv, size_t *cap)
+			  size_t *nv, size_t *cap, uint64_t *ins)
 {
 	const struct evblock *k = &s->blk[b];
 	struct cev *t = tmp_room(s, 2 * (size_t)k->n + n);
 	unpack_run(s, k, 0, k->n, t);
+	for (size_t i = 0; ins && i < n; i++)
+		ins[i] = k->start + cevs_upto(t, k->n, &a[i]);
 	cev_merge(t, k->n, a, n, t + k->n);
 	s->garbage += block_bytes(k);
 	pack_even(s, t + k->n, k->n + n, start, v, nv, cap);
 }
 
 /* Merge sorted a[0..n), all before the last packed event, into the blocks. */
-static void insert_packed(struct evstore *s, const struct cev *a, size_t n)
+static void insert_packed(struct evstore *s, const struct cev *a, size_t n, uint64_t *ins)
 {
 	size_t b0 = block_for(s, &a[0]), nv = 0, cap = 0, j = 0;
 	struct evblock *v = NULL;
@@ -717,7 +734,7 @@ static void insert_packed(struct evstore *s, const struct cev *a, size_t n)
 			moved.start = start;
 			push_block(&v, &nv, &cap, &moved);
 		} else {
-			rewrite_block(s, b, a + j, k - j, start, &v, &nv, &cap);
+			rewrite_block(s, b, a + j, k - j, start, &v, &nv, &cap, ins ? ins + j : NULL);
 		}
 		start += s->blk[b].n + (k - j);
 		j = k;
@@ -748,8 +765,10 @@ static void open_room(struct evstore *s, size_t more)
 }
 
 /* Merge sorted a[0..n), all after the last packed event, into the open
- * run; returns how many of its events were behind a's first. */
-static size_t merge_open(struct evstore *s, const struct cev *a, size_t n)
+ * run (ins as for rewrite_block, the open run's first event at `base`
+ * before the merge); returns how many of its events were behind a's
+ * first. */
+static size_t merge_open(struct evstore *s, const struct cev *a, size_t n, uint64_t *ins, uint64_t base)
 {
 	open_room(s, n);
 	struct cev *o = s->open;
@@ -757,14 +776,18 @@ static size_t merge_open(struct evstore *s, const struct cev *a, size_t n)
 	/* from the end, in place: what is written never passes what is unread */
 	while (j > 0 && i > 0) {
 		bool late = cev_less(&a[j - 1], &o[i - 1]);
+		if (!late && ins)
+			ins[j - 1] = base + i;
 		o[--k] = late ? o[--i] : a[--j];
 	}
+	for (size_t q = 0; ins && q < j; q++)
+		ins[q] = base;
 	memcpy(o, a, j * sizeof *a);
 	s->nopen += n;
 	return s->nopen - n - i;
 }
 
-void evs_merge(struct evstore *s, const struct cev *a, size_t n)
+void evs_merge(struct evstore *s, const struct cev *a, size_t n, uint64_t *ins)
 {
 	size_t late = 0;
 	uint64_t reach = 0, before = evs_count(s);
@@ -773,12 +796,13 @@ void evs_merge(struct evstore *s, const struct cev *a, size_t n)
 		evs_get(s, s->npacked - 1, &last);
 		late = cevs_before(a, n, &last);
 	}
+	uint64_t open_at = s->npacked; /* (before the late ones packed go in) */
 	if (late) {
 		reach = before - s->blk[block_for(s, &a[0])].start;
-		insert_packed(s, a, late);
+		insert_packed(s, a, late, ins);
 	}
 	if (n > late) {
-		size_t moved = merge_open(s, a + late, n - late);
+		size_t moved = merge_open(s, a + late, n - late, ins ? ins + late : NULL, open_at);
 		reach = MAX(reach, moved);
 	}
 	s->reach = MAX(s->reach - s->reach / 8, reach);

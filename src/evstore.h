@@ -173,8 +173,11 @@ uint64_t evs_lanes_next(const struct evstore *s, uint64_t i, uint64_t end, const
 uint64_t evs_lanes_prev(const struct evstore *s, uint64_t i, uint64_t begin, const struct idset *set);
 
 /* Merge sorted a[0..n) into the store.  Those after every packed event
- * stay unpacked until evs_pack(). */
-void evs_merge(struct evstore *s, const struct cev *a, size_t n);
+ * stay unpacked until evs_pack().  ins (unless NULL): where each of a
+ * went, as how many of the store's events before the merge are before it
+ * (an event there now is at its old position plus the a's that went
+ * at or before it). */
+void evs_merge(struct evstore *s, const struct cev *a, size_t n, uint64_t *ins);
 /* Pack the open run's older whole blocks, keeping the newest unpacked. */
 void evs_pack(struct evstore *s);
 /* Pack all of its whole blocks (a store nothing is added to for now),

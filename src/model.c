@@ -632,7 +632,7 @@ static bool route_own(struct model *m, struct part *p, size_t nl)
 	struct part *own = p->own_pile;
 	for (size_t i = 0; i < a; i++)
 		own->has_pairs |= cev_role(&p->batch[i]) >= ROLE_BEGIN;
-	evs_merge(&own->store, p->batch, a);
+	evs_merge(&own->store, p->batch, a, NULL);
 	evs_pack_all(&own->store);
 	p->batch += a;
 	p->nbatch -= a;
@@ -681,7 +681,7 @@ static bool pile_late(struct model *m, struct part *p)
 	if (!pile)
 		return routed;
 	pile->has_pairs |= pairs;
-	evs_merge(&pile->store, p->batch, nl);
+	evs_merge(&pile->store, p->batch, nl, NULL);
 	evs_pack_all(&pile->store); /* (late events land near a pile's end, if at all) */
 	p->batch += nl;
 	p->nbatch -= nl;
@@ -711,7 +711,7 @@ static bool merge_part(struct model *m, struct part *p)
 	if (late) {
 		merge_late(m, p);
 	} else {
-		evs_merge(&p->store, p->batch, p->nbatch);
+		evs_merge(&p->store, p->batch, p->nbatch, NULL);
 		pair_range(m, p, old, PAIR_NEW);
 	}
 	p->nbatch = 0;

@@ -390,7 +390,6 @@ void pair_range(struct model *m, struct part *p, uint64_t from, enum pairing how
 void snap_take(struct model *m, struct part *p, uint64_t pos);
 void hold_stacks(struct model *m, const struct part *p, uint64_t at, struct held **h, size_t *n, size_t *cap);
 void find_held(struct held *h, size_t n, const struct evstore *st);
-void find_moved(struct held *h, size_t n, const struct cev *a, size_t na);
 void merge_late(struct model *m, struct part *p);
 
 /* model.c's, for the other files */

@@ -75,7 +75,7 @@ static size_t merger_take(struct merger *mg, struct cev *out)
  * in and events to move). */
 static void merger_store(struct merger *mg, const struct cev *a, size_t n)
 {
-	evs_merge(mg->into, a, n);
+	evs_merge(mg->into, a, n, NULL);
 	if (mg->pairing)
 		pair_range(mg->m, mg->pairing, evs_count(mg->into) - n, PAIR_AFRESH);
 	evs_pack_whole(mg->into);

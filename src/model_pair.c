@@ -313,11 +313,26 @@ static void repair_lanes(struct model *m, struct part *p, uint64_t at, const uin
 		snap_update(m, &p->snaps[j], lanes, nl);
 }
 
-static void hold(struct held **h, size_t *n, size_t *cap, const struct part *p, uint64_t *where, uint64_t old)
+/* (keyed: its event read, to be found again by it; else its position
+ * is moved by where the events merged went) */
+static void hold(struct held **h, size_t *n, size_t *cap, const struct part *p, uint64_t *where, uint64_t old,
+		 bool keyed)
 {
 	xgrow(h, cap, *n + 1, sizeof **h);
 	uint64_t pos = *where < old ? *where : old - 1;
-	(*h)[(*n)++] = (struct held){where, pos, pev(p, pos), *where >= old};
+	(*h)[(*n)++] = (struct held){where, pos, keyed ? pev(p, pos) : (struct cev){0}, *where >= old};
+}
+
+static void hold_lanes(struct model *m, const struct part *p, uint64_t at, struct held **h, size_t *n, size_t *cap,
+		       bool keyed)
+{
+	for (size_t li = 0; li < m->clanes; li++) {
+		struct lane_pairs *l = &m->lp[li];
+		const struct part *q = p ? p : m->parts[l->part];
+		for (uint32_t j = 0; j < l->depth && (!p || lane_in(m, li, p)); j++)
+			if (l->stk[j] >= at)
+				hold(h, n, cap, q, &l->stk[j], pcount(q), keyed);
+	}
 }
 
 /* Hold the open spans' positions at or after `at` on the lanes of part p
@@ -325,13 +340,7 @@ static void hold(struct held **h, size_t *n, size_t *cap, const struct part *p, 
  * part's events move (find_held). */
 void hold_stacks(struct model *m, const struct part *p, uint64_t at, struct held **h, size_t *n, size_t *cap)
 {
-	for (size_t li = 0; li < m->clanes; li++) {
-		struct lane_pairs *l = &m->lp[li];
-		const struct part *q = p ? p : m->parts[l->part];
-		for (uint32_t j = 0; j < l->depth && (!p || lane_in(m, li, p)); j++)
-			if (l->stk[j] >= at)
-				hold(h, n, cap, q, &l->stk[j], pcount(q));
-	}
+	hold_lanes(m, p, at, h, n, cap, true);
 }
 
 /* The held positions, found again in the store their events are in now. */
@@ -342,12 +351,27 @@ void find_held(struct held *h, size_t n, const struct evstore *st)
 	free(h);
 }
 
-/* The held positions, found again once the sorted events a[0, na) were
- * merged among theirs: each moved up by the events of a before it. */
-void find_moved(struct held *h, size_t n, const struct cev *a, size_t na)
+/* How many of the sorted v[0..n) are at most x. */
+static size_t upto(const uint64_t *v, size_t n, uint64_t x)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (v[mid] <= x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The held positions once na events were merged among theirs, the i-th
+ * going before the event then at ins[i] (evs_merge): each moved up by
+ * those that went before it. */
+static void find_moved(struct held *h, size_t n, const uint64_t *ins, size_t na)
 {
 	for (size_t i = 0; i < n; i++)
-		*h[i].where = h[i].pos + cevs_before(a, na, &h[i].key) + h[i].after;
+		*h[i].where = h[i].pos + upto(ins, na, h[i].pos) + h[i].after;
 	free(h);
 }
 
@@ -359,17 +383,17 @@ void find_moved(struct held *h, size_t n, const struct cev *a, size_t na)
 static size_t hold_moved(struct model *m, struct part *p, uint64_t at, uint64_t old, struct held **h)
 {
 	size_t n = 0, cap = 0;
-	hold_stacks(m, p, at, h, &n, &cap);
+	hold_lanes(m, p, at, h, &n, &cap, false);
 	for (size_t s = 0; s < p->nsnaps; s++) {
 		struct snap *sn = &p->snaps[s];
 		if (sn->pos < at)
 			continue;
-		hold(h, &n, &cap, p, &sn->pos, old); /* the state before an event stays before it */
+		hold(h, &n, &cap, p, &sn->pos, old, false); /* the state before an event stays before it */
 		for (size_t i = 0; i < sn->n;) {
 			uint64_t depth = sn->data[i + 1];
 			for (uint64_t k = 0; k < depth; k++)
 				if (sn->data[i + 2 + k] >= at)
-					hold(h, &n, &cap, p, &sn->data[i + 2 + k], old);
+					hold(h, &n, &cap, p, &sn->data[i + 2 + k], old, false);
 			i += 2 + depth;
 		}
 	}
@@ -395,8 +419,10 @@ void merge_late(struct model *m, struct part *p)
 		}
 	struct held *held = NULL;
 	size_t nheld = hold_moved(m, p, at, old, &held);
-	evs_merge(&p->store, a, p->nbatch);
-	find_moved(held, nheld, a, p->nbatch);
+	uint64_t *ins = xmalloc(p->nbatch * sizeof *ins);
+	evs_merge(&p->store, a, p->nbatch, ins);
+	find_moved(held, nheld, ins, p->nbatch);
+	free(ins);
 	if (!late_pairs) { /* nothing late pairs: pair what is new after the last old event */
 		pair_range(m, p, evs_bound(&p->store, &last_old, false) + 1, PAIR_NEW);
 		return;

@@ -69,6 +69,7 @@ static struct cev make(enum kind k, int64_t lo, int64_t hi)
 }
 
 static void merge_made(enum kind k, int64_t lo, int64_t hi, size_t n);
+static bool places_said = true; /* each merged event's place among the old ones, as evs_merge said it */
 
 static void merge_batch(enum kind k, size_t n)
 {
@@ -87,7 +88,14 @@ static void merge_made(enum kind k, int64_t lo, int64_t hi, size_t n)
 	for (size_t i = 0; i < n; i++)
 		a[i] = make(k, lo, hi);
 	qsort(a, n, sizeof *a, cmp);
-	evs_merge(&s, a, n);
+	uint64_t *ins = malloc(n * sizeof *ins);
+	evs_merge(&s, a, n, ins);
+	for (size_t i = 0, before = 0; i < n; i++) { /* (a sorted: its places do not go back) */
+		while (before < nref && !cev_less(&a[i], &ref[before]))
+			before++;
+		places_said &= ins[i] == before;
+	}
+	free(ins);
 	struct cev *both = malloc((nref + n) * sizeof *both);
 	cev_merge(ref, nref, a, n, both);
 	free(ref);
@@ -251,6 +259,7 @@ int main(void)
 		all &= good;
 	}
 	ok(all, "%zu events in %zu merges agree with a sorted array", nref, 3 * ARRAY_LEN(order));
+	ok(places_said, "each merged event's place among the events before it is said (packed ones and the open run)");
 	ok(evs_bytes(&s) < nref * sizeof(struct cev), "packed: %.1f bytes per event (hostile and varied ones included)",
 	   (double)evs_bytes(&s) / (double)nref);
 
