@@ -401,7 +401,7 @@ static bool record(struct sc *sc, uint32_t si, const uint8_t *seg, size_t hs, si
 		e.name = dec_str(sc->in, path, npath);
 	/* Records from before a fork are in the parent's stream and the child's. */
 	if (flushed)
-		sc->nunflushed = 0;
+		sc->nunflushed = sc->nput = 0;
 	if (r.has_ts) {
 		uint64_t fp = fingerprint(s, &r), owner;
 		if (hmap_get(&sc->fprints, fp, &owner) && owner != si + 1) {
@@ -410,8 +410,13 @@ static bool record(struct sc *sc, uint32_t si, const uint8_t *seg, size_t hs, si
 			s->dup_of = (uint32_t)owner;
 		}
 		if (is_clone(r.nr) && r.ret >= 0 && !sc->fprints_full) {
-			for (size_t i = 0; i < sc->nunflushed; i++)
+			/* (a process forking again before its next flush: what it put
+			 * last time stands, unless another put since) */
+			size_t i = sc->last_putter == si + 1 ? sc->nput : 0;
+			for (; i < sc->nunflushed; i++)
 				hmap_put(&sc->fprints, sc->unflushed[i], si + 1);
+			sc->nput = sc->nunflushed;
+			sc->last_putter = si + 1;
 			sc->fprints_full = sc->fprints.n >= MAX_FPRINTS;
 		}
 		if (sc->nunflushed < MAX_UNFLUSHED) {

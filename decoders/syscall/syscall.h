@@ -94,6 +94,8 @@ struct sc {
 	struct hmap fprints;  /* record fingerprint -> stream + 1 that holds it */
 	uint64_t *unflushed;  /* fingerprints of the current stream's records not yet flushed */
 	size_t nunflushed, capunflushed;
+	size_t nput;          /* ... the first nput of them put in fprints by the last fork, */
+	uint32_t last_putter; /* ... of this stream + 1 (0: none) */
 	bool fprints_full;
 	struct area stale;
 	bool has_stale;
