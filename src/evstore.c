@@ -268,18 +268,52 @@ static void pack_lanes(struct packer *pk, const struct cev *a, size_t n, struct 
 	b->nlane = (uint16_t)k;
 }
 
-static void write_lanes(const struct packer *pk, const struct evblock *b, uint8_t *p)
+/* The block's lanes (lane - lane0, sorted: b->nlane of them) at p. */
+static void write_lanes(const uint32_t *lanes, const struct evblock *b, uint8_t *p)
 {
 	if (lanes_mapped(b)) {
 		memset(p, 0, lanes_bytes(b));
 		for (size_t i = 0; i < b->nlane; i++)
-			p[pk->lanes[i] / 8] |= (uint8_t)(1u << (pk->lanes[i] % 8));
+			p[lanes[i] / 8] |= (uint8_t)(1u << (lanes[i] % 8));
 		return;
 	}
 	struct bitw w = {p, 0, 0};
 	for (size_t i = 0; i < b->nlane; i++)
-		put_bits(&w, pk->lanes[i], b->wlane);
+		put_bits(&w, lanes[i], b->wlane);
 	memcpy(w.p, &w.acc, 8);
+}
+
+/* Room for `bytes` more at the end of the pool (it may move): where. */
+static uint64_t pool_take(struct evpool *pool, size_t bytes)
+{
+	if (pool->borrowed) { /* its own bytes before it grows */
+		uint8_t *lent = pool->p;
+		pool->cap = 0;
+		pool->p = bigmem_grow(&pool->mem, &pool->cap, pool->n + bytes, 1);
+		memcpy(pool->p, lent, pool->n);
+		pool->borrowed = false;
+	}
+	pool->p = bigmem_grow(&pool->mem, &pool->cap, pool->n + bytes, 1);
+	uint64_t at = pool->n;
+	pool->n += bytes;
+	return at;
+}
+
+/* One event's w bits, as the block's widths say (inlined: packing calls
+ * it for every event). */
+static inline __attribute__((always_inline)) void put_record(struct bitw *w, const struct evblock *b, const struct cev *c, uint64_t ti, uint64_t ni)
+{
+	uint64_t dts = (uint64_t)c->ts - (uint64_t)b->ts0, off = cev_off(c) - b->off0, lane = cev_lane(c) - b->lane0;
+	if (two_loads(b)) {
+		put_bits(w, dts | off << b->wts, b->wts + b->woff);
+		put_bits(w, lane | ti << b->wlane | ni << (b->wlane + b->wtrip), b->wlane + b->wtrip + b->wname);
+	} else {
+		put_bits(w, dts, b->wts);
+		put_bits(w, off, b->woff);
+		put_bits(w, lane, b->wlane);
+		put_bits(w, ti, b->wtrip);
+		put_bits(w, ni, b->wname);
+	}
 }
 
 /* Pack sorted a[0..n) (n <= EVS_BLOCK) as a block at the end of pool. */
@@ -290,17 +324,7 @@ static void pack_block(struct evstore *s, struct evpool *pool, const struct cev 
 	pack_scan(pk, a, n, b);
 	pack_lanes(pk, a, n, b);
 	b->start = start;
-	size_t bytes = block_bytes(b);
-	if (pool->borrowed) { /* its own bytes before it grows */
-		uint8_t *lent = pool->p;
-		pool->cap = 0;
-		pool->p = bigmem_grow(&pool->mem, &pool->cap, pool->n + bytes, 1);
-		memcpy(pool->p, lent, pool->n);
-		pool->borrowed = false;
-	}
-	pool->p = bigmem_grow(&pool->mem, &pool->cap, pool->n + bytes, 1);
-	b->data = pool->n;
-	pool->n += bytes;
+	b->data = pool_take(pool, block_bytes(b));
 	uint8_t *d = pool->p + b->data;
 	memcpy(d, pk->trips.val, (size_t)b->ntrip * 8);
 	for (size_t i = 0; i < n; i++)
@@ -310,23 +334,10 @@ static void pack_block(struct evstore *s, struct evpool *pool, const struct cev 
 		memcpy(d + name_at(b) + i * 4, &name, 4);
 	}
 	struct bitw w = {d + bits_at(b), 0, 0};
-	for (size_t i = 0; i < n; i++) {
-		uint64_t dts = (uint64_t)a[i].ts - (uint64_t)b->ts0, off = cev_off(&a[i]) - b->off0;
-		uint64_t lane = cev_lane(&a[i]) - b->lane0;
-		if (two_loads(b)) {
-			put_bits(&w, dts | off << b->wts, b->wts + b->woff);
-			put_bits(&w, lane | (uint64_t)pk->ti[i] << b->wlane | (uint64_t)pk->ni[i] << (b->wlane + b->wtrip),
-				 b->wlane + b->wtrip + b->wname);
-		} else {
-			put_bits(&w, dts, b->wts);
-			put_bits(&w, off, b->woff);
-			put_bits(&w, lane, b->wlane);
-			put_bits(&w, pk->ti[i], b->wtrip);
-			put_bits(&w, pk->ni[i], b->wname);
-		}
-	}
+	for (size_t i = 0; i < n; i++)
+		put_record(&w, b, &a[i], pk->ti[i], pk->ni[i]);
 	memcpy(w.p, &w.acc, 8);
-	write_lanes(pk, b, d + lanes_at(b));
+	write_lanes(pk->lanes, b, d + lanes_at(b));
 }
 
 /* ---- finding events ---------------------------------------------------------- */
@@ -643,11 +654,11 @@ static void push_block(struct evblock **v, size_t *n, size_t *cap, const struct 
 	(*v)[(*n)++] = *b;
 }
 
-/* Pack a[0..n) as blocks of EVS_BLOCK / 2 to EVS_BLOCK events. */
+/* Pack a[0..n) as blocks of EVS_BLOCK / 2 to EVS_PACK events. */
 static void pack_even(struct evstore *s, const struct cev *a, size_t n, uint64_t start, struct evblock **v, size_t *nv,
 		      size_t *cap)
 {
-	size_t k = (n + EVS_BLOCK - 1) / EVS_BLOCK;
+	size_t k = (n + EVS_PACK - 1) / EVS_PACK;
 	for (size_t i = 0, at = 0; i < k; i++) {
 		size_t len = n / k + (i < n % k);
 		struct evblock b;
@@ -716,11 +727,188 @@ static void rewrite_block(struct evstore *s, size_t b, const struct cev *a, size
 	pack_even(s, t + k->n, k->n + n, start, v, nv, cap);
 }
 
+/* The index of v among a block's n dictionary values of `size` bytes at
+ * p, or -1. */
+static long dict_find(const uint8_t *p, size_t n, size_t size, uint64_t v)
+{
+	for (size_t i = 0; i < n; i++) {
+		uint64_t x = 0;
+		memcpy(&x, p + i * size, size);
+		if (x == v)
+			return (long)i;
+	}
+	return -1;
+}
+
+/* nbits bits of src from bit `from`, written on. */
+static void copy_bits(struct bitw *w, const uint8_t *src, uint64_t from, uint64_t nbits)
+{
+	for (; nbits >= LOAD_BITS; from += LOAD_BITS, nbits -= LOAD_BITS)
+		put_bits(w, load(src, from) & mask(LOAD_BITS), LOAD_BITS);
+	if (nbits)
+		put_bits(w, load(src, from) & mask((unsigned)nbits), (unsigned)nbits);
+}
+
+#define INSERT_MAX (EVS_BLOCK - EVS_PACK) /* late events written into a block in place, at most */
+
+/* What a few late events add to a block written in place: where each
+ * goes, its dictionaries' indices, and the values and lanes new to it. */
+struct insertion {
+	size_t at[INSERT_MAX];
+	uint16_t ti[INSERT_MAX], ni[INSERT_MAX];
+	uint64_t trips[INSERT_MAX];
+	uint32_t names[INSERT_MAX], lanes[INSERT_MAX]; /* lanes - lane0 */
+	size_t ntrips, nnames, nlanes;
+	uint32_t lspan;
+};
+
+/* v's index in the block's dictionary (n values of `size` bytes at p)
+ * followed by those new ones, added when its index fits `w` bits; -1
+ * when it does not. */
+static long dict_index_at(const uint8_t *p, size_t n, size_t size, uint64_t v, void *more, size_t *nmore, unsigned w)
+{
+	long i = dict_find(p, n, size, v);
+	if (i >= 0)
+		return i;
+	i = dict_find(more, *nmore, size, v);
+	if (i >= 0)
+		return (long)n + i;
+	if (width(n + *nmore) > w)
+		return -1;
+	memcpy((uint8_t *)more + *nmore * size, &v, size);
+	return (long)(n + (*nmore)++);
+}
+
+/* Whether a[0..n) fit block b as its widths are (its dictionaries and
+ * lanes may grow within them), and what they add (*ins).  The cheap
+ * questions first, for all of them: most that do not fit fail there. */
+static bool fits_block(const struct evstore *s, const struct evblock *b, const struct cev *a, size_t n,
+		       struct insertion *ins)
+{
+	if (n > INSERT_MAX || b->n + n > EVS_BLOCK)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		const struct cev *c = &a[i];
+		uint32_t lane = cev_lane(c);
+		if (c->ts < b->ts0 || width((uint64_t)c->ts - (uint64_t)b->ts0) > b->wts || cev_off(c) < b->off0 ||
+		    width(cev_off(c) - b->off0) > b->woff || lane < b->lane0 || width(lane - b->lane0) > b->wlane)
+			return false;
+	}
+	const uint8_t *d = s->pool.p + b->data;
+	ins->ntrips = ins->nnames = ins->nlanes = 0;
+	ins->lspan = b->lspan;
+	for (size_t i = 0; i < n; i++) {
+		const struct cev *c = &a[i];
+		long t = dict_index_at(d, b->ntrip, 8, trip_key(c), ins->trips, &ins->ntrips, b->wtrip);
+		long m = dict_index_at(d + name_at(b), b->nname, 4, c->name, ins->names, &ins->nnames, b->wname);
+		if (t < 0 || m < 0)
+			return false;
+		ins->ti[i] = (uint16_t)t, ins->ni[i] = (uint16_t)m;
+		uint32_t x = cev_lane(c) - b->lane0;
+		if (!block_has_lane(s, b, x) && dict_find((const uint8_t *)ins->lanes, ins->nlanes, 4, x) < 0) {
+			ins->lanes[ins->nlanes++] = x;
+			ins->lspan = MAX(ins->lspan, x);
+		}
+	}
+	for (size_t i = 0; i < n; i++) { /* where each goes: after the events not after it */
+		size_t lo = i ? ins->at[i - 1] : 0, hi = b->n;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			struct cev e;
+			unpack_at(s, b, mid, &e);
+			if (cev_less(&a[i], &e))
+				hi = mid;
+			else
+				lo = mid + 1;
+		}
+		ins->at[i] = lo;
+	}
+	return true;
+}
+
+static int by_u32(const void *x, const void *y)
+{
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+	return (a > b) - (a < b);
+}
+
+/* Block b's lanes and the new ones, sorted, written as nb holds them. */
+static void write_more_lanes(const struct evstore *s, const struct evblock *b, const struct insertion *ins,
+			     const struct evblock *nb, uint8_t *p)
+{
+	uint32_t *v = xmalloc(((size_t)nb->nlane + 1) * sizeof *v);
+	size_t k = 0;
+	const uint8_t *old = s->pool.p + b->data + lanes_at(b);
+	if (lanes_mapped(b)) {
+		for (uint32_t x = 0; x <= b->lspan; x++)
+			if (old[x / 8] >> (x % 8) & 1)
+				v[k++] = x;
+	} else {
+		for (size_t i = 0; i < b->nlane; i++)
+			v[k++] = (uint32_t)get_bits(old, (uint64_t)i * b->wlane, b->wlane);
+	}
+	memcpy(v + k, ins->lanes, ins->nlanes * sizeof *v);
+	qsort(v, k + ins->nlanes, sizeof *v, by_u32);
+	write_lanes(v, nb, p);
+	free(v);
+}
+
+/* Sorted a[0..n) written into block b when they fit it (fits_block: a
+ * few late events among thousands, a fleet followed): the old events'
+ * bits copied around theirs, not unpacked and packed again.  The block,
+ * moved to start, in *out; ins as for rewrite_block.  False: nothing
+ * done. */
+static bool insert_in_block(struct evstore *s, size_t bi, const struct cev *a, size_t n, uint64_t start,
+			    struct evblock *out, uint64_t *ins)
+{
+	const struct evblock *b = &s->blk[bi];
+	struct insertion *in = s->insertion ? s->insertion : (s->insertion = xmalloc(sizeof *in));
+	if (!fits_block(s, b, a, n, in))
+		return false;
+	struct evblock nb = *b;
+	nb.n = (uint16_t)(b->n + n);
+	nb.start = start;
+	nb.ntrip = (uint16_t)(b->ntrip + in->ntrips);
+	nb.nname = (uint16_t)(b->nname + in->nnames);
+	nb.nlane = (uint16_t)(b->nlane + in->nlanes);
+	nb.lspan = in->lspan;
+	nb.data = pool_take(&s->pool, block_bytes(&nb));
+	const uint8_t *d = s->pool.p + b->data;
+	uint8_t *e = s->pool.p + nb.data;
+	memcpy(e, d, (size_t)b->ntrip * 8);
+	memcpy(e + (size_t)b->ntrip * 8, in->trips, in->ntrips * 8);
+	memcpy(e + name_at(&nb), d + name_at(b), (size_t)b->nname * 4);
+	memcpy(e + name_at(&nb) + (size_t)b->nname * 4, in->names, in->nnames * 4);
+	struct bitw w = {e + bits_at(&nb), 0, 0};
+	for (size_t i = 0, from = 0; i <= n; i++) {
+		size_t to = i < n ? in->at[i] : b->n;
+		memcpy(e + dur_at(&nb) + (from + i) * 4, d + dur_at(b) + from * 4, (to - from) * 4);
+		copy_bits(&w, d + bits_at(b), (uint64_t)from * b->w, (uint64_t)(to - from) * b->w);
+		if (i < n) {
+			memcpy(e + dur_at(&nb) + (to + i) * 4, &a[i].dur, 4);
+			put_record(&w, &nb, &a[i], in->ti[i], in->ni[i]);
+			if (ins)
+				ins[i] = b->start + to;
+		}
+		from = to;
+	}
+	memcpy(w.p, &w.acc, 8);
+	/* (after the bits' last word) */
+	if (in->nlanes || nb.lspan != b->lspan)
+		write_more_lanes(s, b, in, &nb, e + lanes_at(&nb));
+	else
+		memcpy(e + lanes_at(&nb), d + lanes_at(b), lanes_bytes(b));
+	s->garbage += block_bytes(b);
+	s->in_place += n;
+	*out = nb;
+	return true;
+}
+
 /* Merge sorted a[0..n), all before the last packed event, into the blocks. */
 static void insert_packed(struct evstore *s, const struct cev *a, size_t n, uint64_t *ins)
 {
 	size_t b0 = block_for(s, &a[0]), nv = 0, cap = 0, j = 0;
-	struct evblock *v = NULL;
+	struct evblock *v = NULL, in_place;
 	uint64_t start = s->blk[b0].start;
 	for (size_t b = b0; b < s->nblk; b++) {
 		size_t k = n;
@@ -733,6 +921,8 @@ static void insert_packed(struct evstore *s, const struct cev *a, size_t n, uint
 			struct evblock moved = s->blk[b];
 			moved.start = start;
 			push_block(&v, &nv, &cap, &moved);
+		} else if (insert_in_block(s, b, a + j, k - j, start, &in_place, ins ? ins + j : NULL)) {
+			push_block(&v, &nv, &cap, &in_place);
 		} else {
 			rewrite_block(s, b, a + j, k - j, start, &v, &nv, &cap, ins ? ins + j : NULL);
 		}
@@ -810,13 +1000,13 @@ void evs_merge(struct evstore *s, const struct cev *a, size_t n, uint64_t *ins)
 
 static void pack_keeping(struct evstore *s, size_t keep)
 {
-	size_t full = s->nopen > keep ? (s->nopen - keep) / EVS_BLOCK * EVS_BLOCK : 0;
+	size_t full = s->nopen > keep ? (s->nopen - keep) / EVS_PACK * EVS_PACK : 0;
 	if (!full)
 		return;
 	size_t b0 = s->nblk;
-	xgrow(&s->blk, &s->capblk, s->nblk + full / EVS_BLOCK, sizeof *s->blk);
-	for (size_t at = 0; at < full; at += EVS_BLOCK)
-		pack_block(s, &s->pool, s->open + at, EVS_BLOCK, s->npacked + at, &s->blk[s->nblk++]);
+	xgrow(&s->blk, &s->capblk, s->nblk + full / EVS_PACK, sizeof *s->blk);
+	for (size_t at = 0; at < full; at += EVS_PACK)
+		pack_block(s, &s->pool, s->open + at, EVS_PACK, s->npacked + at, &s->blk[s->nblk++]);
 	s->npacked += full;
 	s->nopen -= full;
 	s->open += full; /* moved down when room is wanted (open_room) */
@@ -932,6 +1122,7 @@ void evs_free(struct evstore *s)
 	free(s->coarse);
 	if (!s->pk_lent)
 		free(s->pk);
+	free(s->insertion);
 	bigmem_free(&s->pool.mem);
 	bigmem_free(&s->open_mem);
 	bigmem_free(&s->tmp_mem);

@@ -13,7 +13,11 @@
  *
  * Blocks hold between EVS_BLOCK / 2 and EVS_BLOCK events (the last one
  * fewer), so that events arriving late (symbols at time 0, a scope
- * written when it ends) rewrite only the blocks they land in.  The newest
+ * written when it ends) rewrite only the blocks they land in; they are
+ * packed with EVS_PACK, so that a few late ones that fit a block as it is
+ * (its widths, lanes and dictionaries: a fleet followed, each instance's
+ * batch landing among the others' events) are written into it in place,
+ * its events' bits copied around theirs.  The newest
  * events (an eighth, or twice as many as late events reach back, from
  * EVS_OPEN_MIN to EVS_OPEN_MAX) stay unpacked, the "open" run:
  * appending, pairing and most late events (overlapping batches) work on
@@ -61,6 +65,7 @@ size_t cevs_before(const struct cev *a, size_t n, const struct cev *key);
 void cev_merge(const struct cev *a, size_t na, const struct cev *b, size_t nb, struct cev *out);
 
 #define EVS_BLOCK 4096
+#define EVS_PACK (EVS_BLOCK - 64) /* events a block is packed with: room for a few late ones written in place */
 #define EVS_OPEN_MIN (1u << 18)
 #define EVS_OPEN_MAX (1u << 20)
 
@@ -95,6 +100,8 @@ struct evstore {
 	struct packer *pk; /* packing's dictionaries (maybe lent: evs_lend_packer) */
 	bool pk_lent;
 	uint64_t version; /* changes when packed events do (unique among stores) */
+	uint64_t in_place; /* late events written into their blocks as they were (tests) */
+	struct insertion *insertion; /* (its room) */
 };
 
 void evs_free(struct evstore *s);

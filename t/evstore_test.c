@@ -37,7 +37,7 @@ static bool same(const struct cev *a, const struct cev *b)
 	return a->ts == b->ts && a->loc == b->loc && a->dur == b->dur && a->name == b->name && a->lanef == b->lanef;
 }
 
-enum kind { APPEND, MIDDLE, FRONT, HOSTILE, VARIED };
+enum kind { APPEND, MIDDLE, FRONT, HOSTILE, VARIED, FEW };
 
 /* A time in [lo, hi] from r, without overflow. */
 static int64_t between(int64_t lo, int64_t hi, uint64_t r)
@@ -50,12 +50,18 @@ static struct cev make(enum kind k, int64_t lo, int64_t hi)
 {
 	struct cev c = {0};
 	uint64_t r = rnd();
+	if (k == FEW && nref) { /* late, near an event of the same file, lane, type and name (a fleet followed) */
+		c = ref[r % nref]; /* (all else the same: two copies the same in all are in either order) */
+		c.ts = c.ts < INT64_MAX - 1000 ? c.ts + 1 + (int64_t)(r >> 40) % 1000 : c.ts;
+		return c;
+	}
 	switch (k) {
 	case APPEND: c.ts = hi + (int64_t)(r % 1000); break;
 	case MIDDLE: c.ts = between(lo, hi, r); break;
 	case FRONT: c.ts = lo - 1 - (int64_t)(r % 10); break;
 	case HOSTILE: c.ts = r % 3 == 0 ? INT64_MIN + (int64_t)(r >> 40) : r % 3 == 1 ? INT64_MAX - (int64_t)(r >> 40) : (int64_t)r; break;
-	case VARIED: c.ts = between(lo, hi, r); break;
+	case VARIED:
+	case FEW: c.ts = between(lo, hi, r); break;
 	}
 	/* offsets unique per event; the hostile ones up to 2^36 - 1 */
 	uint64_t off = k == HOSTILE && r % 2 ? ((1ull << OFF_BITS) - 1 - serial) : serial;
@@ -241,13 +247,16 @@ static void test_drain(void)
 
 int main(void)
 {
-	static const char *kinds[] = {"appended", "in the middle", "at the front", "hostile", "varied"};
-	static const enum kind order[] = {APPEND, APPEND, MIDDLE, APPEND, FRONT, MIDDLE, VARIED, APPEND, HOSTILE, MIDDLE, FRONT, APPEND};
+	static const char *kinds[] = {"appended", "in the middle", "at the front", "hostile", "varied", "a few late"};
+	static const enum kind order[] = {APPEND, APPEND, MIDDLE, FEW, APPEND, FRONT, MIDDLE, FEW, VARIED, APPEND,
+					  HOSTILE, FEW, MIDDLE, FRONT, APPEND, FEW};
 	bool all = true;
 	for (size_t r = 0; r < 3 * ARRAY_LEN(order); r++) {
 		enum kind k = order[r % ARRAY_LEN(order)];
 		/* more than EVS_OPEN_MIN events: most of them packed */
-		size_t n = k == APPEND ? 1 + rnd() % 150000 : 1 + rnd() % 40000;
+		size_t n = k == APPEND ? 1 + rnd() % 150000 : k == FEW ? 1 + rnd() % 300 : 1 + rnd() % 40000;
+		if (k == FEW) /* (landing among packed events) */
+			evs_pack_whole(&s);
 		merge_batch(k, n);
 		if (r % 2)
 			evs_pack(&s);
@@ -260,6 +269,8 @@ int main(void)
 	}
 	ok(all, "%zu events in %zu merges agree with a sorted array", nref, 3 * ARRAY_LEN(order));
 	ok(places_said, "each merged event's place among the events before it is said (packed ones and the open run)");
+	ok(s.in_place > 0, "a few late events among packed ones are written into their blocks in place (%llu of them)",
+	   (unsigned long long)s.in_place);
 	ok(evs_bytes(&s) < nref * sizeof(struct cev), "packed: %.1f bytes per event (hostile and varied ones included)",
 	   (double)evs_bytes(&s) / (double)nref);
 
