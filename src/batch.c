@@ -838,6 +838,17 @@ static void meta_text(struct trace *t, const struct source *s, const struct by_s
 	free(types);
 }
 
+uint64_t info_stamp(const struct trace *t)
+{
+	uint64_t mem, files, v[9] = {t->nsrc, t->nin, t->restored, t->restored_grew, t->saving != NULL, t->saved_bytes};
+	bigmem_usage(&mem, &files);
+	v[6] = files;
+	v[7] = files || mem > bigmem_budget() ? mem : 0; /* (said only then) */
+	for (size_t i = 0; i < t->nsrc; i++)
+		v[8] += t->src[i]->ndmg + t->src[i]->dmg_dropped + (t->src[i]->error != NULL);
+	return hash_bytes(v, sizeof v);
+}
+
 void info_text(struct trace *t, struct buf *b)
 {
 	struct src_summary *sum = summaries(t);
@@ -851,20 +862,27 @@ void info_text(struct trace *t, struct buf *b)
 		esc_term_cstr(b, s->path);
 		buf_addc(b, '\n');
 		const char *title, *format = trace_source_format(s, &title);
-		if (format)
-			buf_printf(b, "  format:  %s (%s)\n", format, title);
-		buf_printf(b, "  status:  %s\n", source_status(s));
+		/* (put together piece by piece, not printf'd: the info view of a
+		 * fleet of 256 sources is made again at each =) */
+		if (format) {
+			buf_adds(b, "  format:  "), buf_adds(b, format), buf_adds(b, " ("), buf_adds(b, title);
+			buf_adds(b, ")\n");
+		}
+		buf_adds(b, "  status:  "), buf_adds(b, source_status(s)), buf_addc(b, '\n');
 		if (s->error) {
 			buf_adds(b, "  error:   ");
 			esc_term_cstr(b, s->error);
 			buf_addc(b, '\n');
 		}
-		buf_printf(b, "  files:   %zu, %llu bytes", s->ninputs, (unsigned long long)r.bytes);
+		buf_adds(b, "  files:   "), buf_u64(b, s->ninputs), buf_adds(b, ", "), buf_u64(b, r.bytes);
+		buf_adds(b, " bytes");
 		if (r.raw != r.bytes)
-			buf_printf(b, " (%llu compressed)", (unsigned long long)r.raw);
-		buf_printf(b, "\n  events:  %llu\n  lanes:   %zu\n", (unsigned long long)r.events, r.nlanes);
+			buf_adds(b, " ("), buf_u64(b, r.raw), buf_adds(b, " compressed)");
+		buf_adds(b, "\n  events:  "), buf_u64(b, r.events), buf_adds(b, "\n  lanes:   "), buf_u64(b, r.nlanes);
+		buf_addc(b, '\n');
 		if (r.span) {
-			buf_printf(b, "  time:    %lld .. %lld ns (", (long long)r.first, (long long)r.last);
+			buf_adds(b, "  time:    "), buf_i64(b, r.first), buf_adds(b, " .. "), buf_i64(b, r.last);
+			buf_adds(b, " ns (");
 			fmt_dur(b, ts_span(r.first, r.last));
 			buf_adds(b, ")\n");
 		}
@@ -905,7 +923,7 @@ void info_text(struct trace *t, struct buf *b)
 			}
 			buf_adds(b, shown == 1 ? "  lane:    " : "           ");
 			term_sid(b, t->m, ln->name);
-			buf_printf(b, ": %llu events\n", (unsigned long long)ln->count);
+			buf_adds(b, ": "), buf_u64(b, ln->count), buf_adds(b, " events\n");
 		}
 		meta_text(t, s, &st, b);
 	}

@@ -22,6 +22,11 @@ void batch_info(struct trace *t, bool json, FILE *out);
 
 /* The info document, shared with the viewer's info view. */
 void info_text(struct trace *t, struct buf *b);
+/* What info_text says beside the events and the model (damage, the index
+ * saved or restored, memory past its budget), as one number: a text made
+ * before says the same while it and the model's count and generation are
+ * the same. */
+uint64_t info_stamp(const struct trace *t);
 void info_json(struct trace *t, struct buf *b);
 /* Sources recorded on different clocks and not --align'ed: a warning for
  * the viewer's status line in *b, and true. */

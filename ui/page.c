@@ -24,6 +24,8 @@ struct page_view {
 	uint32_t record_input; /* the linked record the record page shows */
 	uint64_t record_off;
 	struct buf diff;       /* the comparison the diff page shows (D, v: page_diff_text) */
+	struct buf info;       /* the info page as last made, and what it was made of */
+	uint64_t info_key[3];
 };
 
 static struct page_view *pv(struct app *a) { return view_state(a, V_DETAIL); }
@@ -261,7 +263,20 @@ static void messages_page(struct app *a)
 
 static long max_scroll(struct app *a);
 
-static void info_page(struct app *a) { info_text(a->t, &pv(a)->text); }
+/* The info page of a trace read to its end (not followed) is made again
+ * only when what it says changed: a fleet's 256 sources take a
+ * millisecond or more at each =. */
+static void info_page(struct app *a)
+{
+	struct page_view *pg = pv(a);
+	uint64_t key[3] = {model_count(a->m), model_generation(a->m), info_stamp(a->t)};
+	if (a->loading || a->follow || !pg->info.len || memcmp(key, pg->info_key, sizeof key)) {
+		buf_reset(&pg->info);
+		info_text(a->t, &pg->info);
+		memcpy(pg->info_key, key, sizeof key);
+	}
+	buf_add(&pg->text, pg->info.p, pg->info.len);
+}
 
 /* Make the page's text with make(), from the top unless keep_scroll
  * (true: a page opens with it). */
@@ -544,6 +559,7 @@ static void page_end(struct app *a)
 	if (pg) {
 		buf_free(&pg->text);
 		buf_free(&pg->diff);
+		buf_free(&pg->info);
 	}
 }
 
