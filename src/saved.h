@@ -23,7 +23,7 @@
 #include "src/blob.h"
 
 /* What identifies a file's contents: device, inode, size, modification
- * time, and a hash of its first and last 64 KB. */
+ * time, and a hash of its first and last 4 KB. */
 struct file_id {
 	uint64_t dev, ino, size, mtime_ns, hash;
 };
