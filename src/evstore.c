@@ -145,33 +145,41 @@ static uint64_t trip_key(const struct cev *c)
 	return (uint64_t)cev_input(c) << 24 | (uint64_t)cev_type(c) << 8 | cev_flags(c);
 }
 
-/* Events j..j+n of block b into c[0..n). */
+/* Events j..j+n of block b into c[0..n).  (The block's widths and bases
+ * are read once, into locals: the stores into c could alias b, and the
+ * compiler would read them again for every event.) */
 static void unpack_run(const struct evstore *s, const struct evblock *b, size_t j, size_t n, struct cev *c)
 {
 	const uint8_t *d = s->pool.p + b->data, *bits = d + bits_at(b), *durs = d + dur_at(b), *names = d + name_at(b);
-	uint64_t at = (uint64_t)j * b->w;
+	const unsigned w = b->w, wts = b->wts, woff = b->woff, wlane = b->wlane, wtrip = b->wtrip, wname = b->wname;
+	const unsigned wx = wts + woff, sl = wlane, sn = wlane + wtrip;
 	bool two = two_loads(b);
-	unsigned wx = b->wts + b->woff, sl = b->wlane, sn = b->wlane + b->wtrip;
-	for (size_t e = 0; e < n; e++, at += b->w) {
+	/* (the time may take 64 bits when not in two loads: no mask then) */
+	const uint64_t mts = two ? mask(wts) : 0, moff = mask(woff), mlane = mask(wlane), mtrip = mask(wtrip),
+		       mname = mask(wname);
+	const uint64_t ts0 = (uint64_t)b->ts0, off0 = b->off0;
+	const uint32_t lane0 = b->lane0;
+	uint64_t at = (uint64_t)j * w;
+	for (size_t e = 0; e < n; e++, at += w) {
 		uint64_t dts, off, lane, ti, ni, k;
 		if (two) { /* the usual case: two loads, then shifts */
 			uint64_t x = load(bits, at), y = load(bits, at + wx);
-			dts = x & mask(b->wts);
-			off = x >> b->wts & mask(b->woff);
-			lane = y & mask(b->wlane);
-			ti = y >> sl & mask(b->wtrip);
-			ni = y >> sn & mask(b->wname);
+			dts = x & mts;
+			off = x >> wts & moff;
+			lane = y & mlane;
+			ti = y >> sl & mtrip;
+			ni = y >> sn & mname;
 		} else {
-			dts = get_bits(bits, at, b->wts);
-			off = get_bits(bits, at + b->wts, b->woff);
-			lane = get_bits(bits, at + wx, b->wlane);
-			ti = get_bits(bits, at + wx + sl, b->wtrip);
-			ni = get_bits(bits, at + wx + sn, b->wname);
+			dts = get_bits(bits, at, wts);
+			off = get_bits(bits, at + wts, woff);
+			lane = get_bits(bits, at + wx, wlane);
+			ti = get_bits(bits, at + wx + sl, wtrip);
+			ni = get_bits(bits, at + wx + sn, wname);
 		}
 		memcpy(&k, d + ti * 8, 8);
-		c[e].ts = (int64_t)((uint64_t)b->ts0 + dts);
-		c[e].loc = (k >> 24) << (OFF_BITS + TYPE_BITS) | (b->off0 + off) << TYPE_BITS | (k >> 8 & 0xffff);
-		c[e].lanef = (uint32_t)(b->lane0 + lane) << 8 | (uint32_t)(k & 0xff);
+		c[e].ts = (int64_t)(ts0 + dts);
+		c[e].loc = (k >> 24) << (OFF_BITS + TYPE_BITS) | (off0 + off) << TYPE_BITS | (k >> 8 & 0xffff);
+		c[e].lanef = (uint32_t)(lane0 + lane) << 8 | (uint32_t)(k & 0xff);
 		memcpy(&c[e].dur, durs + (j + e) * 4, 4);
 		memcpy(&c[e].name, names + ni * 4, 4);
 	}
