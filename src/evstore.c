@@ -662,7 +662,7 @@ static void push_block(struct evblock **v, size_t *n, size_t *cap, const struct 
 	(*v)[(*n)++] = *b;
 }
 
-/* Pack a[0..n) as blocks of EVS_BLOCK / 2 to EVS_PACK events. */
+/* Pack a[0..n) as blocks of EVS_PACK / 2 to EVS_PACK events. */
 static void pack_even(struct evstore *s, const struct cev *a, size_t n, uint64_t start, struct evblock **v, size_t *nv,
 		      size_t *cap)
 {

@@ -11,7 +11,7 @@
  * without them (evs_lanes_next).  Typical traces take 8-13 bytes per event
  * this way instead of 28.
  *
- * Blocks hold between EVS_BLOCK / 2 and EVS_BLOCK events (the last one
+ * Blocks hold between EVS_PACK / 2 and EVS_BLOCK events (the last one
  * fewer), so that events arriving late (symbols at time 0, a scope
  * written when it ends) rewrite only the blocks they land in; they are
  * packed with EVS_PACK, so that a few late ones that fit a block as it is
