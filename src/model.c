@@ -4,9 +4,6 @@ static void release_sortbuf(struct sortbuf *b, uint64_t events);
 
 /* ---- parts ---------------------------------------------------------------- */
 
-/* (the committer's view: lane < clanes) */
-static inline uint32_t lane_part(const struct model *m, uint32_t lane) { return lane < m->clanes ? m->lp[lane].part : 0; }
-
 void part_free(struct part *p)
 {
 	for (size_t i = 0; i < p->nsnaps; i++)

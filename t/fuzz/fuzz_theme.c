@@ -4,6 +4,7 @@
 
 #include "t/fuzz/harness.h"
 #include "ui/app.h"
+#include "ui/theme.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
