@@ -21,4 +21,13 @@ for target in $(formats) query saved; do
 	ok "$([ -n "$(ls -A "$TMP/seeds/$target" 2>/dev/null)" ]; echo $?)" "$target: seeds.sh made seeds"
 	tap_run "$TBIN/fuzz_replay" "$target" "$TMP/seeds/$target"/*
 done
+# the libFuzzer targets themselves are built only by `make fuzz` (clang):
+# each still compiles with the project's flags, so that none rots unseen
+for f in "$T_DIR"/fuzz/fuzz_*.c; do
+	${CC:-cc} -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -I"$ROOT" -D_DEFAULT_SOURCE -D_XOPEN_SOURCE=600 \
+		-fsyntax-only "$f" >"$TMP/cc.log" 2>&1
+	rc=$?
+	[ "$rc" = 0 ] || sed 's/^/# /' "$TMP/cc.log" | head -20
+	ok "$rc" "$(basename "$f") compiles (make fuzz builds it)"
+done
 done_testing
