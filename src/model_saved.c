@@ -265,8 +265,8 @@ static bool restore_parts(struct model *m, struct blob *r, struct bigmem *pool, 
 		struct part *p = m->parts[map[k]];
 		uint64_t n = get_below(r, npool - at + 1);
 		p->has_pairs = get_u64(r) & 1;
-		fit = !r->bad && evs_restore(&p->store, r, (uint8_t *)m->restored.p + at, (size_t)n, &lim) &&
-		      restore_snaps(m, p, r);
+		uint8_t *pool_at = m->restored.p ? (uint8_t *)m->restored.p + at : NULL; /* (none: no events packed) */
+		fit = !r->bad && evs_restore(&p->store, r, pool_at, (size_t)n, &lim) && restore_snaps(m, p, r);
 		at += (size_t)n;
 	}
 	free(map);
