@@ -209,29 +209,14 @@ follow_latency() {
 }
 
 # follow_fleet NAME TREE: the viewer follows a dial9 directory while its
-# files grow at once: a copy with each file cut to its first half, then
-# 8 KiB appended to each in turn (a writer's buffered output landing, torn
-# records and all); from just before each append to the screen drawn with
-# its events (as follow_latency).  A fleet's per-thread batches reach back
-# in time among the other instances' events.
+# files grow at once (t/follow_appends.sh: each cut to its first half, then
+# 8 KiB appended to each in turn); from just before each append to the
+# screen drawn with its events (as follow_latency).  A fleet's per-thread
+# batches reach back in time among the other instances' events.
 follow_fleet() {
-	name=$1 grown=$2
-	live=$DIR/follow-fleet script=$(mktemp) marks=$(mktemp)
-	rm -rf "$live"
-	cp -rL "$grown" "$live"
-	set -- $(cd "$live" && find . -type f | sort)
-	nf=$#
-	for f; do truncate -s $(($(stat -c %s "$live/$f") / 2)) "$live/$f"; done
-	n=20 i=0
-	while [ $i -lt $n ]; do
-		eval "f=\${$((i % nf + 1))}"
-		at=$(($(stat -L -c %s "$grown/$f") / 2 + i / nf * 8192))
-		echo "shell (sleep 0.05; date +%s%N >>$marks; tail -c +$((at + 1)) $grown/$f | head -c 8192 >>$live/$f) &"
-		echo await
-		i=$((i + 1))
-	done >"$script"
-	follow_measure "$name" "$live" "$script" "$marks" "($n appends of 8 KiB, $nf file(s) in turn)"
-	rm -rf "$live" "$script" "$marks"
+	nf=$(find -L "$2" -type f | wc -l)
+	"$ROOT/t/follow_appends.sh" "$TTV" "$2" | stats3 >"$TMP_R"
+	msrow "$1" $(cat "$TMP_R") "(20 appends of 8 KiB, $nf file(s) in turn)"
 }
 
 # lnav_rows TEXT RE PATH...: the events of the paths as text (ttv --dump,
