@@ -216,11 +216,14 @@ uint64_t span_step(struct app *a, const struct bar *sp, int dir)
 		return NO_POS;
 	uint64_t step = STEP_FIRST;
 	for (int t = 0; t < NAV_TRIES; t++, step = MIN(step * 4, UINT64_MAX / 8)) {
-		int64_t from = dir > 0 ? (sp->end == INT64_MAX ? sp->ts : sp->end) : 0, to = dir > 0 ? 0 : sp->ts;
-		if (dir > 0)
+		int64_t from, to;
+		if (dir > 0) {
+			from = sp->end == INT64_MAX ? sp->ts : sp->end;
 			to = events_away(a, from, 1, step, first, last);
-		else
+		} else {
+			to = sp->ts;
 			from = events_away(a, to, -1, step, first, last);
+		}
 		struct around ar;
 		around(a, &ar, sp, from, to, NAV_BUDGET);
 		uint64_t found = NO_POS;
