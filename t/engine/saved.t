@@ -322,7 +322,7 @@ if command -v tmux >/dev/null 2>&1; then
 	tm new-session -d -s "$S" -x 80 -y 24 "TERM=xterm-256color '$TTV' '$P'; sleep 30"
 	wait_for "/20000"
 	n=0
-	while [ "$(nidx)" != 1 ] && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
+	while [ "$(nidx)" != 1 ] && [ $n -lt 600 ]; do sleep 0.05; n=$((n + 1)); done
 	is "$(nidx)" 1 "the viewer saves the index of a trace read in full while it is shown"
 	tm kill-server 2>/dev/null
 	sleep 0.5
