@@ -756,7 +756,8 @@ static void index_summary(struct trace *t, struct buf *b)
 		fmt_bytes(b, bigmem_budget());
 		buf_adds(b, ", --memory), ");
 		fmt_bytes(b, mem);
-		buf_adds(b, " in memory\n");
+		buf_adds(b, mem > bigmem_budget() ? " in memory, over its budget: no directory had room for more\n"
+						  : " in memory\n");
 	} else if (mem > bigmem_budget()) {
 		buf_adds(b, "\nindex:   ");
 		fmt_bytes(b, mem);

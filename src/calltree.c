@@ -295,17 +295,14 @@ static void spans_walk_apart(const struct ct_scope *sc, size_t np,
 {
 	struct model *m = sc->t->m;
 	struct event *ev = xmalloc(PIECE * sizeof *ev);
-	uint64_t read = 0; /* (since the pages that sequences read were let go) */
+	struct release_pace pace = {0};
 	for (size_t k = 0; k < np; k++) {
 		uint64_t n = model_part_count(m, k);
 		for (uint64_t i = 0; i < n; i += PIECE) {
 			size_t got = (size_t)MIN(PIECE, n - i);
 			model_part_read(m, k, i, got, ev);
 			spans_in(sc, ev, 0, got, fn, ctx);
-			if ((read += got) >= 16 * PIECE) {
-				trace_release(sc->t);
-				read = 0;
-			}
+			trace_release_as_read(sc->t, &pace, &ev[got - 1], got, i + got == n);
 		}
 	}
 	free(ev);

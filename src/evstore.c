@@ -1006,22 +1006,27 @@ void evs_merge(struct evstore *s, const struct cev *a, size_t n, uint64_t *ins)
 	s->reach = MAX(s->reach - s->reach / 8, reach);
 }
 
-static void pack_keeping(struct evstore *s, size_t keep)
+/* The open run's first n events packed, EVS_PACK a block (the last may hold fewer). */
+static void pack_open(struct evstore *s, size_t n)
 {
-	size_t full = s->nopen > keep ? (s->nopen - keep) / EVS_PACK * EVS_PACK : 0;
-	if (!full)
+	if (!n)
 		return;
 	size_t b0 = s->nblk;
-	xgrow(&s->blk, &s->capblk, s->nblk + full / EVS_PACK, sizeof *s->blk);
-	for (size_t at = 0; at < full; at += EVS_PACK)
-		pack_block(s, &s->pool, s->open + at, EVS_PACK, s->npacked + at, &s->blk[s->nblk++]);
-	s->npacked += full;
-	s->nopen -= full;
-	s->open += full; /* moved down when room is wanted (open_room) */
-	s->open0 += full;
+	xgrow(&s->blk, &s->capblk, s->nblk + (n + EVS_PACK - 1) / EVS_PACK, sizeof *s->blk);
+	for (size_t at = 0; at < n; at += EVS_PACK)
+		pack_block(s, &s->pool, s->open + at, MIN(EVS_PACK, n - at), s->npacked + at, &s->blk[s->nblk++]);
+	s->npacked += n;
+	s->nopen -= n;
+	s->open += n; /* moved down when room is wanted (open_room) */
+	s->open0 += n;
 	index_from(s, b0);
 	if (!s->version) /* (earlier packed events stay as they were) */
 		packed_changed(s);
+}
+
+static void pack_keeping(struct evstore *s, size_t keep)
+{
+	pack_open(s, s->nopen > keep ? (s->nopen - keep) / EVS_PACK * EVS_PACK : 0);
 }
 
 
@@ -1063,6 +1068,35 @@ void evs_pack_all(struct evstore *s)
 	s->capopen = cap;
 	s->open = o;
 	s->open0 = 0;
+}
+
+/* (the whole pages inside p[0..n): their bytes are not needed again) */
+static void give_back(const void *p, size_t n)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t a = ((uintptr_t)p + page - 1) & ~(page - 1), b = ((uintptr_t)p + n) & ~(page - 1);
+	if (b > a)
+		madvise((void *)a, b - a, MADV_DONTNEED);
+}
+
+#define SEAL_STEP (8 * EVS_PACK) /* (about half a millisecond) */
+
+bool evs_seal_step(struct evstore *s)
+{
+	if (s->nopen) { /* (the open run's pages given back as they are packed: no higher peak) */
+		const struct cev *from = s->open;
+		pack_open(s, MIN(s->nopen, SEAL_STEP));
+		give_back(from, (size_t)(s->open - from) * sizeof *from);
+		if (s->nopen)
+			return false;
+	}
+	bigmem_free(&s->tmp_mem);
+	s->tmp = NULL;
+	s->captmp = 0;
+	bigmem_free(&s->open_mem);
+	s->open = NULL;
+	s->capopen = s->open0 = 0;
+	return true;
 }
 
 void evs_drain_init(struct evs_drain *d, struct evstore *s)

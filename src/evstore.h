@@ -193,6 +193,11 @@ void evs_pack_all(struct evstore *s);
 /* Pack all of its whole blocks, keeping that room (a store merged into
  * again soon: new room would be new pages, each a fault, every time). */
 void evs_pack_whole(struct evstore *s);
+/* Pack every event, the last block however few it holds, and give back
+ * the open run's room: a store read to its end, nothing more to come (an
+ * unpacked event takes 28 bytes; the open runs of a fleet's parts held a
+ * quarter of its events).  A step at a time: true once it is done. */
+bool evs_seal_step(struct evstore *s);
 /* A store read once, in order, and freed after (a merge that consumes
  * it): the pages of its pool that no block from position i on uses are
  * given back as i goes on (evs_drain_to), so that what it is merged into

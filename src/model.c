@@ -930,6 +930,16 @@ void model_commit(struct model *m)
 
 void model_sync(struct model *m) { finish_commit(m); }
 
+bool model_seal(struct model *m, uint64_t deadline)
+{
+	finish_commit(m);
+	for (size_t i = 0; i < m->nparts; i++)
+		while (!evs_seal_step(&m->parts[i]->store))
+			if (now_ns() >= deadline)
+				return true;
+	return false;
+}
+
 /* Who sorts a batch balances the two threads: when the committer is still
  * busy with the last one, this thread sorts the next meanwhile (decoding
  * is the lighter side: presort_next); when it is idle, it sorts too. */

@@ -186,6 +186,10 @@ void model_commit_some(struct model *m);
 /* Wait for the commit under way, if any: the model can be read again; the
  * events still pending stay out of it until the next commit. */
 void model_sync(struct model *m);
+/* Everything is committed and nothing more will be added (the sources
+ * read to their ends, not followed): every event packed (evs_seal_step),
+ * in steps until now_ns() passes deadline.  True while some are left. */
+bool model_seal(struct model *m, uint64_t deadline);
 /* Events added and waiting for a commit (not those being committed). */
 uint64_t model_pending(const struct model *m);
 /* How far back (in events from the newest) late events landed lately:

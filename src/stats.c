@@ -443,32 +443,10 @@ static const uint64_t *pass_piece(struct walk *w, unsigned me, const struct even
  * followed, and filters decode each source in its own order (not jumping
  * from file to file).  Parts are shared out by their events, the biggest
  * first, each to the thread with fewer so far. */
-/* A sequence's events are read from its file's mapped records: their
- * pages are let go as the walk moves on (as walk() does), the file's
- * alone (releasing every file at each step costs as many system calls as
- * files), and now and then every file's (what its records lead to). */
-#define LET_ALL_GO (16 * STRETCH)
-
-static void let_go(struct walk *w, const struct event *last, uint64_t read[2], uint64_t got, bool done)
-{
-	if (!last->seq || last->input >= w->t->nin)
-		return;
-	read[1] += got;
-	if ((read[0] += got) < STRETCH && !done)
-		return;
-	struct input *in = w->t->in[last->input];
-	input_release(in, 0, in->size);
-	read[0] = 0;
-	if (read[1] >= LET_ALL_GO) {
-		trace_release(w->t);
-		read[1] = 0;
-	}
-}
-
 static void count_parts(struct walk *w, unsigned me)
 {
 	struct model *m = w->t->m;
-	uint64_t read[2] = {0, 0}; /* (since this file's pages, every file's, were let go) */
+	struct release_pace pace = {0};
 	for (size_t k = 0; k < w->nparts; k++) {
 		if (w->part_of[k] != me)
 			continue;
@@ -478,7 +456,7 @@ static void count_parts(struct walk *w, unsigned me)
 			struct event *ev = w->ring[me];
 			model_part_read(m, k, i, got, ev);
 			tally_piece(w, me, ev, w->filtering ? pass_piece(w, me, ev, got) : NULL, 0, got);
-			let_go(w, &ev[got - 1], read, got, i + got == n);
+			trace_release_as_read(w->t, &pace, &ev[got - 1], got, i + got == n);
 		}
 	}
 }

@@ -531,6 +531,8 @@ bool trace_step(struct trace *t, uint64_t budget_ns, bool wait)
 		model_merge_parts(t->m);
 	else if (!more && t->one_store)
 		more = model_merge_step(t->m, MAX(deadline - MIN(deadline, now_ns()), MERGE_LEAST_NS));
+	if (!more && !t->follow)
+		more = model_seal(t->m, deadline);
 	return more;
 }
 
@@ -697,6 +699,24 @@ void trace_release(struct trace *t)
 {
 	for (size_t i = 0; i < t->nin; i++)
 		input_release(t->in[i], 0, t->in[i]->size);
+}
+
+#define RELEASE_FILE (1u << 16)        /* events read between letting a file's pages go */
+#define RELEASE_ALL (16 * RELEASE_FILE) /* and every file's */
+
+void trace_release_as_read(struct trace *t, struct release_pace *p, const struct event *last, uint64_t got,
+			   bool part_done)
+{
+	p->all += got;
+	if ((p->file += got) < RELEASE_FILE && !part_done)
+		return;
+	if (last->input < t->nin)
+		input_release(t->in[last->input], 0, t->in[last->input]->size);
+	p->file = 0;
+	if (p->all >= RELEASE_ALL) {
+		trace_release(t);
+		p->all = 0;
+	}
 }
 
 void trace_progress(const struct trace *t, uint64_t *done, uint64_t *total)

@@ -218,6 +218,17 @@ static inline void trace_prefetch(const struct trace *t, const struct event *e)
 }
 /* Drop every input's pages from memory until they are used again (long scans). */
 void trace_release(struct trace *t);
+/* Reading a model part's events in its own order (model_part_read): a
+ * sequence's events are read from its file's mapped records, and filters
+ * decode records.  The pages of the file being read are let go every so
+ * often (and at the part's end), every file's now and then: releasing
+ * every file each time costs a system call per file.  got events were
+ * just read, the last of them `last`; *p counts what was read since. */
+struct release_pace {
+	uint64_t file, all;
+};
+void trace_release_as_read(struct trace *t, struct release_pace *p, const struct event *last, uint64_t got,
+			   bool part_done);
 /* Bytes processed so far and in total (for progress); total 0 when unknown. */
 void trace_progress(const struct trace *t, uint64_t *done, uint64_t *total);
 

@@ -250,7 +250,7 @@ int main(void)
 	static const char *kinds[] = {"appended", "in the middle", "at the front", "hostile", "varied", "a few late"};
 	static const enum kind order[] = {APPEND, APPEND, MIDDLE, FEW, APPEND, FRONT, MIDDLE, FEW, VARIED, APPEND,
 					  HOSTILE, FEW, MIDDLE, FRONT, APPEND, FEW};
-	bool all = true;
+	bool all = true, sealed = true;
 	for (size_t r = 0; r < 3 * ARRAY_LEN(order); r++) {
 		enum kind k = order[r % ARRAY_LEN(order)];
 		/* more than EVS_OPEN_MIN events: most of them packed */
@@ -266,7 +266,13 @@ int main(void)
 			ok(good, "batch %zu of %zu events %s: every event, bound, written duration and look for lanes agrees",
 			   r, n, kinds[k]);
 		all &= good;
+		if (r % 7 == 6) { /* sealed as if read to its end; the next batches merge into it all the same */
+			while (!evs_seal_step(&s))
+				;
+			sealed &= s.nopen == 0 && agrees() && bounds_agree() && lanes_agree();
+		}
 	}
+	ok(sealed, "sealed: every event packed (the last block however few it holds), all agree, and merges go on");
 	ok(all, "%zu events in %zu merges agree with a sorted array", nref, 3 * ARRAY_LEN(order));
 	ok(places_said, "each merged event's place among the events before it is said (packed ones and the open run)");
 	ok(s.in_place > 0, "a few late events among packed ones are written into their blocks in place (%llu of them)",
