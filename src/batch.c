@@ -148,14 +148,23 @@ void event_detail(struct trace *t, const struct event *e, struct buf *b, int wid
 
 struct dump_line {
 	place_t at;
-	size_t end; /* where its text ends in its part's */
+	size_t end; /* where its text ends in its thread's */
+};
+
+/* A window's lines as one thread decoded them, part after part: one
+ * buffer a thread, not one a part (a fleet's 256 parts each kept room for
+ * the most it ever held) */
+struct dump_text {
+	struct buf text;
+	struct dump_line *line;
+	size_t nline, capline;
 };
 
 struct dump_part {
 	uint64_t lo, hi; /* the window's events of the part */
-	struct buf text;
-	struct dump_line *line;
-	size_t nline, capline, next;
+	unsigned me;     /* the thread that decoded them: their lines are */
+	size_t first;    /* ... its [first, first + nline) */
+	size_t nline, next;
 };
 
 struct dump_head { /* a part in the merge's heap, by its next line's place */
@@ -166,7 +175,8 @@ struct dump_head { /* a part in the merge's heap, by its next line's place */
 /* A window: each part's events of it, decoded; parts are taken in turn. */
 struct dump_window {
 	struct dump_part *part;
-	atomic_size_t taken; /* parts taken to decode */
+	struct dump_text out[2]; /* each thread's */
+	atomic_size_t taken;     /* parts taken to decode */
 };
 
 struct dump_apart {
@@ -186,30 +196,34 @@ struct dump_apart {
 	FILE *out;
 };
 
-static void decode_part(struct dump_apart *d, struct dump_part *p, size_t k, struct event *ev)
+static void decode_part(struct dump_apart *d, struct dump_part *p, size_t k, struct dump_text *o, struct event *ev)
 {
+	p->first = o->nline;
 	for (uint64_t i = p->lo; i < p->hi; i += DUMP_READ) {
 		size_t got = (size_t)MIN(DUMP_READ, p->hi - i);
 		model_part_read(d->t->m, k, i, got, ev);
-		xgrow(&p->line, &p->capline, p->nline + got, sizeof *p->line);
+		xgrow(&o->line, &o->capline, o->nline + got, sizeof *o->line);
 		for (size_t j = 0; j < got; j++) {
 			trace_scan(d->t, &ev[j]);
 			if (d->json)
-				dump_json(d->t, &ev[j], &p->text);
+				dump_json(d->t, &ev[j], &o->text);
 			else
-				dump_line(d->t, &ev[j], d->base, d->tm, &p->text);
-			buf_addc(&p->text, '\n');
-			p->line[p->nline++] = (struct dump_line){model_part_place(d->t->m, k, &ev[j]), p->text.len};
+				dump_line(d->t, &ev[j], d->base, d->tm, &o->text);
+			buf_addc(&o->text, '\n');
+			o->line[o->nline++] = (struct dump_line){model_part_place(d->t->m, k, &ev[j]), o->text.len};
 		}
 	}
+	p->nline = o->nline - p->first;
 }
 
 /* The parts of window w not taken yet, one at a time, on thread me. */
 static void decode_window(struct dump_apart *d, unsigned w, unsigned me)
 {
 	struct dump_window *win = &d->win[w];
-	for (size_t k; (k = atomic_fetch_add_explicit(&win->taken, 1, memory_order_relaxed)) < d->np;)
-		decode_part(d, &win->part[k], k, d->ev[me]);
+	for (size_t k; (k = atomic_fetch_add_explicit(&win->taken, 1, memory_order_relaxed)) < d->np;) {
+		win->part[k].me = me;
+		decode_part(d, &win->part[k], k, &win->out[me], d->ev[me]);
+	}
 }
 
 static void decode_second(void *arg)
@@ -251,9 +265,11 @@ static int64_t next_time(struct dump_apart *d)
 static uint64_t next_window(struct dump_apart *d, unsigned w)
 {
 	struct dump_window *win = &d->win[w];
-	for (size_t k = 0; k < d->np; k++) {
-		buf_reset(&win->part[k].text);
+	for (size_t k = 0; k < d->np; k++)
 		win->part[k].nline = win->part[k].next = 0;
+	for (unsigned me = 0; me < 2; me++) {
+		buf_reset(&win->out[me].text);
+		win->out[me].nline = 0;
 	}
 	atomic_store_explicit(&win->taken, 0, memory_order_relaxed);
 	uint64_t in;
@@ -299,21 +315,23 @@ static void merge_lines(struct dump_apart *d, unsigned w)
 {
 	struct buf *b = &d->b;
 	struct dump_part *part = d->win[w].part;
+	const struct dump_text *out = d->win[w].out;
 	struct dump_head *h = d->heap;
 	size_t n = 0;
 	for (size_t k = 0; k < d->np; k++)
 		if (part[k].nline)
-			h[n++] = (struct dump_head){part[k].line[0].at, k};
+			h[n++] = (struct dump_head){out[part[k].me].line[part[k].first].at, k};
 	for (size_t i = n / 2; i-- > 0;)
 		sift_down(h, n, i);
 	while (n) {
 		struct dump_part *p = &part[h[0].k];
-		size_t start = p->next ? p->line[p->next - 1].end : 0;
-		buf_add(b, p->text.p + start, p->line[p->next].end - start);
+		const struct dump_text *o = &out[p->me];
+		size_t at = p->first + p->next, start = at ? o->line[at - 1].end : 0; /* (the thread's line before) */
+		buf_add(b, o->text.p + start, o->line[at].end - start);
 		if (++p->next == p->nline)
 			h[0] = h[--n];
 		else
-			h[0].at = p->line[p->next].at;
+			h[0].at = o->line[at + 1].at;
 		sift_down(h, n, 0);
 		if (b->len > (64u << 10)) {
 			fwrite(b->p, 1, b->len, d->out);
@@ -340,9 +358,9 @@ static void parts_span(const struct dump_apart *d, int64_t *first, int64_t *last
 static void dump_apart_free(struct dump_apart *d)
 {
 	for (unsigned w = 0; w < 2; w++) {
-		for (size_t k = 0; k < d->np; k++) {
-			buf_free(&d->win[w].part[k].text);
-			free(d->win[w].part[k].line);
+		for (unsigned me = 0; me < 2; me++) {
+			buf_free(&d->win[w].out[me].text);
+			free(d->win[w].out[me].line);
 		}
 		free(d->win[w].part);
 	}
