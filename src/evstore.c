@@ -484,9 +484,25 @@ uint64_t evs_rewrite(const struct evstore *s, const struct cev *a, size_t n)
 	return rewritten;
 }
 
+/* (within block b: how many of its events are before t, or at it when upper) */
+static size_t block_time_bound(const struct evstore *s, const struct evblock *b, int64_t t, bool upper)
+{
+	const uint8_t *bits = s->pool.p + b->data + bits_at(b);
+	size_t lo = 0, hi = b->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int64_t m = (int64_t)((uint64_t)b->ts0 + get_bits(bits, mid * b->w, b->wts));
+		if (m < t || (upper && m == t))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 uint64_t evs_time_bound(const struct evstore *s, int64_t t, bool upper)
 {
-	/* the block first, by its first time; then within it */
+	/* the block first, by its first time; then within it (or the open run past the last) */
 	size_t lo = 0, hi = s->nblk;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -495,16 +511,23 @@ uint64_t evs_time_bound(const struct evstore *s, int64_t t, bool upper)
 		else
 			hi = mid;
 	}
-	uint64_t from = lo ? s->blk[lo - 1].start : 0, to = lo < s->nblk ? s->blk[lo].start : evs_count(s);
+	if (lo) {
+		const struct evblock *b = &s->blk[lo - 1];
+		size_t j = block_time_bound(s, b, t, upper);
+		if (j < b->n || lo < s->nblk)
+			return b->start + j;
+	} else if (s->nblk) {
+		return 0;
+	}
+	size_t from = 0, to = s->nopen;
 	while (from < to) {
-		uint64_t mid = from + (to - from) / 2;
-		int64_t m = evs_ts(s, mid);
-		if (m < t || (upper && m == t))
+		size_t mid = from + (to - from) / 2;
+		if (s->open[mid].ts < t || (upper && s->open[mid].ts == t))
 			from = mid + 1;
 		else
 			to = mid;
 	}
-	return from;
+	return s->npacked + from;
 }
 
 /* ---- looking for lanes --------------------------------------------------------- */

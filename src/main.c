@@ -292,16 +292,16 @@ int main(int argc, char **argv)
 		trace_open(&t, c.paths[i]);
 		t.nsrc_first = i ? t.nsrc_first : (uint32_t)t.nsrc;
 	}
-	if (c.mode == MODE_VIEW) {
+	if (c.mode == MODE_VIEW)
 		t.follow = c.follow;
-		t.one_store = true;
-	}
 	if (c.mode == MODE_VIEW || !c.follow) /* (--dump -f prints as it reads) */
 		trace_restore(&t);
 
 	int status;
-	if (c.mode == MODE_VIEW) /* a first look: a file no decoder takes fails now */
+	if (c.mode == MODE_VIEW) { /* a first look: a file no decoder takes fails now */
 		trace_step(&t, FIRST_LOOK_NS, false);
+		t.one_store = true; /* (made after it: the first screen need not wait) */
+	}
 	if (c.mode == MODE_VIEW && !trace_any_readable(&t)) {
 		trace_report(&t); /* as less does: nothing to show, no screen */
 		status = 1;

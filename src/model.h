@@ -226,6 +226,8 @@ place_t model_part_place(const struct model *m, size_t k, const struct event *e)
 void model_merge_parts(struct model *m);
 bool model_merge_step(struct model *m, uint64_t budget_ns);
 bool model_merging(const struct model *m);
+/* Are there parts to make one (or is it under way)? */
+bool model_merge_wanted(const struct model *m);
 
 /* Remove every event of an input (its file was truncated: the bytes they
  * point at are gone).  Returns how many were removed. */

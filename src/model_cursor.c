@@ -152,13 +152,52 @@ uint64_t model_seek(struct model *m, int64_t t)
 {
 	if (nstreams(m) == 1)
 		return evs_time_bound(&m->parts[0]->store, t, false);
-	/* a cursor there too: reading on from a seek needs no bisection */
-	struct cursor *c = cursor_slot(m);
+	/* a cursor there too: reading on from a seek needs no bisection (the
+	 * last seek's again: a view's seeks one after another, by time, leave
+	 * its other places' cursors where they are) */
+	struct cursors *cs = cursors_of(m);
+	struct cursor *c = cs->seek_slot && cs->cur[cs->seek_slot - 1].valid ? &cs->cur[cs->seek_slot - 1] : cursor_slot(m);
+	cs->seek_slot = (int)(c - cs->cur) + 1;
+	cs->used[cs->seek_slot - 1] = ++cs->clock;
+	cursor_alloc(m, c);
 	c->pos = 0;
 	for (size_t s = 0; s < c->nstreams; s++)
 		c->pos += c->idx[s] = stream_bound(m, s, t, false);
 	cursor_placed(m, c);
 	return c->pos;
+}
+
+#define TIES_READ 8192 /* fewer events at one time are read and sorted, not bisected by place
+			  * (each step of which is a search in every part: a fleet's clock syncs) */
+
+struct tie {
+	uint64_t loc;
+	size_t s;
+};
+
+static int tie_cmp(const void *x, const void *y)
+{
+	const struct tie *a = x, *b = y;
+	return a->loc != b->loc ? (a->loc < b->loc ? -1 : 1) : (a->s > b->s) - (a->s < b->s);
+}
+
+/* place_ties' first r of the tied events [idx[s], upto[s]) of each part, read. */
+static void ties_sorted(const struct model *m, struct cursor *c, const uint64_t *upto, uint64_t tied, uint64_t r)
+{
+	struct tie *v = xmalloc(tied * sizeof *v);
+	struct cev *ev = xmalloc(tied * sizeof *ev);
+	size_t n = 0;
+	for (size_t s = 0; s < m->nparts; s++) {
+		size_t k = (size_t)(upto[s] - c->idx[s]);
+		evs_copy(&m->parts[s]->store, c->idx[s], k, ev);
+		for (size_t i = 0; i < k; i++)
+			v[n++] = (struct tie){ev[i].loc, s};
+	}
+	qsort(v, n, sizeof *v, tie_cmp); /* (equal places: the parts in turn, as the merge takes them) */
+	for (uint64_t i = 0; i < r; i++)
+		c->idx[v[i].s]++;
+	free(ev);
+	free(v);
 }
 
 /* Of the events at time t (from idx[s] on in each part), the first r go
@@ -177,6 +216,11 @@ static uint64_t place_ties(const struct model *m, struct cursor *c, int64_t t, u
 			c->idx[s] = tied <= r ? upto[s] : s == last ? c->idx[s] + r : c->idx[s];
 		free(upto);
 		return tied <= r ? r - tied : 0;
+	}
+	if (tied <= TIES_READ) {
+		ties_sorted(m, c, upto, tied, r);
+		free(upto);
+		return 0;
 	}
 	/* the least place with more than r of the tied events at or before it */
 	uint64_t lo = 0, hi = UINT64_MAX;

@@ -89,6 +89,7 @@ struct cursors {
 	struct cursor cur[NCURSORS];
 	uint64_t used[NCURSORS]; /* when each was last used (the least recently is placed anew) */
 	uint64_t clock;
+	int seek_slot; /* the cursor the last model_seek placed, + 1: seeks one after another reuse it */
 };
 
 /* Pairing state saved at a position, so late events can be re-paired from

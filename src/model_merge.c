@@ -303,6 +303,8 @@ bool model_merge_step(struct model *m, uint64_t budget_ns) { return merge_run(m,
 
 bool model_merging(const struct model *m) { return m->merging; }
 
+bool model_merge_wanted(const struct model *m) { return m->merging || m->nparts > 1; }
+
 void model_merge_parts(struct model *m)
 {
 	model_commit(m);

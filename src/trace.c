@@ -529,8 +529,9 @@ bool trace_step(struct trace *t, uint64_t budget_ns, bool wait)
 	 * and paired as it is made, for appends that land far back) */
 	if (!more && t->one_store && t->follow)
 		model_merge_parts(t->m);
-	else if (!more && t->one_store)
-		more = model_merge_step(t->m, MAX(deadline - MIN(deadline, now_ns()), MERGE_LEAST_NS));
+	else if (!more && t->one_store) /* (not in a step of no time: the first screen's) */
+		more = budget_ns ? model_merge_step(t->m, MAX(deadline - MIN(deadline, now_ns()), MERGE_LEAST_NS))
+				 : model_merge_wanted(t->m);
 	if (!more && !t->follow)
 		more = model_seal(t->m, deadline);
 	return more;

@@ -102,7 +102,8 @@ void trace_init(struct trace *t);
 void trace_free(struct trace *t);
 /* Add a source for PATH; on failure the source has `error` set. */
 struct source *trace_open(struct trace *t, const char *path);
-/* Decode for about budget_ns; true while work remains. */
+/* Decode for about budget_ns; true while work remains.  A step of no time
+ * (the first screen's) does not begin making the sources' one store. */
 bool trace_step(struct trace *t, uint64_t budget_ns, bool wait);
 /* Decode everything (batch mode). */
 void trace_load_all(struct trace *t);

@@ -125,6 +125,9 @@ static bool agrees(void)
 
 static bool bounds_agree(void)
 {
+	if (nref && (evs_time_bound(&s, ref[0].ts - 1, true) != 0 ||
+		     evs_time_bound(&s, ref[nref - 1].ts + 1, false) != nref))
+		return false; /* (before the first, after the last) */
 	for (int k = 0; k < 200 && nref; k++) {
 		const struct cev *key = &ref[rnd() % nref];
 		size_t lo = 0, up = 0, tlo = 0, tup = 0;

@@ -852,6 +852,39 @@ static void test_parts(void)
 	m = NULL;
 }
 
+/* Many sources' events at one time, more than a cursor reads and sorts to
+ * place itself among them: placed by bisecting their places instead; and
+ * a few ties (sorted), at random places either way. */
+static void test_many_ties(void)
+{
+	setup();
+	enum { SOURCES = 4, EACH = 5000 };
+	struct added *v = calloc(SOURCES * EACH, sizeof *v);
+	size_t n = 0;
+	for (uint32_t s = 0; s < SOURCES; s++) {
+		uint32_t lane = model_lane(m, s, 100 + s, model_str(m, "l", 1));
+		for (uint32_t i = 0; i < EACH; i++, n++) {
+			int64_t ts = i < EACH - 100 ? 1000 : 1000 + i % 7; /* (a few ties after the many) */
+			struct event e = {.ts = ts, .dur = TTV_NODUR, .lane = lane, .type = t_inst, .flags = ROLE_INSTANT,
+					  .input = s, .off = i};
+			model_add(m, &e);
+			v[n] = (struct added){e, (uint64_t)s << 52 | (uint64_t)i << 16 | t_inst};
+		}
+	}
+	model_commit(m);
+	qsort(v, n, sizeof *v, by_place);
+	bool same = model_parts(m) == SOURCES;
+	uint64_t rng = 3;
+	for (int k = 0; k < 300 && same; k++) {
+		uint64_t p = k < 100 ? rng_next_test(&rng) % n : n - 1 - rng_next_test(&rng) % (SOURCES * 100);
+		struct event e;
+		model_get(m, p, &e);
+		same = same_event(&e, &v[p].e) && e.pos == p;
+	}
+	ok(same, "%d sources' %d events at one time, and a few ties: each found at its place", SOURCES, SOURCES * EACH);
+	free(v);
+}
+
 /* One source whose chains of events cover the same period (sub-streams
  * written one after another: cat f f f f), committed in pieces: late
  * chains go to piles, read in order among the rest; once settled the
@@ -1346,6 +1379,7 @@ int main(void)
 	test_long_and_meta();
 	test_sequences();
 	test_parts();
+	test_many_ties();
 	test_late_in_one_store();
 	test_piles();
 	test_seq_lanes();

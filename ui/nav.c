@@ -242,8 +242,28 @@ static uint64_t timed_from(struct app *a, uint64_t p, uint64_t (*step)(struct ap
 	return start;
 }
 
-uint64_t vis_first_timed(struct app *a) { return timed_from(a, vis_first(a), vis_next); }
-uint64_t vis_last_timed(struct app *a) { return timed_from(a, vis_last(a), vis_prev); }
+/* Every event before the first timed event's time, or after the last's,
+ * is metadata: where they end (or begin), found by time (a fleet's 256
+ * instances put 100,000 symbols first). */
+static uint64_t timed_bound(struct app *a, bool at_end)
+{
+	int64_t first, last;
+	if (!model_span(a->m, &first, &last))
+		return at_end ? NO_POS : 0;
+	return model_seek(a->m, at_end ? ts_add(last, 1) : first);
+}
+
+uint64_t vis_first_timed(struct app *a)
+{
+	uint64_t b = timed_bound(a, false), p = timed_from(a, vis_next(a, b ? b - 1 : NO_POS), vis_next);
+	return p != NO_POS ? p : vis_first(a);
+}
+
+uint64_t vis_last_timed(struct app *a)
+{
+	uint64_t p = timed_from(a, vis_prev(a, timed_bound(a, true)), vis_prev);
+	return p != NO_POS ? p : vis_last(a);
+}
 
 uint64_t vis_count(struct app *a)
 {

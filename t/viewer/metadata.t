@@ -50,6 +50,15 @@ k
 S
 like "$(printf '%s\n' "$SCREEN" | tail -1)" '#77/167 ' "htdump: k in the list from the first timed event reaches the metadata"
 
+# a fleet: 256 instances' symbol tables put 102,400 metadata events first,
+# more than are stepped over one by one
+"$TBIN/d9write" --generate 20000 --seed 1 --instances 256 "$TMP/fleet" >/dev/null || exit 1
+scenario metadata-fleet "$TMP/fleet" <<'S'
+G
+g
+S
+like "$(tail -1 "$TMP/metadata-fleet.txt")" ' #102145/122777 [+]0[.]0+$' "a fleet of 256 instances: g goes past 102,144 symbols to the first timed event"
+
 # in a terminal, at 80x24 and wide
 for size in 80x24 200x50; do
 	S=ttv-test-$$-$size
@@ -62,6 +71,12 @@ for size in 80x24 200x50; do
 	unlike "$(printf '%s\n' "$sc" | head -1)" '╷-[0-9]' "tmux $size: the axis starts at the trace"
 	tm send-keys -t "$S" q
 	wait_for 'exit=' || fail "tmux $size: q quits"
+	tm kill-server
+	session "$size" "TERM=xterm-256color '$TTV' '$TMP/fleet'"
+	wait_for '122 777 events' || fail "tmux $size: the fleet's first screen"
+	unlike "$(screen | tail -1)" 'metadata$' "tmux $size: a fleet opens on a timed event"
+	tm send-keys -t "$S" q
+	wait_for 'exit=' || fail "tmux $size: q quits the fleet"
 	tm kill-server
 done
 
