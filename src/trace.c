@@ -526,12 +526,14 @@ bool trace_step(struct trace *t, uint64_t budget_ns, bool wait)
 		model_commit(t->m);
 	/* the viewer's sources made one store: in steps while the keys are
 	 * read (a file that grows: at once, or appends would start it again,
-	 * and paired as it is made, for appends that land far back) */
-	if (!more && t->one_store && t->follow)
+	 * and paired as it is made, for appends that land far back); not
+	 * begun in a step of no time (the first screen's: it need not wait) */
+	if (!more && t->one_store && !budget_ns)
+		more = model_merge_wanted(t->m);
+	else if (!more && t->one_store && t->follow)
 		model_merge_parts(t->m);
-	else if (!more && t->one_store) /* (not in a step of no time: the first screen's) */
-		more = budget_ns ? model_merge_step(t->m, MAX(deadline - MIN(deadline, now_ns()), MERGE_LEAST_NS))
-				 : model_merge_wanted(t->m);
+	else if (!more && t->one_store)
+		more = model_merge_step(t->m, MAX(deadline - MIN(deadline, now_ns()), MERGE_LEAST_NS));
 	if (!more && !t->follow)
 		more = model_seal(t->m, deadline);
 	return more;

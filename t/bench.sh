@@ -391,6 +391,8 @@ shapes() {
 	# reopened: the index --info saved above (each instance its part)
 	ttv_fresh=$TTV TTV=$TTV_SAVED
 	first_screen "dial9, 256 instances, reopened" "$d9_256"
+	TTV="$TTV_SAVED -f"
+	first_screen "dial9, 256 instances, reopened, -f" "$d9_256"
 	TTV=$ttv_fresh
 	keys "keystroke to screen, dial9, 1 source" "$d9"
 	keys "keystroke to screen, dial9, 256 instances" "$d9_256"
