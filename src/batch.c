@@ -241,6 +241,7 @@ static uint64_t window_to(struct dump_apart *d, unsigned w, int64_t until)
 		struct dump_part *p = &d->win[w].part[k];
 		p->lo = d->at[k];
 		p->hi = until == INT64_MAX ? model_part_count(d->t->m, k) : model_part_bound(d->t->m, k, until, false);
+		p->hi = MAX(p->hi, p->lo); /* (a part out of time order: bound behind where it stands) */
 		in += p->hi - p->lo;
 	}
 	return in;
@@ -258,10 +259,29 @@ static int64_t next_time(struct dump_apart *d)
 	return t;
 }
 
+/* Window w: each part's next event if it is before until, else none.  For
+ * a part out of time order (a sequence a damaged saved index left so): its
+ * bound by time is behind where it stands, and the window by time would
+ * take nothing, again and again. */
+static uint64_t window_next_events(struct dump_apart *d, unsigned w, int64_t until)
+{
+	uint64_t in = 0;
+	for (size_t k = 0; k < d->np; k++) {
+		struct dump_part *p = &d->win[w].part[k];
+		p->lo = p->hi = d->at[k];
+		if (p->lo < model_part_count(d->t->m, k)) {
+			model_part_read(d->t->m, k, p->lo, 1, d->ev[0]);
+			p->hi += d->ev[0]->ts < until || until == INT64_MAX;
+		}
+		in += p->hi - p->lo;
+	}
+	return in;
+}
+
 /* The next window, in w: each part's events before d->until + d->step,
  * the step halved while that holds more than four windows' worth (unless
  * they are all at one time), and doubled for the next when it held under
- * half.  How many it holds. */
+ * half.  How many it holds (none: every part is at its end). */
 static uint64_t next_window(struct dump_apart *d, unsigned w)
 {
 	struct dump_window *win = &d->win[w];
@@ -277,18 +297,23 @@ static uint64_t next_window(struct dump_apart *d, unsigned w)
 	for (;;) {
 		until = ts_add(d->until, d->step);
 		in = window_to(d, w, until);
-		if (!in && until != INT64_MAX)
-			d->until = next_time(d); /* (a gap in time: on to the next event) */
-		else if (in > 4 * DUMP_WINDOW && d->step > 1)
-			d->step /= 2;
-		else
+		int64_t next = in ? 0 : next_time(d);
+		if (!in && until != INT64_MAX && next >= until) {
+			d->until = next; /* (a gap in time: on to the next event) */
+		} else if (!in) { /* (an event before until, yet none taken: out of order) */
+			in = window_next_events(d, w, until);
 			break;
+		} else if (in > 4 * DUMP_WINDOW && d->step > 1) {
+			d->step /= 2;
+		} else {
+			break;
+		}
 	}
 	d->until = until;
 	for (size_t k = 0; k < d->np; k++)
 		d->at[k] = win->part[k].hi;
 	if (in < DUMP_WINDOW / 2)
-		d->step = MIN(2 * d->step, UINT64_MAX / 4);
+		d->step = MIN(d->step, UINT64_MAX / 8) * 2; /* (no overflow to 0: a window of no time, for ever) */
 	return in;
 }
 
