@@ -3,8 +3,11 @@
  * that settling piles uses, in steps or at once. */
 #include "src/model_int.h"
 
-/* A part read in order, a run at a time. */
-#define FEED_RUN 1024
+/* A part read in order, a run at a time: short runs, so that every part's
+ * next events stay in the cache (256 parts' runs of 1,024 were 7 MB, and
+ * each event taken was a miss: the viewer's load of 256 instances, their
+ * one store made, 0.44 -> 0.35 s with 64) */
+#define FEED_RUN 64
 struct feed {
 	const struct evstore *st;
 	uint64_t next, n; /* the next to read into the run, and how many there are */
