@@ -1074,12 +1074,18 @@ void evs_lend_packer(struct evstore *s, struct evstore *from)
 
 void evs_pack_whole(struct evstore *s) { pack_keeping(s, 0); }
 
-void evs_pack_all(struct evstore *s)
+/* (the room merges use, given back) */
+static void free_tmp(struct evstore *s)
 {
-	pack_keeping(s, 0);
 	bigmem_free(&s->tmp_mem);
 	s->tmp = NULL;
 	s->captmp = 0;
+}
+
+void evs_pack_all(struct evstore *s)
+{
+	pack_keeping(s, 0);
+	free_tmp(s);
 	if (s->capopen <= 2 * EVS_BLOCK)
 		return;
 	struct bigmem mem = {0};
@@ -1113,9 +1119,7 @@ bool evs_seal_step(struct evstore *s)
 		if (s->nopen)
 			return false;
 	}
-	bigmem_free(&s->tmp_mem);
-	s->tmp = NULL;
-	s->captmp = 0;
+	free_tmp(s);
 	bigmem_free(&s->open_mem);
 	s->open = NULL;
 	s->capopen = s->open0 = 0;
