@@ -94,6 +94,7 @@ struct dfield {
 enum { METRIC_GAUGE = 1, METRIC_COUNTER, METRIC_UPDOWN };
 
 struct schema {
+	uint32_t refs;     /* its holders: decoders, and a directory's schemas */
 	uint8_t *key;      /* identity: the schema frame after its type id, then its annotations */
 	uint32_t nkey, nraw;
 	uint64_t hash;
@@ -204,6 +205,7 @@ struct d9 {
 	struct schema **sch;
 	size_t nsch, capsch;
 	struct hmap sch_by_hash; /* hash (+ probe) -> index */
+	struct schemas *shared;  /* its directory's, when it was found in one */
 
 	/* sub-streams and their tables */
 	struct sub *subs;
@@ -280,9 +282,18 @@ struct group {
 	struct source *src;
 };
 
+/* The schemas a directory's files made: a fleet's instances write the
+ * same ones, each made once (schemas depend on their identity alone). */
+struct schemas {
+	struct schema **v;
+	size_t n, cap;
+	struct hmap by_hash; /* hash (+ probe) -> index */
+};
+
 struct d9dir {
 	uint32_t magic; /* D9_DIR */
 	char *path;
+	struct schemas schemas;
 	struct seg *segs; /* the segments added so far */
 	size_t nsegs, capsegs;
 	struct group *groups;
@@ -322,7 +333,8 @@ struct capture {
 /* schema.c: schemas: parsed, shared between sub-streams, classified by name and annotations */
 bool d9_ends_with(const char *s, const char *suffix);
 void d9_ids_put(struct ids *t, uint32_t id, uint32_t val);
-void d9_schema_free(struct schema *s);
+void d9_schema_free(struct schema *s); /* (one holder's: the last frees it) */
+void d9_schemas_free(struct schemas *ss);
 uint32_t d9_schema_get(struct d9 *d, const uint8_t *key, uint32_t nkey, uint32_t nraw);
 
 /* spans.c */

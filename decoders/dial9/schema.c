@@ -302,6 +302,7 @@ static void metric_tracks(struct d9 *d, struct schema *s)
 static struct schema *schema_build(struct d9 *d, const uint8_t *key, uint32_t nkey, uint32_t nraw, uint64_t hash)
 {
 	struct schema *s = xcalloc(1, sizeof *s);
+	s->refs = 1;
 	s->key = xmalloc(nkey ? nkey : 1);
 	memcpy(s->key, key, nkey);
 	s->nkey = nkey;
@@ -362,6 +363,8 @@ static struct schema *schema_build(struct d9 *d, const uint8_t *key, uint32_t nk
 
 void d9_schema_free(struct schema *s)
 {
+	if (--s->refs)
+		return;
 	free(s->metric_field);
 	free(s->metric_type);
 	for (unsigned i = 0; i < s->nfields; i++)
@@ -373,18 +376,55 @@ void d9_schema_free(struct schema *s)
 	free(s);
 }
 
-/* The shared schema with this identity (made on first sight); its index. */
+/* Among v (by_hash: hash + probe -> index), the index of the schema with
+ * this identity, else SIZE_MAX with *h at the free probe. */
+static size_t schema_find(struct schema *const *v, const struct hmap *by_hash, const uint8_t *key, uint32_t nkey,
+			  uint32_t nraw, uint64_t *h)
+{
+	uint64_t idx;
+	for (; hmap_get(by_hash, *h, &idx); ++*h) {
+		const struct schema *s = v[idx];
+		if (s->nkey == nkey && s->nraw == nraw && !memcmp(s->key, key, nkey))
+			return (size_t)idx;
+	}
+	return SIZE_MAX;
+}
+
+/* A schema for d: its directory's when it has one (made there on first sight). */
+static struct schema *schema_made(struct d9 *d, const uint8_t *key, uint32_t nkey, uint32_t nraw, uint64_t hash)
+{
+	struct schemas *ss = d->shared;
+	if (!ss)
+		return schema_build(d, key, nkey, nraw, hash);
+	uint64_t h = hash;
+	size_t i = schema_find(ss->v, &ss->by_hash, key, nkey, nraw, &h);
+	if (i == SIZE_MAX) {
+		xgrow(&ss->v, &ss->cap, ss->n + 1, sizeof *ss->v);
+		i = ss->n++;
+		ss->v[i] = schema_build(d, key, nkey, nraw, hash);
+		hmap_put(&ss->by_hash, h, i);
+	}
+	ss->v[i]->refs++;
+	return ss->v[i];
+}
+
+/* The schema with this identity (made on first sight); its index. */
 uint32_t d9_schema_get(struct d9 *d, const uint8_t *key, uint32_t nkey, uint32_t nraw)
 {
-	uint64_t hash = hash_bytes(key, nkey) ^ nraw, h = hash, idx;
-	while (hmap_get(&d->sch_by_hash, h, &idx)) {
-		const struct schema *s = d->sch[idx];
-		if (s->nkey == nkey && s->nraw == nraw && !memcmp(s->key, key, nkey))
-			return (uint32_t)idx;
-		h++;
-	}
+	uint64_t hash = hash_bytes(key, nkey) ^ nraw, h = hash;
+	size_t i = schema_find(d->sch, &d->sch_by_hash, key, nkey, nraw, &h);
+	if (i != SIZE_MAX)
+		return (uint32_t)i;
 	xgrow(&d->sch, &d->capsch, d->nsch + 1, sizeof *d->sch);
-	d->sch[d->nsch] = schema_build(d, key, nkey, nraw, hash);
+	d->sch[d->nsch] = schema_made(d, key, nkey, nraw, hash);
 	hmap_put(&d->sch_by_hash, h, d->nsch);
 	return (uint32_t)d->nsch++;
+}
+
+void d9_schemas_free(struct schemas *ss)
+{
+	for (size_t i = 0; i < ss->n; i++)
+		d9_schema_free(ss->v[i]);
+	free(ss->v);
+	hmap_free(&ss->by_hash);
 }

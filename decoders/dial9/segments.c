@@ -42,6 +42,7 @@ static void d9_close(void *st)
 		struct d9dir *dd = st;
 		free_segs(dd->segs, dd->nsegs);
 		free_groups(dd->groups, dd->ngroups);
+		d9_schemas_free(&dd->schemas);
 		free(dd->path);
 		free(dd);
 		return;
@@ -632,6 +633,7 @@ static size_t add_segments(struct source *src, struct d9dir *dd)
 		in->dec = &dial9_decoder;
 		struct d9 *d = d9_open(in);
 		d->lane_prefix = g->lane_prefix;
+		d->shared = &dd->schemas;
 		g->prefix_used = true;
 		in->dstate = d;
 		added++;
