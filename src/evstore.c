@@ -1241,14 +1241,6 @@ static bool block_valid(const struct evstore *s, const struct evblock *b, uint64
 	return true;
 }
 
-/* (madvise over the pages that hold p[0..n)) */
-static void madvise_pages(void *p, size_t n, int advice)
-{
-	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), a = (uintptr_t)p & ~(page - 1);
-	if (n)
-		madvise((void *)a, (uintptr_t)p + n - a, advice);
-}
-
 bool evs_restore(struct evstore *s, struct blob *r, uint8_t *pool, size_t npool, const struct evs_limits *lim)
 {
 	evs_free(s);
@@ -1261,15 +1253,13 @@ bool evs_restore(struct evstore *s, struct blob *r, uint8_t *pool, size_t npool,
 	const struct cev *open = get_array(r, &nopen, sizeof *open);
 	if (r->bad || s->nblk > UINT32_MAX)
 		return false;
-	/* the check reads a few bytes of each block: only those pages, not
-	 * the kernel's usual neighbours (the whole pool, in memory at once) */
-	madvise_pages(s->pool.p, npool, MADV_RANDOM);
+	/* (the check reads a few bytes of each block: the caller has the
+	 * kernel bring in only those pages, not their usual neighbours) */
 	bool valid = true;
 	for (size_t i = 0; valid && i < s->nblk; i++) {
 		valid = block_valid(s, &s->blk[i], s->npacked, lim);
 		s->npacked += s->blk[i].n;
 	}
-	madvise_pages(s->pool.p, npool, MADV_NORMAL);
 	if (!valid)
 		return false;
 	if (nopen) {

@@ -1,5 +1,7 @@
 /* model_saved.c: the model in a saved index (model_save) and read back from one
  * (model_restore), every value checked against what the rest allows. */
+#include <sys/mman.h>
+
 #include "src/model_int.h"
 
 bool model_savable(struct model *m)
@@ -261,6 +263,11 @@ static bool restore_parts(struct model *m, struct blob *r, struct bigmem *pool, 
 	struct evs_limits lim = {ninputs, m->ntypes, m->nlanes, strtab_count(m->st)};
 	size_t at = 0;
 	bool fit = true;
+	/* checking each block reads a few bytes of it: only those pages, not
+	 * the kernel's usual neighbours (the whole pool, in memory at once);
+	 * advised once for every part's pool */
+	if (m->restored.p)
+		madvise(m->restored.p, m->restored.bytes, MADV_RANDOM);
 	for (size_t k = 0; k < nsaved && fit && !r->bad; k++) {
 		struct part *p = m->parts[map[k]];
 		uint64_t n = get_below(r, npool - at + 1);
@@ -269,6 +276,8 @@ static bool restore_parts(struct model *m, struct blob *r, struct bigmem *pool, 
 		fit = !r->bad && evs_restore(&p->store, r, pool_at, (size_t)n, &lim) && restore_snaps(m, p, r);
 		at += (size_t)n;
 	}
+	if (m->restored.p)
+		madvise(m->restored.p, m->restored.bytes, MADV_NORMAL);
 	free(map);
 	m->ncompact = nev_in(m, m->nparts);
 	return fit && !r->bad;
