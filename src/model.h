@@ -254,6 +254,13 @@ uint64_t model_lanes_next(struct model *m, const struct idset *lanes, uint64_t p
 uint64_t model_lanes_prev(struct model *m, const struct idset *lanes, uint64_t pos, uint64_t begin);
 /* First position whose time is >= t (count when none). */
 uint64_t model_seek(struct model *m, int64_t t);
+/* A place this thread reads again and again (a view's selection): a
+ * cursor there stays while other reads and seeks come and go (among many
+ * parts placing one anew is a search in each). */
+void model_keep(struct model *m, uint64_t pos);
+/* How many times this thread's cursors over m were placed by bisection,
+ * each step a search in every stream (tests: a kept place is not). */
+uint64_t model_placed(const struct model *m);
 /* Position of the event with this time whose bytes are (input, off): how
  * views find an event again after late events moved it. */
 bool model_find(struct model *m, int64_t ts, uint32_t input, uint64_t off, uint64_t *pos);
@@ -283,6 +290,9 @@ bool model_get_shared(const struct model *m);
  * between its reads (threads that each read every other run of events
  * step over all of them). */
 bool model_split_reads(const struct model *m);
+/* How many streams the order is merged from (one store: 1; else its parts
+ * and sequences): a seek by time searches each of them. */
+size_t model_streams(const struct model *m);
 /* How many times the event order changed behind already committed
  * positions (late events merged in); views use it to re-find their place. */
 uint64_t model_generation(const struct model *m);

@@ -126,13 +126,21 @@ static void cursor_placed(const struct model *m, struct cursor *c)
 	c->valid = true;
 }
 
-/* The least recently chosen of this thread's cursors, to be placed anew. */
+/* Is cursor i the one at model_keep's place? */
+static bool kept(const struct cursors *cs, int i) { return cs->cur[i].valid && cs->cur[i].pos + 1 == cs->kept; }
+
+void model_keep(struct model *m, uint64_t pos) { cursors_of(m)->kept = pos + 1; }
+
+uint64_t model_placed(const struct model *m) { return cursors_of(m)->placed; }
+
+/* The least recently chosen of this thread's cursors (not the kept one),
+ * to be placed anew. */
 static struct cursor *cursor_slot(const struct model *m)
 {
 	struct cursors *cs = cursors_of(m);
-	int old = 0;
-	for (int i = 1; i < NCURSORS; i++)
-		if (cs->used[i] < cs->used[old])
+	int old = kept(cs, 0) ? 1 : 0;
+	for (int i = old + 1; i < NCURSORS; i++)
+		if (cs->used[i] < cs->used[old] && !kept(cs, i))
 			old = i;
 	cs->used[old] = ++cs->clock;
 	struct cursor *c = &cs->cur[old];
@@ -156,7 +164,8 @@ uint64_t model_seek(struct model *m, int64_t t)
 	 * last seek's again: a view's seeks one after another, by time, leave
 	 * its other places' cursors where they are) */
 	struct cursors *cs = cursors_of(m);
-	struct cursor *c = cs->seek_slot && cs->cur[cs->seek_slot - 1].valid ? &cs->cur[cs->seek_slot - 1] : cursor_slot(m);
+	int last = cs->seek_slot - 1;
+	struct cursor *c = last >= 0 && cs->cur[last].valid && !kept(cs, last) ? &cs->cur[last] : cursor_slot(m);
 	cs->seek_slot = (int)(c - cs->cur) + 1;
 	cs->used[cs->seek_slot - 1] = ++cs->clock;
 	cursor_alloc(m, c);
@@ -374,6 +383,7 @@ static struct cursor *cursor_at(const struct model *m, uint64_t p)
 	if (!c || best > STEP_LIMIT) {
 		c = cursor_slot(m);
 		cursor_place(m, c, p);
+		cs->placed++;
 		return c;
 	}
 	cs->used[at] = ++cs->clock;
@@ -491,6 +501,8 @@ uint64_t model_lanes_prev(struct model *m, const struct idset *lanes, uint64_t p
 bool model_get_shared(const struct model *m) { return m->nseqs == 1; }
 
 bool model_split_reads(const struct model *m) { return nstreams(m) == 1; }
+
+size_t model_streams(const struct model *m) { return nstreams(m); }
 
 /* Does sequence s hold the whole of its lane?  (A decoder's sequence is
  * one lane's records; a lane with events of a part too, or of another

@@ -90,6 +90,8 @@ struct cursors {
 	uint64_t used[NCURSORS]; /* when each was last used (the least recently is placed anew) */
 	uint64_t clock;
 	int seek_slot; /* the cursor the last model_seek placed, + 1: seeks one after another reuse it */
+	uint64_t kept; /* model_keep's place + 1 (0: none): its cursor is not placed anew */
+	uint64_t placed; /* cursors placed by bisection (model_placed) */
 };
 
 /* Pairing state saved at a position, so late events can be re-paired from

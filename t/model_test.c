@@ -754,6 +754,16 @@ static void test_parts(void)
 				read &= same_event(&run[j], &v[p + j].e) && run[j].pos == p + j;
 		}
 		ok(read, "... reading runs");
+		/* a view's selection, found by a seek, kept while the view's own
+		 * seeks and reads go elsewhere: read again without a bisection */
+		uint64_t sel = model_seek(m, v[n / 3].e.ts);
+		model_get(m, sel, &e);
+		model_keep(m, sel);
+		for (int k = 0; k < 12; k++)
+			model_read(m, model_seek(m, v[(uint64_t)k * (n / 12)].e.ts), 200, run);
+		uint64_t placed = model_placed(m);
+		model_get(m, sel, &e);
+		ok(same_event(&e, &v[sel].e) && model_placed(m) == placed, "... a kept place stays placed past other seeks");
 		uint64_t npaired = 0;
 		for (uint64_t p = 0; p < n && pairs; p += 7) {
 			model_get(m, p, &e);

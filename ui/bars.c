@@ -38,6 +38,8 @@ uint32_t bar_name(const struct app *a, const struct bar *b)
 }
 
 #define SAMPLE_RUN 256 /* events read in a row when the window is sampled */
+#define SEEK_READS 8   /* a seek's search of one stream costs about as much as reading 8 events */
+#define MIN_RUNS 16    /* runs at least, however many streams a seek searches */
 #define EARLY_RUN 256  /* events read at once (model_read), most on lanes not asked for */
 #define SEQ_LOOKBACK 65536 /* events looked at before the window on lanes of sequences */
 
@@ -356,19 +358,27 @@ void bars_make(struct bars *bs, struct app *a, const uint32_t *lanes, size_t n, 
 	uint64_t p0 = model_seek(a->m, t0), p1 = model_seek(a->m, t1);
 	early(bs, a, p0, lookback);
 	uint64_t step = p1 - p0 > budget ? (p1 - p0) / budget : 1;
-	bs->scale = (uint32_t)MIN(step, UINT32_MAX);
-	bs->sampled = step > 1;
 	if (step == 1) {
 		place_range(bs, a, p0, p1);
 		return;
 	}
 	/* sampled: runs of SAMPLE_RUN events read in order, at times evenly
 	 * apart (a seek by time is cheap in ATF's merged sequences, a seek by
-	 * position bisects them) */
+	 * position bisects them); a run costs its reads or its seek's search
+	 * of every stream, whichever is more: among many fewer runs, each
+	 * event read standing for more */
 	uint64_t runs = (p1 - p0) / (step * SAMPLE_RUN) + 1, span = ts_span(t0, t1), done = p0;
+	uint64_t searches = (uint64_t)SEEK_READS * model_streams(a->m);
+	if (searches > SAMPLE_RUN && runs > MIN_RUNS) {
+		runs = MAX(runs * SAMPLE_RUN / searches, MIN_RUNS);
+		step = MAX((p1 - p0) / (runs * SAMPLE_RUN), 1);
+	}
+	bs->scale = (uint32_t)MIN(step, UINT32_MAX);
+	bs->sampled = true;
 	for (uint64_t k = 0; k < runs; k++) {
 		int64_t t = ts_add(t0, (uint64_t)((unsigned __int128)span * k / runs));
-		uint64_t at = MAX(model_seek(a->m, t), done);
+		uint64_t at = model_seek(a->m, t); /* (not inside MAX: it would seek twice) */
+		at = MAX(at, done);
 		done = MIN(at + SAMPLE_RUN, p1);
 		place_range(bs, a, at, done);
 	}

@@ -354,7 +354,7 @@ static void tick_label(struct app *a, struct buf *b, __int128 t, int64_t origin,
 }
 
 /* Tick labels: steps of 1, 2, 5 x 10^k ns, far enough apart to read. */
-static void axis(struct app *a, int x0, int W)
+static void axis(struct app *a, int x0, int W, int cur)
 {
 	struct lanes_view *lv = lv_of(a);
 	draw_role(R_AXIS);
@@ -377,7 +377,6 @@ static void axis(struct app *a, int x0, int W)
 	int decimals = 0;
 	for (int64_t s = step; (double)s < div && decimals < 9; s *= 10)
 		decimals++;
-	int cur = a->sel != NO_POS ? time_col(a, W, model_ts(a->m, a->sel)) : -1;
 	__int128 t = rel0 - ((rel0 % step) + step) % step;
 	int last_end = -1;
 	for (; t + origin < lv->t1; t += step) {
@@ -646,7 +645,7 @@ static size_t lanes_fit_rows(struct app *a, struct bars *bs, size_t first, int R
 	}
 }
 
-static void lanes_header(struct app *a, int NW, int W, size_t ns, bool approximate)
+static void lanes_header(struct app *a, int NW, int W, int cur, size_t ns, bool approximate)
 {
 	size_t nl = model_nlanes(a->m);
 	struct buf b = {0};
@@ -657,7 +656,7 @@ static void lanes_header(struct app *a, int NW, int W, size_t ns, bool approxima
 	draw_fill(0, 0, NW, " ");
 	draw_text(0, 0, NW - 1, b.p, b.len);
 	buf_free(&b);
-	axis(a, NW, W);
+	axis(a, NW, W, cur);
 	range_draw(a, NW, W);
 	if (approximate) {
 		draw_role(R_WARNING);
@@ -684,13 +683,15 @@ static void lanes_draw(struct app *a)
 		lv->top = lv->cur - (size_t)R + 1;
 	/* the bars of every lane that may be on screen (each takes a row at least) */
 	size_t first = MIN(lv->top, ns), nb = MIN((size_t)R, ns - first);
+	/* (the selection's time before the bars' seeks move the cursors: among
+	 * many parts placing one again is a search in each) */
+	int cur = a->sel != NO_POS ? time_col(a, W, model_ts(a->m, a->sel)) : -1;
 	struct bars bs;
 	uint64_t budget = MAX((uint64_t)SCAN_MIN, (uint64_t)SCAN_PER_CELL * (uint64_t)W * (uint64_t)R);
 	bars_make(&bs, a, lanes + first, nb, lv->t0, lv->t1, W, budget, LOOKBACK);
 	size_t fit = nb ? lanes_fit_rows(a, &bs, first, R, &lv->top) : 0;
-	lanes_header(a, NW, W, ns, bs.approximate);
+	lanes_header(a, NW, W, cur, ns, bs.approximate);
 
-	int cur = a->sel != NO_POS ? time_col(a, W, model_ts(a->m, a->sel)) : -1;
 	int y = 1;
 	for (size_t k = lv->top - first; k < lv->top - first + fit && y <= R; k++) {
 		const struct lane_bars *lb = &bs.lane[k];

@@ -364,6 +364,8 @@ void ui_draw(struct app *a)
 	 * a row's end is cleared without an attribute change first */
 	bkgdset((chtype)theme_attr(R_NORMAL) | ' ');
 	erase();
+	if (a->sel != NO_POS)
+		model_keep(a->m, a->sel); /* (read by every view, around their other reads) */
 	view_ops_of(view_top(a))->draw(a);
 	if (a->prompt.kind != PROMPT_NONE)
 		prompt_draw(a);

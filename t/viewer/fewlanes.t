@@ -107,6 +107,19 @@ Left
 S
 like "$(echo "$SCREEN" | tail -1)" '^first .*#1/20002' "Left: back to the one before it"
 
+# an ATF session of 48 threads, each its sequence (never one store): a
+# sampled window's seeks search every sequence, so it is read in fewer
+# runs, each event read standing for more; every lane on screen still
+# shows its spans and the count of the rest
+"$TBIN/atfwrite" --generate 6 --seed 2 --threads 48 s48 >/dev/null || exit 1
+scenario manyseqs s48 <<'S'
+Z
+S
+# (thread 1's calls below main: counted across the window, not in a few places)
+cells=$(echo "$SCREEN" | sed -n '12,13p' | cut -c22- | grep -o '[▒▓░]' | wc -l)
+ok $([ "$cells" -ge 40 ] && echo 0 || echo 1) "48 sequences, sampled: calls counted across the window ($cells cells)"
+like "$(echo "$SCREEN" | tail -1)" '#1/94480' "... all 94,480 events there"
+
 # in a terminal (tmux), at 80x24 and wide: down three lanes and into a span
 # of a fleet of 40 instances, its self time and depth on the status line
 for size in 80x24 200x50; do
