@@ -199,9 +199,10 @@ uint64_t span_child(struct app *a, const struct bar *sp)
 static int64_t events_away(struct app *a, int64_t at, int dir, uint64_t step, int64_t first, int64_t last)
 {
 	uint64_t n = model_count(a->m), p = model_seek(a->m, at);
-	if (dir > 0)
-		return p + step < n ? MAX(model_ts(a->m, p + step), ts_add(at, 1)) : ts_add(last, 1);
-	return p > step ? MIN(model_ts(a->m, p - step), ts_sub(at, 1)) : first;
+	if (dir > 0 ? p + step >= n : p <= step)
+		return dir > 0 ? ts_add(last, 1) : first;
+	int64_t t = model_ts(a->m, dir > 0 ? p + step : p - step); /* (once: MIN and MAX take their arguments twice) */
+	return dir > 0 ? MAX(t, ts_add(at, 1)) : MIN(t, ts_sub(at, 1));
 }
 
 /* The span before (dir < 0) or after (dir > 0) at the same depth, looking
