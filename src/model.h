@@ -258,9 +258,10 @@ uint64_t model_seek(struct model *m, int64_t t);
  * cursor there stays while other reads and seeks come and go (among many
  * parts placing one anew is a search in each). */
 void model_keep(struct model *m, uint64_t pos);
-/* How many times this thread's cursors over m were placed by bisection,
- * each step a search in every stream (tests: a kept place is not). */
-uint64_t model_placed(const struct model *m);
+/* How many searches in every stream this thread's cursors over m made to
+ * place themselves at positions (tests: a kept place needs none, a place
+ * is found in few). */
+uint64_t model_searches(const struct model *m);
 /* Position of the event with this time whose bytes are (input, off): how
  * views find an event again after late events moved it. */
 bool model_find(struct model *m, int64_t ts, uint32_t input, uint64_t off, uint64_t *pos);

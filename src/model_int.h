@@ -91,7 +91,7 @@ struct cursors {
 	uint64_t clock;
 	int seek_slot; /* the cursor the last model_seek placed, + 1: seeks one after another reuse it */
 	uint64_t kept; /* model_keep's place + 1 (0: none): its cursor is not placed anew */
-	uint64_t placed; /* cursors placed by bisection (model_placed) */
+	uint64_t searches; /* searches in every stream to place cursors (model_searches) */
 };
 
 /* Pairing state saved at a position, so late events can be re-paired from

@@ -712,6 +712,36 @@ static bool open_begins_placed(void)
 	return placed;
 }
 
+/* model_lanes_next and _prev over two of the fleet's lanes give each of
+ * their events in turn, as a look at every event does; each one found is
+ * read where the look left its cursor (no search to place one). */
+static bool lanes_found(const struct added *v, size_t n)
+{
+	uint32_t want[2] = {v[0].e.lane, v[n - 1].e.lane};
+	struct idset set;
+	idset_make(&set, want, 2);
+	bool same = true;
+	uint64_t p = 0, searches = 0;
+	for (uint64_t q = 0; q < n && same; q++) {
+		if (v[q].e.lane != want[0] && v[q].e.lane != want[1])
+			continue;
+		p = model_lanes_next(m, &set, p, n);
+		uint64_t before = model_searches(m);
+		struct event e;
+		model_get(m, p, &e);
+		searches += model_searches(m) - before;
+		same = p == q && same_event(&e, &v[q].e);
+		p++;
+	}
+	same &= model_lanes_next(m, &set, p, n) == n && searches == 0;
+	uint64_t back = n;
+	for (uint64_t q = n; q-- > n - 3000 && same;)
+		if (v[q].e.lane == want[0] || v[q].e.lane == want[1])
+			same = (back = model_lanes_prev(m, &set, back, 0)) == q;
+	idset_free(&set);
+	return same;
+}
+
 static void test_parts(void)
 {
 	size_t n;
@@ -761,9 +791,21 @@ static void test_parts(void)
 		model_keep(m, sel);
 		for (int k = 0; k < 12; k++)
 			model_read(m, model_seek(m, v[(uint64_t)k * (n / 12)].e.ts), 200, run);
-		uint64_t placed = model_placed(m);
+		uint64_t searches = model_searches(m);
 		model_get(m, sel, &e);
-		ok(same_event(&e, &v[sel].e) && model_placed(m) == placed, "... a kept place stays placed past other seeks");
+		ok(same_event(&e, &v[sel].e) && model_searches(m) == searches, "... a kept place stays placed past other seeks");
+		/* places far apart, each found by a search on time: in a few
+		 * guesses (times spread evenly), not one halving a bit */
+		searches = model_searches(m);
+		bool found = true;
+		for (int k = 1; k <= 20; k++) {
+			uint64_t p = n * (uint64_t)k / 21 + (uint64_t)k * 7;
+			model_get(m, p, &e);
+			found &= same_event(&e, &v[p].e);
+		}
+		uint64_t per = (model_searches(m) - searches) / 20;
+		ok(found && per <= 8, "... places found in %llu searches each", (unsigned long long)per);
+		ok(lanes_found(v, n), "... a few lanes' events found among the rest, forth and back");
 		uint64_t npaired = 0;
 		for (uint64_t p = 0; p < n && pairs; p += 7) {
 			model_get(m, p, &e);

@@ -309,13 +309,12 @@ static void place_range(struct bars *bs, struct app *a, uint64_t from, uint64_t 
 	each_on_lanes(bs, a, from, to, place_seen, NULL);
 }
 
-/* A few lanes among many (an eighth or fewer) are looked for alone, in
- * one store (its blocks say which lanes they hold).  Among many sources'
- * parts, each event found would place the merge's cursor again (a search
- * in every part): the events are read in order instead. */
-static void seek_few(struct bars *bs, struct model *m, const uint32_t *lanes, size_t n, uint32_t nl)
+/* A few lanes among many (an eighth or fewer) are looked for alone: one
+ * store passes over blocks without them, a merge of streams reads only
+ * the lanes of the others' events (model_lanes_next). */
+static void seek_few(struct bars *bs, const uint32_t *lanes, size_t n, uint32_t nl)
 {
-	if ((uint64_t)n * 8 > nl || !model_split_reads(m))
+	if ((uint64_t)n * 8 > nl)
 		return;
 	uint32_t *known = xmalloc((n + 1) * sizeof *known);
 	size_t k = 0;
@@ -352,7 +351,7 @@ void bars_make(struct bars *bs, struct app *a, const uint32_t *lanes, size_t n, 
 		if (lanes[i] < nl)
 			bs->index[lanes[i]] = (int)i;
 	}
-	seek_few(bs, a->m, lanes, n, nl);
+	seek_few(bs, lanes, n, nl);
 	if (!model_count(a->m))
 		return;
 	uint64_t p0 = model_seek(a->m, t0), p1 = model_seek(a->m, t1);
