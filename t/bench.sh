@@ -393,6 +393,12 @@ shapes() {
 	first_screen "dial9, 256 instances, reopened" "$d9_256"
 	TTV="$TTV_SAVED -f"
 	first_screen "dial9, 256 instances, reopened, -f" "$d9_256"
+	TTV=$TTV_SAVED
+	# an ATF session's threads stay sequences (1,024 here): every seek
+	# searches each of them
+	"$TTV_SAVED" --info "$atf_256" >/dev/null
+	first_screen "atf, 256 pids in a session, reopened" "$atf_256"
+	keys "keystroke to screen, atf, 256 pids in a session" "$atf_256"
 	TTV=$ttv_fresh
 	keys "keystroke to screen, dial9, 1 source" "$d9"
 	keys "keystroke to screen, dial9, 256 instances" "$d9_256"
