@@ -279,9 +279,11 @@ static uint64_t window_next_events(struct dump_apart *d, unsigned w, int64_t unt
 }
 
 /* The next window, in w: each part's events before d->until + d->step,
- * the step halved while that holds more than four windows' worth (unless
- * they are all at one time), and doubled for the next when it held under
- * half.  How many it holds (none: every part is at its end). */
+ * the step halved while that holds more than two windows' worth (unless
+ * they are all at one time; each thread's text of two windows is held at
+ * once: four windows' worth of a fleet's lines kept 39 MB), and doubled
+ * for the next when it held under half.  How many it holds (none: every
+ * part is at its end). */
 static uint64_t next_window(struct dump_apart *d, unsigned w)
 {
 	struct dump_window *win = &d->win[w];
@@ -303,7 +305,7 @@ static uint64_t next_window(struct dump_apart *d, unsigned w)
 		} else if (!in) { /* (an event before until, yet none taken: out of order) */
 			in = window_next_events(d, w, until);
 			break;
-		} else if (in > 4 * DUMP_WINDOW && d->step > 1) {
+		} else if (in > 2 * DUMP_WINDOW && d->step > 1) {
 			d->step /= 2;
 		} else {
 			break;
