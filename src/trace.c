@@ -439,7 +439,7 @@ static void step_input(struct trace *t, struct input *in, bool wait)
 			  in->dec->name, used, (unsigned long long)n);
 		used = 0;
 	}
-	if (p != t->chunk) {
+	if (p != t->chunk && used) {
 		/* Back off a little: fault-around maps pages on both sides of a fault. */
 		uint64_t back = MIN(in->consumed, 256u << 10);
 		input_release(in, in->consumed - back, used + back);

@@ -419,7 +419,10 @@ void ui_toggle_follow(struct app *a)
 			if (!in->src->error && !in->gone)
 				in->done = in->quiet = false; /* look again: the end is not final now */
 		}
-		trace_watch(a->t);
+		/* every file looked at, and watched from then on, in the loop's next
+		 * turn (at start: after the first screen, which a fleet's watches,
+		 * one a file and a directory, kept waiting 5 ms) */
+		a->t->last_check = 0;
 		a->loading = true;
 		if (a->sel != NO_POS) /* (at start the first load selects the last event) */
 			jump_to(a, vis_last(a));
