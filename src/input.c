@@ -782,27 +782,34 @@ size_t dir_list(const char *dir, struct dir_entry **out)
 	if (remote_is(dir))
 		return remote_list(dir, out);
 	*out = NULL;
-	DIR *d = opendir(dir);
-	if (!d)
+	/* (read as the kernel gives it, not by opendir: that asks for the
+	 * directory's stat too, a call more each of a fleet's 516) */
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
 		return 0;
 	size_t n = 0, cap = 0;
-	struct dirent *de;
 	struct buf full = {0};
-	while ((de = readdir(d))) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		/* (what the directory says, when it says: one stat less per entry) */
-		enum path_kind k = de->d_type == DT_DIR ? PATH_DIR : de->d_type == DT_REG ? PATH_FILE : PATH_NONE;
-		if (de->d_type != DT_DIR && de->d_type != DT_REG) { /* unknown, a link, or other */
-			buf_reset(&full);
-			buf_printf(&full, "%s/%s", dir, de->d_name);
-			k = path_kind(full.p);
+	_Alignas(struct dirent64) char ents[32768];
+	ssize_t got;
+	while ((got = getdents64(fd, ents, sizeof ents)) > 0) {
+		for (ssize_t at = 0; at < got;) {
+			const struct dirent64 *de = (const struct dirent64 *)(ents + at);
+			at += de->d_reclen;
+			if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+				continue;
+			/* (what the directory says, when it says: one stat less per entry) */
+			enum path_kind k = de->d_type == DT_DIR ? PATH_DIR : de->d_type == DT_REG ? PATH_FILE : PATH_NONE;
+			if (de->d_type != DT_DIR && de->d_type != DT_REG) { /* unknown, a link, or other */
+				buf_reset(&full);
+				buf_printf(&full, "%s/%s", dir, de->d_name);
+				k = path_kind(full.p);
+			}
+			xgrow(out, &cap, n + 1, sizeof **out);
+			(*out)[n++] = (struct dir_entry){xstrdup(de->d_name), k};
 		}
-		xgrow(out, &cap, n + 1, sizeof **out);
-		(*out)[n++] = (struct dir_entry){xstrdup(de->d_name), k};
 	}
 	buf_free(&full);
-	closedir(d);
+	close(fd);
 	return n;
 }
 

@@ -48,14 +48,21 @@ static bool ends_hash(int fd, uint64_t size, uint64_t *hash)
 	return ok;
 }
 
+/* (of fd, whose stat is st) */
+static bool id_of(int fd, const struct stat *st, struct file_id *id)
+{
+	if (!S_ISREG(st->st_mode))
+		return false;
+	uint64_t size = (uint64_t)st->st_size;
+	*id = (struct file_id){(uint64_t)st->st_dev, (uint64_t)st->st_ino, size,
+			       (uint64_t)st->st_mtim.tv_sec * 1000000000ull + (uint64_t)st->st_mtim.tv_nsec, 0};
+	return ends_hash(fd, size, &id->hash);
+}
+
 bool file_id_of(int fd, uint64_t size, struct file_id *id)
 {
 	struct stat st;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || (uint64_t)st.st_size != size)
-		return false;
-	*id = (struct file_id){(uint64_t)st.st_dev, (uint64_t)st.st_ino, size,
-			       (uint64_t)st.st_mtim.tv_sec * 1000000000ull + (uint64_t)st.st_mtim.tv_nsec, 0};
-	return ends_hash(fd, size, &id->hash);
+	return !fstat(fd, &st) && (uint64_t)st.st_size == size && id_of(fd, &st, id);
 }
 
 enum file_fate file_fate(const struct file_id *then, int fd)
@@ -63,7 +70,7 @@ enum file_fate file_fate(const struct file_id *then, int fd)
 	struct stat st;
 	struct file_id now;
 	uint64_t hash;
-	if (fstat(fd, &st) || !file_id_of(fd, (uint64_t)st.st_size, &now) || now.dev != then->dev || now.ino != then->ino)
+	if (fstat(fd, &st) || !id_of(fd, &st, &now) || now.dev != then->dev || now.ino != then->ino)
 		return FILE_OTHER;
 	if (!memcmp(&now, then, sizeof now))
 		return FILE_SAME;
