@@ -309,9 +309,9 @@ static void place_range(struct bars *bs, struct app *a, uint64_t from, uint64_t 
 	each_on_lanes(bs, a, from, to, place_seen, NULL);
 }
 
-/* A few lanes among many (an eighth or fewer) are looked for alone: one
- * store passes over blocks without them, a merge of streams reads only
- * the lanes of the others' events (model_lanes_next). */
+/* A few lanes among many (an eighth or fewer) are looked for alone
+ * (model_lanes_next): one store passes over blocks without them, a merge
+ * of streams looks at each event's lane alone, reading no more of it. */
 static void seek_few(struct bars *bs, const uint32_t *lanes, size_t n, uint32_t nl)
 {
 	if ((uint64_t)n * 8 > nl)
