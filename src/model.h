@@ -286,13 +286,11 @@ bool model_span(const struct model *m, int64_t *first, int64_t *last);
 /* May model_get() run on several threads at once (while nothing is added)?
  * Not with sequences: their own reading may not be shared. */
 bool model_get_shared(const struct model *m);
-/* Does reading from a position cost only what is read?  Not when the
- * order merges several sources: a reader then steps over what lies
- * between its reads (threads that each read every other run of events
- * step over all of them). */
-bool model_split_reads(const struct model *m);
 /* How many streams the order is merged from (one store: 1; else its parts
- * and sequences): a seek by time searches each of them. */
+ * and sequences): a seek by time searches each of them, and reading from
+ * a position costs more than what is read (a reader steps over what lies
+ * between its reads: threads that each read every other run of events
+ * step over all of them). */
 size_t model_streams(const struct model *m);
 /* How many times the event order changed behind already committed
  * positions (late events merged in); views use it to re-find their place. */

@@ -530,8 +530,6 @@ uint64_t model_lanes_prev(struct model *m, const struct idset *lanes, uint64_t p
  * sequences, whose own reading may not be shared) */
 bool model_get_shared(const struct model *m) { return m->nseqs == 1; }
 
-bool model_split_reads(const struct model *m) { return nstreams(m) == 1; }
-
 size_t model_streams(const struct model *m) { return nstreams(m); }
 
 /* Does sequence s hold the whole of its lane?  (A decoder's sequence is

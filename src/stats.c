@@ -345,9 +345,9 @@ static void share_lanes(struct walk *w)
 		w->lane[l] = model_lane_get(m, l)->counter ? LANE_COUNTER : 0;
 	}
 	qsort(c, nl, sizeof *c, by_count_desc);
-	/* when the first thread reads every piece (model_split_reads), the
+	/* when the first thread reads every piece (streams merged), the
 	 * second takes twice its share of accounting */
-	uint64_t heavier = model_split_reads(m) ? 1 : 2;
+	uint64_t heavier = model_streams(m) == 1 ? 1 : 2;
 	for (uint32_t i = 0; w->two && i < nl; i++) { /* (one thread: every lane its own) */
 		unsigned to = load[1] < heavier * load[0];
 		load[to] += c[i][0];
@@ -380,13 +380,13 @@ static void await(const atomic_uint_fast64_t *c, uint64_t n)
 }
 
 /* Each thread decodes half of every piece of the stretch into the ring
- * (or the first all of it, when reading apart costs: model_split_reads),
+ * (or the first all of it, when reading apart costs: streams merged),
  * and accounts a piece once the other half is there too; a slot is
  * decoded again once both are done with the piece it held. */
 static void walk_part(struct walk *w, unsigned me)
 {
 	uint64_t pieces = (w->n + PIECE - 1) / PIECE;
-	bool split = model_split_reads(w->t->m);
+	bool split = model_streams(w->t->m) == 1;
 	for (uint64_t k = 0; k < pieces; k++) {
 		uint64_t a = k * PIECE, b = MIN(w->n, a + PIECE), mid = split ? a + (b - a) / 2 : b;
 		uint64_t from = me ? mid : a, to = me ? b : mid;
