@@ -65,17 +65,37 @@ void trace_free(struct trace *t)
 		close(t->watch);
 }
 
-static void vdamage(struct source *src, const char *path, bool has_off, uint64_t off, bool fatal, const char *fmt,
-		    va_list ap)
+static bool damage_before(const struct damage *a, const struct damage *b)
+{
+	int c = strcmp(a->path, b->path);
+	return c ? c < 0 : a->has_off != b->has_off ? !a->has_off : a->off < b->off;
+}
+
+/* Kept in place by file and offset, after any equal one: returns where. */
+static struct damage *vdamage(struct source *src, const char *path, bool has_off, uint64_t off, bool fatal,
+			      const char *fmt, va_list ap)
 {
 	if (src->ndmg >= MAX_DAMAGE && !fatal) {
 		src->dmg_dropped++;
-		return;
+		return NULL;
 	}
 	struct buf b = {0};
 	buf_vprintf(&b, fmt, ap);
+	struct damage d = {xstrdup(path), off, has_off, b.p, fatal, false, 0, src->ndmg};
 	xgrow(&src->dmg, &src->capdmg, src->ndmg + 1, sizeof *src->dmg);
-	src->dmg[src->ndmg++] = (struct damage){xstrdup(path), off, has_off, b.p, fatal, false, 0};
+	size_t at = src->ndmg++;
+	for (; at && damage_before(&d, &src->dmg[at - 1]); at--)
+		src->dmg[at] = src->dmg[at - 1];
+	src->dmg[at] = d;
+	return &src->dmg[at];
+}
+
+const struct damage *source_damage_found(const struct source *src, size_t found)
+{
+	for (size_t i = 0; i < src->ndmg; i++)
+		if (src->dmg[i].found == found)
+			return &src->dmg[i];
+	return NULL;
 }
 
 static void source_damage(struct source *src, const char *path, bool has_off, uint64_t off, bool fatal, const char *fmt,
@@ -395,7 +415,7 @@ static void tell_early_end(struct input *in, size_t before, bool last)
 		return;
 	in->zreported = true;
 	if (src->ndmg > before) {
-		struct damage *d = &src->dmg[src->ndmg - 1];
+		struct damage *d = (struct damage *)source_damage_found(src, src->ndmg - 1);
 		struct buf both = {0};
 		buf_printf(&both, "%s; here: %s", why.p, d->msg);
 		free(d->msg);
@@ -1327,23 +1347,21 @@ static void align_settle(struct source *src)
 }
 
 /* A new report of an input's: after its last event on the timeline. */
-static void place_damage(struct input *in, size_t before)
+static void place_damage(struct input *in, struct damage *d)
 {
-	struct source *src = in->src;
-	if (src->ndmg > before && in->has_last_ts) {
-		src->dmg[src->ndmg - 1].has_ts = true;
-		src->dmg[src->ndmg - 1].ts = shift_ts(in->last_ts, src->shift);
+	if (d && in->has_last_ts) {
+		d->has_ts = true;
+		d->ts = shift_ts(in->last_ts, in->src->shift);
 	}
 }
 
 void dec_damage(struct input *in, uint64_t off, const char *fmt, ...)
 {
-	size_t before = in->src->ndmg;
 	va_list ap;
 	va_start(ap, fmt);
-	vdamage(in->src, in->path, true, off, false, fmt, ap);
+	struct damage *d = vdamage(in->src, in->path, true, off, false, fmt, ap);
 	va_end(ap);
-	place_damage(in, before);
+	place_damage(in, d);
 }
 
 const char *trace_internal_error(const struct trace *t)
@@ -1357,13 +1375,12 @@ const char *trace_internal_error(const struct trace *t)
 
 void dec_fatal(struct input *in, uint64_t off, const char *fmt, ...)
 {
-	size_t before = in->src->ndmg;
 	va_list ap;
 	va_start(ap, fmt);
-	vdamage(in->src, in->path, true, off, true, fmt, ap);
+	struct damage *d = vdamage(in->src, in->path, true, off, true, fmt, ap);
 	va_end(ap);
 	in->done = true;
-	place_damage(in, before);
+	place_damage(in, d);
 }
 
 void dec_reject(struct input *in, const char *fmt, ...)

@@ -17,7 +17,9 @@
 
 struct decoder;
 
-/* Damage found while decoding: where and what. */
+/* Damage found while decoding: where and what.  A source's list is kept
+ * by file and offset (how much each slice read must not change the order
+ * it is shown in); `found` numbers them in the order they were found. */
 struct damage {
 	char *path;  /* the file */
 	uint64_t off;
@@ -26,6 +28,7 @@ struct damage {
 	bool fatal; /* decoding of that input stopped there */
 	bool has_ts; /* its place on the timeline: after the last event before it */
 	int64_t ts;
+	size_t found; /* the source's ndmg when it was found */
 };
 
 /* One PATH argument. */
@@ -129,6 +132,9 @@ void trace_save_tell(struct trace *t, FILE *f);
 /* Is there damage in any source?  Could anything be read at all? */
 bool trace_damaged(const struct trace *t);
 bool trace_any_readable(const struct trace *t);
+/* A source's damage found `found`-th (0: the first), NULL if not kept. */
+const struct damage *source_damage_found(const struct source *src, size_t found);
+
 /* Print every error and damage to stderr as `ttv: FILE: offset N: msg`. */
 void trace_report(const struct trace *t);
 /* Following growing files.  trace_watch() watches every input and

@@ -359,8 +359,9 @@ static bool restore_damage(struct source *s, struct blob *r)
 		int64_t ts = get_i64(r);
 		uint64_t f = get_u64(r);
 		xgrow(&s->dmg, &s->capdmg, s->ndmg + 1, sizeof *s->dmg);
-		s->dmg[s->ndmg++] = (struct damage){xstrdup(buf_str(&path)), off, f & 1, xstrdup(buf_str(&msg)),
-						    f >> 1 & 1, f >> 2 & 1, ts};
+		s->dmg[s->ndmg] = (struct damage){xstrdup(buf_str(&path)), off, f & 1, xstrdup(buf_str(&msg)),
+						  f >> 1 & 1, f >> 2 & 1, ts, s->ndmg};
+		s->ndmg++;
 	}
 	s->dmg_dropped = get_u64(r);
 	s->has_boot = get_u64(r) & 1;

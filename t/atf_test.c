@@ -143,6 +143,18 @@ static void test_links(void)
 	}
 	ok(same, "fed in 1000-byte slices: the same events, flags and durations");
 	is_int((long long)s->src[0]->ndmg, (long long)t->src[0]->ndmg, "and the same damage reports");
+	bool same_order = s->src[0]->ndmg == t->src[0]->ndmg, by_place = true;
+	for (size_t d = 0; d < t->src[0]->ndmg && same_order; d++) {
+		const struct damage *x = &t->src[0]->dmg[d], *y = &s->src[0]->dmg[d];
+		same_order = !strcmp(x->path, y->path) && x->off == y->off && !strcmp(x->msg, y->msg);
+		if (d) {
+			const struct damage *w = x - 1;
+			int c = strcmp(w->path, x->path);
+			by_place &= c < 0 || (c == 0 && w->off <= x->off);
+		}
+	}
+	ok(same_order, "in the same order, however it was sliced");
+	ok(by_place, "listed by file and offset");
 	close_trace(s);
 	close_trace(t);
 }

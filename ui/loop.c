@@ -715,7 +715,7 @@ static void tell_damage(struct app *a)
 	char where[64] = "";
 	const char *path = last->path, *what = last->error;
 	if (last->ndmg) { /* the first new one: where the damage starts */
-		const struct damage *d = &last->dmg[fresh < last->ndmg ? last->ndmg - fresh : 0];
+		const struct damage *d = source_damage_found(last, fresh < last->ndmg ? last->ndmg - fresh : 0);
 		path = d->path;
 		what = d->msg;
 		if (d->has_off)
