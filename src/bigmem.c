@@ -212,6 +212,17 @@ void *bigmem_grow(struct bigmem *b, size_t *cap, size_t need, size_t size)
 	return q;
 }
 
+bool bigmem_drop_front(struct bigmem *b, size_t bytes)
+{
+	if (b->fd || b->saved || !bytes || bytes >= b->bytes || bytes % (size_t)sysconf(_SC_PAGESIZE))
+		return false;
+	munmap(b->p, bytes);
+	b->p = (char *)b->p + bytes;
+	b->bytes -= bytes;
+	count(b, -(int64_t)bytes);
+	return true;
+}
+
 void bigmem_free(struct bigmem *b)
 {
 	if (b->p)

@@ -34,6 +34,10 @@ uint64_t bigmem_budget(void);
  * is below that). */
 void *bigmem_grow(struct bigmem *b, size_t *cap, size_t need, size_t size);
 void bigmem_free(struct bigmem *b);
+/* The array's first `bytes` (whole pages) let go, without moving the rest
+ * (b->p moves on by that much); false when it cannot be (in a file, a saved
+ * index's mapping). */
+bool bigmem_drop_front(struct bigmem *b, size_t bytes);
 /* An array read back from a saved index: `bytes` bytes of file fd from
  * `off` (a multiple of the page size) mapped privately, so that what is
  * written stays in this process (the file is never written); growing it

@@ -974,14 +974,27 @@ static void insert_packed(struct evstore *s, const struct cev *a, size_t n, uint
 /* Room for `more` events after the open run. */
 static void open_room(struct evstore *s, size_t more)
 {
-	struct cev *base = s->open_mem.p;
-	/* take back the room of what was packed, once it is as much as what
-	 * is left (each event moves at most once that way) */
-	if (s->open0 && s->open0 >= s->nopen && s->open0 + s->nopen + more > s->capopen) {
-		memmove(base, s->open, s->nopen * sizeof *s->open);
-		s->open0 = 0;
+	if (s->open0 + s->nopen + more > s->capopen) {
+		/* what was packed is let go in whole pages that hold whole events
+		 * (1,024 events in 7 pages), the open run staying where it is */
+		size_t page = (size_t)sysconf(_SC_PAGESIZE), g = page, r = sizeof *s->open;
+		while (r) { /* (the greatest common divisor) */
+			size_t t = g % r;
+			g = r;
+			r = t;
+		}
+		size_t unit = page / g, drop = s->open0 / unit * unit;
+		if (drop && bigmem_drop_front(&s->open_mem, drop * sizeof *s->open)) {
+			s->open0 -= drop;
+			s->capopen -= drop;
+		} else if (s->open0 && s->open0 >= s->nopen) {
+			/* (in a file: moved down once what was packed is as much as
+			 * what is left, so each event moves at most once) */
+			memmove(s->open_mem.p, s->open, s->nopen * sizeof *s->open);
+			s->open0 = 0;
+		}
 	}
-	base = bigmem_grow(&s->open_mem, &s->capopen, s->open0 + s->nopen + more, sizeof *s->open);
+	struct cev *base = bigmem_grow(&s->open_mem, &s->capopen, s->open0 + s->nopen + more, sizeof *s->open);
 	s->open = base + s->open0;
 }
 
@@ -1029,7 +1042,19 @@ void evs_merge(struct evstore *s, const struct cev *a, size_t n, uint64_t *ins)
 	s->reach = MAX(s->reach - s->reach / 8, reach);
 }
 
-/* The open run's first n events packed, EVS_PACK a block (the last may hold fewer). */
+/* (the whole pages inside p[0..n): their bytes are not needed again) */
+static void give_back(const void *p, size_t n)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t a = ((uintptr_t)p + page - 1) & ~(page - 1), b = ((uintptr_t)p + n) & ~(page - 1);
+	if (b > a)
+		madvise((void *)a, b - a, MADV_DONTNEED);
+}
+
+/* The open run's first n events packed, EVS_PACK a block (the last may
+ * hold fewer); their pages given back (the room stays until open_room
+ * moves the run down: late events reaching far back keep a million events
+ * open, and that room touched twice over was 1.7x a source's memory). */
 static void pack_open(struct evstore *s, size_t n)
 {
 	if (!n)
@@ -1040,6 +1065,7 @@ static void pack_open(struct evstore *s, size_t n)
 		pack_block(s, &s->pool, s->open + at, MIN(EVS_PACK, n - at), s->npacked + at, &s->blk[s->nblk++]);
 	s->npacked += n;
 	s->nopen -= n;
+	give_back(s->open, n * sizeof *s->open);
 	s->open += n; /* moved down when room is wanted (open_room) */
 	s->open0 += n;
 	index_from(s, b0);
@@ -1099,23 +1125,12 @@ void evs_pack_all(struct evstore *s)
 	s->open0 = 0;
 }
 
-/* (the whole pages inside p[0..n): their bytes are not needed again) */
-static void give_back(const void *p, size_t n)
-{
-	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-	uintptr_t a = ((uintptr_t)p + page - 1) & ~(page - 1), b = ((uintptr_t)p + n) & ~(page - 1);
-	if (b > a)
-		madvise((void *)a, b - a, MADV_DONTNEED);
-}
-
 #define SEAL_STEP (8 * EVS_PACK) /* (about half a millisecond) */
 
 bool evs_seal_step(struct evstore *s)
 {
 	if (s->nopen) { /* (the open run's pages given back as they are packed: no higher peak) */
-		const struct cev *from = s->open;
 		pack_open(s, MIN(s->nopen, SEAL_STEP));
-		give_back(from, (size_t)(s->open - from) * sizeof *from);
 		if (s->nopen)
 			return false;
 	}
