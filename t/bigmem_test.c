@@ -52,6 +52,32 @@ int main(void)
 	   (unsigned long long)(files / MB), (unsigned long long)(mem / MB));
 	ok(holds(p, 62 * MB), "... what it held kept");
 
+	ok(!bigmem_drop_front(&b, MB), "in a file: its front is not let go");
+	bigmem_free(&b);
+	bigmem_usage(&mem, &files);
+	ok(!mem && !files, "freed: nothing counted");
+
+	/* the front let go in memory: the rest stays where it was */
+	cap = 0;
+	p = bigmem_grow(&b, &cap, 4 * MB, 1);
+	fill(p, 0, 4 * MB);
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	ok(!bigmem_drop_front(&b, page + 1), "not a whole number of pages: kept");
+	ok(bigmem_drop_front(&b, MB) && (unsigned char *)b.p == p + MB && b.bytes == cap - MB,
+	   "1 MB let go from the front: the array starts 1 MB on");
+	bigmem_usage(&mem, &files);
+	ok(mem == cap - MB, "... and counts %llu MB less", (unsigned long long)MB / MB);
+	bool same = true;
+	for (size_t i = MB; i < 4 * MB; i += 4093)
+		same &= p[i] == (unsigned char)(i % 251);
+	ok(same, "... what follows it kept in place");
+	size_t left = cap - MB;
+	unsigned char *q = bigmem_grow(&b, &left, 8 * MB, 1);
+	same = true;
+	for (size_t i = 0; i < 3 * MB; i += 4093)
+		same &= q[i] == (unsigned char)((i + MB) % 251);
+	ok(same && left >= 8 * MB, "... and grows on from there");
+	ok(!bigmem_drop_front(&b, b.bytes), "letting go of all of it is freeing: refused");
 	bigmem_free(&b);
 	bigmem_usage(&mem, &files);
 	ok(!mem && !files, "freed: nothing counted");
