@@ -131,13 +131,20 @@ static uint64_t dur_ns(const struct rec *r, bool multi)
 
 /* ---- model objects -------------------------------------------------------- */
 
+void sc_type_set(struct sc *sc, uint32_t key, uint32_t type1)
+{
+	uint32_t nr = key & 0xffff;
+	if (nr < TYPES_DENSE)
+		sc->types[key >> 16][nr] = type1;
+	else
+		hmap_put(&sc->types_far, key, type1);
+}
+
 static uint32_t type_for(struct sc *sc, uint16_t nr, bool x86)
 {
-	if (!sc->types)
-		sc->types = xcalloc(2u << 16, sizeof *sc->types);
-	uint32_t *slot = &sc->types[(uint32_t)x86 << 16 | nr];
-	if (*slot)
-		return *slot - 1;
+	uint64_t far = 0;
+	if (nr < TYPES_DENSE ? sc->types[x86][nr] : hmap_get(&sc->types_far, (uint64_t)x86 << 16 | nr, &far))
+		return (nr < TYPES_DENSE ? sc->types[x86][nr] : (uint32_t)far) - 1;
 	struct model *m = dec_model(sc->in);
 	char tmp[32];
 	const char *name = x86 && nr < ARRAY_LEN(sc_names) ? sc_names[nr] : NULL;
@@ -150,7 +157,7 @@ static uint32_t type_for(struct sc *sc, uint16_t nr, bool x86)
 						   .name_field = model_str(m, "path", 4),
 						   .role = ROLE_COMPLETE,
 						   .owner = &syscall_decoder, .grouped = true});
-	*slot = id + 1;
+	sc_type_set(sc, (uint32_t)x86 << 16 | nr, id + 1);
 	return id;
 }
 
@@ -224,7 +231,7 @@ void sc_close(void *st)
 	for (size_t i = 0; i < sc->ns; i++)
 		free(sc->s[i].listed);
 	free(sc->s);
-	free(sc->types);
+	hmap_free(&sc->types_far);
 	free(sc->unflushed);
 	hmap_free(&sc->lanes);
 	hmap_free(&sc->families);
@@ -400,8 +407,14 @@ static bool record(struct sc *sc, uint32_t si, const uint8_t *seg, size_t hs, si
 	if (sc_first_path(s, &r, v, len, &path, &npath))
 		e.name = dec_str(sc->in, path, npath);
 	/* Records from before a fork are in the parent's stream and the child's. */
-	if (flushed)
+	if (flushed) {
 		sc->nunflushed = sc->nput = 0;
+		if (sc->capunflushed > UNFLUSHED_KEEP) { /* (a file read to its end keeps only its last page's) */
+			free(sc->unflushed);
+			sc->unflushed = NULL;
+			sc->capunflushed = 0;
+		}
+	}
 	if (r.has_ts) {
 		uint64_t fp = fingerprint(s, &r), owner;
 		if (hmap_get(&sc->fprints, fp, &owner) && owner != si + 1) {

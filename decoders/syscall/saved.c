@@ -11,13 +11,18 @@ void sc_save(void *st, struct buf *out)
 		put_array(out, &s, 1, sizeof s);
 		put_array(out, sc->s[i].listed, sc->s[i].listed ? 2 * MAX_LISTED : 0, sizeof *s.listed);
 	}
-	size_t ntypes = 0;
-	for (size_t i = 0; sc->types && i < 2u << 16; i++)
-		ntypes += sc->types[i] != 0;
+	size_t ntypes = sc->types_far.n;
+	for (size_t x86 = 0; x86 < 2; x86++)
+		for (size_t nr = 0; nr < TYPES_DENSE; nr++)
+			ntypes += sc->types[x86][nr] != 0;
 	put_u64(out, ntypes);
-	for (size_t i = 0; sc->types && i < 2u << 16; i++)
-		if (sc->types[i])
-			put_u64(out, (uint64_t)i << 32 | sc->types[i]);
+	for (size_t x86 = 0; x86 < 2; x86++)
+		for (size_t nr = 0; nr < TYPES_DENSE; nr++)
+			if (sc->types[x86][nr])
+				put_u64(out, (uint64_t)(x86 << 16 | nr) << 32 | sc->types[x86][nr]);
+	for (size_t i = 0; i < sc->types_far.cap; i++)
+		if (sc->types_far.used[i])
+			put_u64(out, sc->types_far.keys[i] << 32 | sc->types_far.vals[i]);
 	hmap_save(&sc->lanes, out);
 	hmap_save(&sc->families, out);
 	hmap_save(&sc->fprints, out);
@@ -59,12 +64,11 @@ bool sc_restore(void *st, struct blob *r)
 	if (!restore_streams(sc, r))
 		return false;
 	uint64_t n = get_below(r, (2u << 16) + 1);
-	sc->types = xcalloc(2u << 16, sizeof *sc->types);
 	for (uint64_t i = 0; i < n && !r->bad; i++) {
 		uint64_t v = get_u64(r);
-		if (v >> 32 >= 2u << 16 || (uint32_t)v > model_ntypes(m))
+		if (v >> 32 >= 2u << 16 || !(uint32_t)v || (uint32_t)v > model_ntypes(m))
 			return false;
-		sc->types[v >> 32] = (uint32_t)v;
+		sc_type_set(sc, (uint32_t)(v >> 32), (uint32_t)v);
 	}
 	if (!hmap_restore(&sc->lanes, r, model_nlanes(m)) || !hmap_restore(&sc->families, r, sc->ns) ||
 	    !hmap_restore(&sc->fprints, r, sc->ns + 1))

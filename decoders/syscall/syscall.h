@@ -28,6 +28,7 @@ static const uint8_t MAGIC[4] = {0x78, 0x06, 0x17, 0xa5};
 #define MAX_LISTED 32          /* gaps and fillers listed per stream in --info */
 #define MAX_FPRINTS (1u << 20) /* fingerprints kept to find records duplicated by fork */
 #define MAX_UNFLUSHED (1u << 18)
+#define UNFLUSHED_KEEP 1024 /* room for them kept past a flush */
 #define SHOW_BYTES 32  /* data shown in a summary, extended to the end of its line... */
 #define SHOW_LINE 128  /* ...when that ends within this many bytes */
 #define HEX_BYTES 4096 /* hex dump of a buffer in the fields */
@@ -78,6 +79,8 @@ struct stream {
 	uint8_t nlisted_gaps, nlisted_fillers;
 };
 
+#define TYPES_DENSE 512 /* (x86_64 numbers its syscalls below 460) */
+
 struct sc {
 	struct input *in;
 	struct stream *s;
@@ -85,7 +88,10 @@ struct sc {
 	uint64_t skip; /* gap bytes still to skip */
 	int64_t last_ts;
 	bool have_ts;
-	uint32_t *types; /* (x86 << 16 | nr) -> model type + 1 */
+	/* model type + 1 of (x86 << 16 | nr): the numbers every table has
+	 * directly, the rest (a hostile capture's) hashed */
+	uint32_t types[2][TYPES_DENSE];
+	struct hmap types_far;
 	struct hmap lanes;    /* stream << 32 | tid -> lane */
 	uint64_t lane_key;    /* cache of the last lookup */
 	uint32_t lane_val;
@@ -179,6 +185,8 @@ bool sc_first_path(const struct stream *s, const struct rec *r, const uint8_t *v
 int sc_probe(const uint8_t *p, size_t n, bool final);
 void *sc_open(struct input *in);
 void sc_close(void *st);
+/* Note a syscall's model type + 1 (key: x86 << 16 | nr). */
+void sc_type_set(struct sc *sc, uint32_t key, uint32_t type1);
 size_t sc_feed(void *st, const uint8_t *p, size_t n, uint64_t off, bool final);
 bool sc_resumable(void *st);
 
