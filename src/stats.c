@@ -281,7 +281,8 @@ static void tally_merge(struct tally *st, const struct tally *o)
 	if (st->dense) {
 		size_t nd = (size_t)(model_nlanes(st->t->m) + 1) * st->ntypes;
 		for (size_t i = 0; i < nd; i++)
-			st->dense[i] += o->dense[i];
+			if (o->dense[i]) /* (a page nothing was counted in stays untouched) */
+				st->dense[i] += o->dense[i];
 	} else {
 		for (size_t i = 0; i < o->lane_type.cap; i++)
 			if (o->lane_type.used[i])
@@ -539,8 +540,8 @@ static int by_key(const void *a, const void *b)
 struct stats_cells {
 	struct cell {
 		uint64_t key, count;
-	} *cell;
-	size_t ncell, nspans_shown;
+	} *cell;     /* a sparse table's, sorted (a dense one is read where it is: cell_next) */
+	size_t ncell, ndense, nspans_shown;
 	uint64_t *per_type;
 	bool *same_name; /* per type: another type that has events has its name */
 	struct buf *label; /* per type, as cells name it (made when first wanted: many lanes share them) */
@@ -587,16 +588,32 @@ static void type_label(struct model *m, struct stats_cells *c, uint32_t ty, bool
 	buf_add(b, l->p, l->len);
 }
 
+/* The counts by lane and type in key order, from *at on: the next;
+ * false after the last.  (A dense table's counts are read in place: a
+ * fleet's lanes times types would be copied, 16 bytes a cell.) */
+static bool cell_next(const struct tally *st, const struct stats_cells *c, size_t *at, struct cell *out)
+{
+	if (!st->dense) {
+		if (*at >= c->ncell)
+			return false;
+		*out = c->cell[(*at)++];
+		return true;
+	}
+	for (; *at < c->ndense; (*at)++)
+		if (st->dense[*at]) {
+			*out = (struct cell){(uint64_t)(*at / st->ntypes) << 16 | *at % st->ntypes, st->dense[*at]};
+			(*at)++;
+			return true;
+		}
+	return false;
+}
+
 static void stats_cells(const struct tally *st, bool json, struct stats_cells *c)
 {
 	struct model *m = st->t->m;
 	c->ncell = 0;
-	if (st->dense) { /* (read in key order) */
-		size_t nd = (size_t)(model_nlanes(m) + 1) * st->ntypes;
-		c->cell = xcalloc(nd + 1, sizeof *c->cell);
-		for (size_t i = 0; i < nd; i++)
-			if (st->dense[i])
-				c->cell[c->ncell++] = (struct cell){(uint64_t)(i / st->ntypes) << 16 | i % st->ntypes, st->dense[i]};
+	if (st->dense) {
+		c->ndense = (size_t)(model_nlanes(m) + 1) * st->ntypes;
 	} else {
 		c->cell = xcalloc(st->lane_type.n + 1, sizeof *c->cell);
 		for (size_t i = 0; i < st->lane_type.cap; i++)
@@ -607,8 +624,9 @@ static void stats_cells(const struct tally *st, bool json, struct stats_cells *c
 	c->ntypes = model_ntypes(m);
 	c->per_type = xcalloc(c->ntypes + 1, sizeof *c->per_type);
 	c->label = xcalloc(c->ntypes + 1, sizeof *c->label);
-	for (size_t i = 0; i < c->ncell; i++)
-		c->per_type[c->cell[i].key & 0xffff] += c->cell[i].count;
+	struct cell cl;
+	for (size_t at = 0; cell_next(st, c, &at, &cl);)
+		c->per_type[cl.key & 0xffff] += cl.count;
 	note_same_names(m, c);
 	c->nspans_shown = MIN(st->nspans, json ? (size_t)STATS_JSON_SPANS : (size_t)STATS_TEXT_SPANS);
 }
@@ -661,22 +679,24 @@ static void stats_json(const struct tally *st, struct stats_cells *c, struct buf
 {
 	struct model *m = st->t->m;
 	buf_printf(b, "{\"events\":%llu,\"lanes\":[", (unsigned long long)st->events);
-	for (size_t i = 0; i < c->ncell; i++) {
-		uint32_t lane = (uint32_t)(c->cell[i].key >> 16), ty = (uint32_t)(c->cell[i].key & 0xffff);
-		bool first = !i || c->cell[i - 1].key >> 16 != lane;
-		if (first) {
-			buf_adds(b, i ? "}},{\"lane\":" : "{\"lane\":");
+	struct cell cl;
+	uint64_t prev = UINT64_MAX; /* (the lane of the cell before) */
+	for (size_t at = 0; cell_next(st, c, &at, &cl);) {
+		uint32_t lane = (uint32_t)(cl.key >> 16), ty = (uint32_t)(cl.key & 0xffff);
+		if (lane != prev) {
+			buf_adds(b, prev != UINT64_MAX ? "}},{\"lane\":" : "{\"lane\":");
 			json_sid(b, m, lane_name(m, lane));
 			buf_adds(b, ",\"types\":{");
 		} else {
 			buf_addc(b, ',');
 		}
+		prev = lane;
 		type_label(m, c, ty, true, b);
 		buf_addc(b, ':');
-		buf_u64(b, c->cell[i].count);
+		buf_u64(b, cl.count);
 		out_flush(b, out, OUT_CHUNK);
 	}
-	buf_adds(b, c->ncell ? "}}],\"types\":[" : "],\"types\":[");
+	buf_adds(b, prev != UINT64_MAX ? "}}],\"types\":[" : "],\"types\":[");
 	bool firstt = true;
 	for (uint32_t ty = 0; ty < c->ntypes; ty++) {
 		if (!c->per_type[ty])
@@ -720,15 +740,18 @@ static void stats_text(const struct tally *st, struct stats_cells *c, struct buf
 {
 	struct model *m = st->t->m;
 	buf_printf(b, "%llu events\n\nevents by lane and type\n", (unsigned long long)st->events);
-	for (size_t i = 0; i < c->ncell; i++) {
-		uint32_t lane = (uint32_t)(c->cell[i].key >> 16), ty = (uint32_t)(c->cell[i].key & 0xffff);
-		if (!i || c->cell[i - 1].key >> 16 != lane) {
+	struct cell cl;
+	uint64_t prev = UINT64_MAX; /* (the lane of the cell before) */
+	for (size_t at = 0; cell_next(st, c, &at, &cl);) {
+		uint32_t lane = (uint32_t)(cl.key >> 16), ty = (uint32_t)(cl.key & 0xffff);
+		if (lane != prev) {
+			prev = lane;
 			buf_adds(b, "  ");
 			term_sid(b, m, lane_name(m, lane));
 			buf_addc(b, '\n');
 		}
 		buf_adds(b, "    ");
-		buf_u64_right(b, c->cell[i].count, 10);
+		buf_u64_right(b, cl.count, 10);
 		buf_adds(b, "  ");
 		type_label(m, c, ty, false, b);
 		buf_addc(b, '\n');
@@ -811,7 +834,7 @@ void batch_stats(struct trace *t, struct filterset *fs, bool json, FILE *out)
 	tally_merge(st, &w->part[1]);
 	if (st->nspans) /* spans is NULL when there are none */
 		qsort(st->spans, st->nspans, sizeof *st->spans, by_calls);
-	struct stats_cells c;
+	struct stats_cells c = {0};
 	stats_cells(st, json, &c);
 	struct buf b = {0};
 	if (json)
