@@ -224,6 +224,12 @@ place_t model_part_place(const struct model *m, size_t k, const struct event *e)
  * meanwhile; events committed meanwhile make it start again): true while
  * there is more to do. */
 void model_merge_parts(struct model *m);
+/* Among many streams, places in their merged order noted every few
+ * thousand events, for about budget_ns at a time (true while there is
+ * more): cursors this thread places later start from the nearest, not
+ * from a search in every stream.  For the thread that reads most (the
+ * viewer's); made again after the model changes. */
+bool model_index_step(struct model *m, uint64_t budget_ns);
 bool model_merge_step(struct model *m, uint64_t budget_ns);
 bool model_merging(const struct model *m);
 /* Are there parts to make one (or is it under way)? */

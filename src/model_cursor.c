@@ -17,6 +17,14 @@ static void cursor_free(struct cursor *c)
 	*c = (struct cursor){0};
 }
 
+static void ckpts_free(struct ckpts *ck)
+{
+	free(ck->idx);
+	free(ck->ts);
+	cursor_free(&ck->walk);
+	*ck = (struct ckpts){0};
+}
+
 static pthread_key_t cursors_key;
 static pthread_once_t cursors_once = PTHREAD_ONCE_INIT;
 
@@ -25,6 +33,7 @@ static void cursors_free(void *p)
 	struct cursors *cs = p;
 	for (int i = 0; i < NCURSORS; i++)
 		cursor_free(&cs->cur[i]);
+	ckpts_free(&cs->ck);
 	free(cs);
 }
 
@@ -44,6 +53,9 @@ static struct cursors *cursors_of(const struct model *m)
 		pthread_setspecific(cursors_key, cs);
 	}
 	if (cs->serial != m->serial || cs->epoch != m->epoch) {
+		if (cs->serial != m->serial || cs->ck.nstreams != nstreams(m) || cs->ck.generation != m->generation ||
+		    cs->ck.count != model_count(m))
+			ckpts_free(&cs->ck);
 		cs->serial = m->serial;
 		cs->epoch = m->epoch;
 		for (int i = 0; i < NCURSORS; i++)
@@ -57,6 +69,7 @@ void cursors_let_go(const struct model *m)
 	struct cursors *cs = cursors_of(m);
 	for (int i = 0; i < NCURSORS; i++)
 		cursor_free(&cs->cur[i]);
+	ckpts_free(&cs->ck);
 	cs->serial = 0;
 }
 
@@ -156,6 +169,8 @@ static struct cursor *cursor_slot(const struct model *m)
 /* The stream holding the event at the cursor. */
 static size_t cursor_head(const struct cursor *c) { return live(c, c->t.top) ? c->t.top : NO_HEAD; }
 
+static bool ckpt_seek(const struct model *m, struct cursor *c, int64_t t);
+
 uint64_t model_seek(struct model *m, int64_t t)
 {
 	if (nstreams(m) == 1)
@@ -169,6 +184,8 @@ uint64_t model_seek(struct model *m, int64_t t)
 	cs->seek_slot = (int)(c - cs->cur) + 1;
 	cs->used[cs->seek_slot - 1] = ++cs->clock;
 	cursor_alloc(m, c);
+	if (ckpt_seek(m, c, t))
+		return c->pos;
 	c->pos = 0;
 	for (size_t s = 0; s < c->nstreams; s++)
 		c->pos += c->idx[s] = stream_bound(m, s, t, false);
@@ -316,16 +333,19 @@ static void cursor_bisect(const struct model *m, struct cursor *c, uint64_t p)
 }
 
 static void cursor_back(const struct model *m, struct cursor *c);
+static bool ckpt_place(const struct model *m, struct cursor *c, uint64_t p);
 
 /* Place c at p: at either end without looking (every stream at its start,
- * or its end and one step back), else by bisection. */
+ * or its end and one step back), else from the checkpoint below, else by
+ * bisection. */
 static void cursor_place(const struct model *m, struct cursor *c, uint64_t p)
 {
 	uint64_t n = 0;
 	for (size_t s = 0; s < c->nstreams; s++)
 		n += stream_count(m, s);
 	if (p && p + 1 < n) {
-		cursor_bisect(m, c, p);
+		if (!ckpt_place(m, c, p))
+			cursor_bisect(m, c, p);
 		return;
 	}
 	for (size_t s = 0; s < c->nstreams; s++)
@@ -404,6 +424,118 @@ static struct cursor *cursor_at(const struct model *m, uint64_t p)
 	while (c->pos > p)
 		cursor_back(m, c);
 	return c;
+}
+
+/* ---- checkpoints ------------------------------------------------------------- */
+
+/* The time of the event at the cursor (it has one). */
+static int64_t head_ts(const struct cursor *c) { return (int64_t)((uint64_t)(c->t.key[c->t.top] >> 64) ^ (1ull << 63)); }
+
+/* c placed at row k of the checkpoints. */
+static void ckpt_row(const struct model *m, const struct ckpts *ck, struct cursor *c, size_t k)
+{
+	const uint32_t *row = ck->idx + k * ck->nstreams;
+	for (size_t s = 0; s < ck->nstreams; s++)
+		c->idx[s] = row[s];
+	c->pos = (uint64_t)k * CKPT_EVERY;
+	cursor_placed(m, c);
+}
+
+static bool ckpt_place(const struct model *m, struct cursor *c, uint64_t p)
+{
+	const struct ckpts *ck = &cursors_of(m)->ck;
+	if (p / CKPT_EVERY >= ck->n || ck->nstreams != c->nstreams)
+		return false;
+	ckpt_row(m, ck, c, (size_t)(p / CKPT_EVERY));
+	while (c->pos < p)
+		cursor_forth(m, c);
+	return true;
+}
+
+/* Stream s's first event at or after t, known to lie in [a, b]. */
+static uint64_t bound_between(const struct model *m, size_t s, int64_t t, uint64_t a, uint64_t b)
+{
+	if (is_part(m, s))
+		return stream_bound(m, s, t, false);
+	size_t q = stream_seq(m, s);
+	while (a < b) {
+		uint64_t mid = a + (b - a) / 2;
+		if (SEQ(m, q, ts, mid) < t)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	return a;
+}
+
+/* c placed at the first event at or after t, when that lies among the rows
+ * made: each stream's place lies between its places in the rows on either
+ * side (a few events apart: a search of a few steps, not of the stream). */
+static bool ckpt_seek(const struct model *m, struct cursor *c, int64_t t)
+{
+	const struct ckpts *ck = &cursors_of(m)->ck;
+	if (!ck->n || ck->nstreams != c->nstreams)
+		return false;
+	size_t lo = 0, hi = ck->n; /* the first row at or after t */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (ck->ts[mid] < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == ck->n && !ck->done)
+		return false;
+	const uint32_t *below = lo ? ck->idx + (lo - 1) * ck->nstreams : NULL;
+	const uint32_t *above = lo < ck->n ? ck->idx + lo * ck->nstreams : NULL;
+	c->pos = 0;
+	for (size_t s = 0; s < ck->nstreams; s++)
+		c->pos += c->idx[s] = bound_between(m, s, t, below ? below[s] : 0, above ? above[s] : stream_count(m, s));
+	cursor_placed(m, c);
+	return true;
+}
+
+/* The walk's place noted as the next row (false: a stream's index does not
+ * fit one). */
+static bool ckpt_note(struct ckpts *ck)
+{
+	const struct cursor *w = &ck->walk;
+	for (size_t s = 0; s < ck->nstreams; s++)
+		if (w->idx[s] > UINT32_MAX)
+			return !(ck->useless = true);
+	xgrow(&ck->idx, &ck->capidx, (ck->n + 1) * ck->nstreams, sizeof *ck->idx);
+	xgrow(&ck->ts, &ck->capts, ck->n + 1, sizeof *ck->ts);
+	uint32_t *row = ck->idx + ck->n * ck->nstreams;
+	for (size_t s = 0; s < ck->nstreams; s++)
+		row[s] = (uint32_t)w->idx[s];
+	ck->ts[ck->n++] = head_ts(w);
+	return true;
+}
+
+bool model_index_step(struct model *m, uint64_t budget_ns)
+{
+	struct ckpts *ck = &cursors_of(m)->ck;
+	struct cursor *w = &ck->walk;
+	if (nstreams(m) < CKPT_STREAMS || ck->done || ck->useless)
+		return false;
+	if (!w->valid) {
+		ck->nstreams = nstreams(m);
+		ck->generation = m->generation;
+		ck->count = model_count(m);
+		cursor_alloc(m, w);
+		cursor_place(m, w, 0);
+	}
+	uint64_t deadline = now_ns() + budget_ns;
+	while (w->pos < ck->count) {
+		if (w->pos == (uint64_t)ck->n * CKPT_EVERY && !ckpt_note(ck))
+			return false;
+		cursor_forth(m, w);
+		if (!(w->pos & 1023) && now_ns() >= deadline)
+			return true;
+	}
+	ck->done = true;
+	cursor_free(w);
+	return false;
 }
 
 /* The event at the cursor, from stream s. */

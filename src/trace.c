@@ -558,6 +558,10 @@ bool trace_step(struct trace *t, uint64_t budget_ns, bool wait)
 		more = model_merge_step(t->m, MAX(deadline - MIN(deadline, now_ns()), MERGE_LEAST_NS));
 	if (!more && !t->follow)
 		more = model_seal(t->m, deadline);
+	/* then, among many streams (an ATF session's sequences), the viewer's
+	 * places in their merged order, each placing a cursor near */
+	if (!more && t->one_store && budget_ns)
+		more = model_index_step(t->m, MAX(deadline - MIN(deadline, now_ns()), MERGE_LEAST_NS));
 	return more;
 }
 

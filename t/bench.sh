@@ -281,14 +281,14 @@ shape_row() {
 	set -- $(cut -d' ' -f1 "$TMP_R" | stats3); d=$1 dmin=$2 dmax=$3
 	set -- $(cut -d' ' -f2 "$TMP_R" | stats3); rss=$1
 	SHAPE="$d $rss $events"
-	# (beside: time per event, as writers' K instances hold about, not
-	# exactly, the events of one; peak RSS as it is)
+	# (beside: time and peak RSS per event, as writers' K instances hold
+	# about, not exactly, the events of one: 256 ATF pids 1.3x)
 	awk -v n="$name" -v e="$events" -v d="$d" -v dmin="$dmin" -v dmax="$dmax" -v rss="$rss" -v base="$base" 'BEGIN {
 		if (d <= 0) d = 0.005
 		split(base, b, " ")
 		printf "%-30s %11d %16s %12.0f %9.1f %8.1f", n, e, sprintf("%.2f (%.2f-%.2f)", d, dmin, dmax), e / d,
 			rss / 1024, rss * 1024 / e
-		if (base != "") printf "   %5.2fx time/event %5.2fx RSS", (d / e) / (b[1] / b[3]), rss / b[2]
+		if (base != "") printf "   %5.2fx time/event %5.2fx RSS/event", (d / e) / (b[1] / b[3]), (rss / e) / (b[2] / b[3])
 		printf "\n" }'
 }
 
@@ -370,8 +370,8 @@ shapes() {
 	# with their symbols and gzipped, a quiet thread's batch drained late
 	real=$(SHAPE_IN=trace.0.bin shape dial9-segments d9write 4000000 --seed 1 --rotate 10 --gzip --quiet)
 	shape_row "dial9, segments, gzip, quiet" "$base" "$real"
-	echo "index: ttv --stats (load, order, pair, count) of the paths; beside: this row's time per event and"
-	echo "peak RSS against the one source's (the copies: against one copy, 5x the events)."
+	echo "index: ttv --stats (load, order, pair, count) of the paths; beside: this row's time and peak RSS"
+	echo "per event against the one source's (the copies: against one copy, 5x the events)."
 	for p in "$d9" "$d9_256" "$cat5"; do "$TTV_SAVED" --info "$p" >/dev/null; done
 	for what in "field filter:-e spawn_loc:main\.rs --stats" "text filter:-e worker --stats" "dump:--dump" \
 		"report:--report"; do

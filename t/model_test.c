@@ -904,6 +904,92 @@ static void test_parts(void)
 	m = NULL;
 }
 
+/* Among many streams the viewer notes places in their merged order
+ * (model_index_step): cursors placed later start from them, with no
+ * search in every stream, and find what a search finds; a change of the
+ * order drops them. */
+struct seqev {
+	int64_t ts;
+	uint32_t k;
+	uint64_t i;
+};
+
+static int by_seqev(const void *x, const void *y)
+{
+	const struct seqev *a = x, *b = y;
+	if (a->ts != b->ts)
+		return a->ts < b->ts ? -1 : 1;
+	return a->k != b->k ? (a->k < b->k ? -1 : 1) : (a->i > b->i) - (a->i < b->i);
+}
+
+static bool placed_right(const struct seqev *want, size_t all, const uint32_t *id, uint64_t seed, int tries)
+{
+	bool right = true;
+	uint64_t rng = seed;
+	struct event e;
+	for (int k = 0; k < tries; k++) {
+		uint64_t p = rng_next_test(&rng) % all;
+		model_get(m, p, &e);
+		right &= e.seq == id[want[p].k] && e.off == want[p].i;
+		int64_t t = want[rng_next_test(&rng) % all].ts + (int64_t)(rng_next_test(&rng) % 3) - 1;
+		size_t lo = 0, hi = all; /* the first event at or after t */
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (want[mid].ts < t)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		right &= model_seek(m, t) == lo;
+		if (lo < all) {
+			model_get(m, lo, &e);
+			right &= e.seq == id[want[lo].k] && e.off == want[lo].i;
+		}
+	}
+	return right;
+}
+
+static void test_checkpoints(void)
+{
+	setup();
+	enum { NSEQ = 40 };
+	struct fakeseq sq[NSEQ];
+	uint32_t id[NSEQ];
+	size_t all = 0;
+	uint64_t rng = 5;
+	for (int k = 0; k < NSEQ; k++) {
+		sq[k] = (struct fakeseq){.n = 1000 + rng_next_test(&rng) % 3000, .lane = lane_a, .type = t_inst};
+		sq[k].ts = malloc(sq[k].n * sizeof *sq[k].ts);
+		int64_t t = (int64_t)(rng_next_test(&rng) % 5000);
+		for (uint64_t i = 0; i < sq[k].n; i++) /* (steps of 0 too: ties within and across) */
+			sq[k].ts[i] = t += (int64_t)(rng_next_test(&rng) % (k % 5 + 2));
+		all += sq[k].n;
+	}
+	struct seqev *want = malloc(all * sizeof *want);
+	size_t w = 0;
+	for (int k = 0; k < NSEQ; k++) {
+		id[k] = model_add_seq(m, &fs_ops, &sq[k]);
+		for (uint64_t i = 0; i < sq[k].n; i++)
+			want[w++] = (struct seqev){sq[k].ts[i], (uint32_t)k, i};
+	}
+	qsort(want, all, sizeof *want, by_seqev);
+	ok(placed_right(want, all, id, 1, 300), "%d sequences, %zu events: placed by searches", NSEQ, all);
+	int steps = 0;
+	while (model_index_step(m, 100000))
+		steps++;
+	uint64_t searches = model_searches(m);
+	bool right = placed_right(want, all, id, 2, 3000);
+	ok(right && model_searches(m) == searches,
+	   "places noted (in %d steps): cursors placed from them, no search in every stream, the same places", steps + 1);
+	model_seq_changed(m);
+	ok(placed_right(want, all, id, 3, 300) && model_searches(m) > searches, "the order changed: searched again");
+	for (int k = 0; k < NSEQ; k++)
+		free(sq[k].ts);
+	free(want);
+	model_free(m);
+	m = NULL;
+}
+
 /* Many sources' events at one time, more than a cursor reads and sorts to
  * place itself among them: placed by bisecting their places instead; and
  * a few ties (sorted), at random places either way. */
@@ -1432,6 +1518,7 @@ int main(void)
 	test_sequences();
 	test_parts();
 	test_many_ties();
+	test_checkpoints();
 	test_late_in_one_store();
 	test_piles();
 	test_seq_lanes();
