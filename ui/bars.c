@@ -233,9 +233,15 @@ static void early_seen(struct bars *bs, struct app *a, const struct event *e, ui
  * lane's longest spans and open begins, and a look-back far enough that any
  * other span covering t0 must start inside it (other spans are no longer
  * than the lanes' `rest` bound).  Given their rows in start order. */
-static void early(struct bars *bs, struct app *a, uint64_t p0, uint64_t lookback)
+static void early(struct bars *bs, struct app *a, uint64_t p0, uint64_t lookback, struct bars_early *keep)
 {
 	struct model *m = a->m;
+	if (keep && keep->kept && keep->t0 == bs->t0 && bs->n == 1 && keep->lane == bs->lane[0].lane) {
+		bs->approximate = keep->approximate;
+		for (size_t i = 0; i < keep->n; i++)
+			add_span(bs, a, lane_of(bs, keep->v[i].lane), keep->v[i]);
+		return;
+	}
 	struct bar *v = NULL;
 	size_t n = 0, cap = 0;
 	uint64_t back = 0, pos;
@@ -280,7 +286,18 @@ static void early(struct bars *bs, struct app *a, uint64_t p0, uint64_t lookback
 		qsort(v, n, sizeof *v, by_start);
 	for (size_t i = 0; i < n; i++)
 		add_span(bs, a, lane_of(bs, v[i].lane), v[i]);
+	if (keep && bs->n == 1) {
+		bars_early_free(keep);
+		*keep = (struct bars_early){v, n, bs->t0, bs->lane[0].lane, bs->approximate, true};
+		return;
+	}
 	free(v);
+}
+
+void bars_early_free(struct bars_early *k)
+{
+	free(k->v);
+	*k = (struct bars_early){0};
 }
 
 /* One event inside the window (they come in time order). */
@@ -326,7 +343,7 @@ static void seek_few(struct bars *bs, const uint32_t *lanes, size_t n, uint32_t 
 }
 
 void bars_make(struct bars *bs, struct app *a, const uint32_t *lanes, size_t n, int64_t t0, int64_t t1, int W,
-	       uint64_t budget, uint64_t lookback)
+	       uint64_t budget, uint64_t lookback, struct bars_early *keep)
 {
 	*bs = (struct bars){.n = n, .t0 = t0, .t1 = t1, .W = W, .scale = 1, .all_shown = a->vis.all};
 	bs->lane = xcalloc(n + 1, sizeof *bs->lane);
@@ -355,7 +372,7 @@ void bars_make(struct bars *bs, struct app *a, const uint32_t *lanes, size_t n, 
 	if (!model_count(a->m))
 		return;
 	uint64_t p0 = model_seek(a->m, t0), p1 = model_seek(a->m, t1);
-	early(bs, a, p0, lookback);
+	early(bs, a, p0, lookback, keep);
 	uint64_t step = p1 - p0 > budget ? (p1 - p0) / budget : 1;
 	if (step == 1) {
 		place_range(bs, a, p0, p1);

@@ -68,14 +68,27 @@ enum role bar_role(struct app *a, const struct bar *b);
  * type's. */
 uint32_t bar_name(const struct app *a, const struct bar *b);
 
+/* What a look-back found, kept (bars_make's `keep`, NULL: not) for the
+ * next bars of the same lane from the same start: moving to the next span
+ * looks ever further on from one place, and each look went back as far
+ * again (among 1,024 sequences, 65,536 events stepped each time). */
+struct bars_early {
+	struct bar *v; /* in start order */
+	size_t n;
+	int64_t t0;
+	uint32_t lane;
+	bool approximate, kept;
+};
+
 /* The bars of `lanes` in [t0, t1) drawn W cells wide, reading at most
  * about `budget` events of the window (beyond, it is sampled) and
  * `lookback` before it for spans that cover its start.  W = 0: every span
  * is a bar, whatever its width, and nothing else is kept (for moving
- * between spans). */
+ * between spans); `keep`: above. */
 void bars_make(struct bars *bs, struct app *a, const uint32_t *lanes, size_t n, int64_t t0, int64_t t1, int W,
-	       uint64_t budget, uint64_t lookback);
+	       uint64_t budget, uint64_t lookback, struct bars_early *keep);
 void bars_free(struct bars *bs);
+void bars_early_free(struct bars_early *k);
 /* Where the span that e (at pos) begins ends (INT64_MAX: open, no end
  * yet); false when it begins none (an instant, an end, an unpaired begin). */
 bool span_end(struct model *m, const struct event *e, uint64_t pos, int64_t *end);

@@ -688,7 +688,7 @@ static void lanes_draw(struct app *a)
 	int cur = a->sel != NO_POS ? time_col(a, W, model_ts(a->m, a->sel)) : -1;
 	struct bars bs;
 	uint64_t budget = MAX((uint64_t)SCAN_MIN, (uint64_t)SCAN_PER_CELL * (uint64_t)W * (uint64_t)R);
-	bars_make(&bs, a, lanes + first, nb, lv->t0, lv->t1, W, budget, LOOKBACK);
+	bars_make(&bs, a, lanes + first, nb, lv->t0, lv->t1, W, budget, LOOKBACK, NULL);
 	size_t fit = nb ? lanes_fit_rows(a, &bs, first, R, &lv->top) : 0;
 	lanes_header(a, NW, W, cur, ns, bs.approximate);
 

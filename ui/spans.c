@@ -89,9 +89,11 @@ struct around {
 	long at; /* the span asked about (-1: not among them) */
 };
 
-static void around(struct app *a, struct around *ar, const struct bar *sp, int64_t t0, int64_t t1, uint64_t budget)
+/* (keep: the look-back before t0 kept for the next look from there, or NULL) */
+static void around(struct app *a, struct around *ar, const struct bar *sp, int64_t t0, int64_t t1, uint64_t budget,
+		   struct bars_early *keep)
 {
-	bars_make(&ar->bs, a, &sp->lane, 1, t0, MAX(t1, ts_add(t0, 1)), 0, budget, NAV_LOOKBACK);
+	bars_make(&ar->bs, a, &sp->lane, 1, t0, MAX(t1, ts_add(t0, 1)), 0, budget, NAV_LOOKBACK, keep);
 	ar->lb = &ar->bs.lane[0];
 	ar->nest = nest_lane(a, ar->lb);
 	ar->at = -1;
@@ -115,7 +117,7 @@ static int depth_of(struct app *a, const struct bar *sp)
 	if (beside(a, sp))
 		return 0;
 	struct around ar;
-	around(a, &ar, sp, sp->ts, ts_add(sp->ts, 1), NAV_BUDGET);
+	around(a, &ar, sp, sp->ts, ts_add(sp->ts, 1), NAV_BUDGET, NULL);
 	int depth = ar.at >= 0 ? ar.nest[ar.at].depth : 0;
 	around_free(&ar);
 	return depth;
@@ -126,7 +128,7 @@ uint64_t span_parent(struct app *a, const struct bar *sp)
 	if (beside(a, sp))
 		return NO_POS;
 	struct around ar;
-	around(a, &ar, sp, sp->ts, ts_add(sp->ts, 1), NAV_BUDGET);
+	around(a, &ar, sp, sp->ts, ts_add(sp->ts, 1), NAV_BUDGET, NULL);
 	long p = ar.at >= 0 ? ar.nest[ar.at].parent : -1;
 	uint64_t found = p >= 0 ? ar.lb->v[p].pos : NO_POS;
 	around_free(&ar);
@@ -177,20 +179,21 @@ uint64_t span_child(struct app *a, const struct bar *sp)
 	uint64_t w = MAX(ts_span(sp->ts, end) / 4096, 1000);
 	if (next != INT64_MIN)
 		w = MAX(w, ts_span(sp->ts, next) + 1);
-	for (int t = 0; t < NAV_TRIES; t++, w = MIN(w * 4, (uint64_t)INT64_MAX / 4)) {
+	struct bars_early keep = {0};
+	uint64_t found = NO_POS;
+	bool done = false;
+	for (int t = 0; t < NAV_TRIES && !done; t++, w = MIN(w * 4, (uint64_t)INT64_MAX / 4)) {
 		int64_t to = t == NAV_TRIES - 1 ? end : MIN(ts_add(sp->ts, w), end);
 		struct around ar;
-		around(a, &ar, sp, sp->ts, to, NAV_BUDGET);
-		uint64_t found = NO_POS;
+		around(a, &ar, sp, sp->ts, to, NAV_BUDGET, &keep);
 		for (size_t i = 0; ar.at >= 0 && i < ar.lb->n && found == NO_POS; i++)
 			if (ar.nest[i].parent == ar.at)
 				found = ar.lb->v[i].pos; /* (in start order: the first) */
-		bool gone = ar.at < 0;
+		done = found != NO_POS || ar.at < 0 || to >= end;
 		around_free(&ar);
-		if (found != NO_POS || gone || to >= end)
-			return found;
 	}
-	return NO_POS;
+	bars_early_free(&keep);
+	return found;
 }
 
 /* Where a look STEP events of the store from time `at` ends (dir > 0:
@@ -215,8 +218,10 @@ uint64_t span_step(struct app *a, const struct bar *sp, int dir)
 	int64_t first, last;
 	if (!model_span(a->m, &first, &last))
 		return NO_POS;
-	uint64_t step = STEP_FIRST;
-	for (int t = 0; t < NAV_TRIES; t++, step = MIN(step * 4, UINT64_MAX / 8)) {
+	uint64_t step = STEP_FIRST, found = NO_POS;
+	struct bars_early keep = {0}; /* (forward, each look starts where the span ends) */
+	bool done = false;
+	for (int t = 0; t < NAV_TRIES && !done; t++, step = MIN(step * 4, UINT64_MAX / 8)) {
 		int64_t from, to;
 		if (dir > 0) {
 			from = sp->end == INT64_MAX ? sp->ts : sp->end;
@@ -226,8 +231,7 @@ uint64_t span_step(struct app *a, const struct bar *sp, int dir)
 			from = events_away(a, to, -1, step, first, last);
 		}
 		struct around ar;
-		around(a, &ar, sp, from, to, NAV_BUDGET);
-		uint64_t found = NO_POS;
+		around(a, &ar, sp, from, to, NAV_BUDGET, &keep);
 		for (size_t i = 0; i < ar.lb->n; i++) {
 			const struct bar *b = &ar.lb->v[i];
 			if (ar.nest[i].depth != depth || b->pos == sp->pos)
@@ -236,10 +240,10 @@ uint64_t span_step(struct app *a, const struct bar *sp, int dir)
 				found = b->pos; /* forward: the first; back: the last to start */
 		}
 		around_free(&ar);
-		if (found != NO_POS || (dir > 0 ? to > last : from <= first))
-			return found;
+		done = found != NO_POS || (dir > 0 ? to > last : from <= first);
 	}
-	return NO_POS;
+	bars_early_free(&keep);
+	return found;
 }
 
 void span_measure(struct app *a, const struct bar *sp, int *depth, uint64_t *self, bool *approx)
@@ -251,7 +255,7 @@ void span_measure(struct app *a, const struct bar *sp, int *depth, uint64_t *sel
 		return;
 	}
 	struct around ar;
-	around(a, &ar, sp, sp->ts, sp->end == INT64_MAX ? ts_add(sp->ts, 1) : sp->end, MEASURE_BUDGET);
+	around(a, &ar, sp, sp->ts, sp->end == INT64_MAX ? ts_add(sp->ts, 1) : sp->end, MEASURE_BUDGET, NULL);
 	*approx = ar.bs.sampled;
 	*depth = ar.at >= 0 ? ar.nest[ar.at].depth : 0;
 	*self = ar.at >= 0 && sp->end != INT64_MAX ? ar.nest[ar.at].self : 0;
