@@ -559,8 +559,9 @@ bool trace_step(struct trace *t, uint64_t budget_ns, bool wait)
 	if (!more && !t->follow)
 		more = model_seal(t->m, deadline);
 	/* then, among many streams (an ATF session's sequences), the viewer's
-	 * places in their merged order, each placing a cursor near */
-	if (!more && t->one_store && budget_ns)
+	 * places in their merged order, each placing a cursor near (not while
+	 * following: each append moves them, and they would be made again) */
+	if (!more && t->one_store && budget_ns && !t->follow)
 		more = model_index_step(t->m, MAX(deadline - MIN(deadline, now_ns()), MERGE_LEAST_NS));
 	return more;
 }
