@@ -1052,9 +1052,9 @@ static void give_back(const void *p, size_t n)
 }
 
 /* The open run's first n events packed, EVS_PACK a block (the last may
- * hold fewer); their pages given back (the room stays until open_room
- * moves the run down: late events reaching far back keep a million events
- * open, and that room touched twice over was 1.7x a source's memory). */
+ * hold fewer); their pages given back at once (the room itself goes when
+ * open_room next wants room: late events reaching far back keep a million
+ * events open, and that room touched too was 1.7x a source's memory). */
 static void pack_open(struct evstore *s, size_t n)
 {
 	if (!n)
