@@ -350,6 +350,7 @@ bool d9_span_ids(void *st, const struct event *e, uint64_t *id, uint64_t *parent
 void d9_sub_begin(struct d9 *d, uint64_t off);
 const struct sub *d9_sub_of(const struct d9 *d, uint64_t off);
 void d9_sort_sub_schemas(struct d9 *d, struct sub *s);
+void d9_sort_syms(struct d9 *d); /* (symbols counted after it are distinct ones) */
 void d9_sort_sub_pool(struct d9 *d, struct sub *s, int k);
 const struct schema *d9_sub_schema(struct d9 *d, const struct sub *cs, uint32_t id);
 const struct pent *d9_sub_pool(struct d9 *d, const struct sub *cs, int k, uint32_t id, uint64_t at);

@@ -59,6 +59,7 @@ void d9_info(struct source *src, struct fsink *out)
 			fr[k] += d->frames[k];
 		no_ts += d->no_ts, beyond += d->ts_beyond, bad_spans += d->bad_spans, back += d->back_steps, ustr += d->unres_str, ustk += d->unres_stk;
 		reps += d->schema_repeats, askip += d->annot_skipped, nopt += d->nested_opt;
+		d9_sort_syms(d);
 		syms += d->nsyms, clocks += d->nclocks, mapped += d->mapped_samples;
 		nschemas += d->nsch;
 		for (size_t k = 0; k < d->nsch; k++)

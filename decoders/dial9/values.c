@@ -38,22 +38,35 @@ static int by_sym(const void *a, const void *b)
 	const struct sym *x = a, *y = b;
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
-	return x->depth < y->depth ? -1 : x->depth > y->depth;
+	if (x->depth != y->depth)
+		return x->depth < y->depth ? -1 : 1;
+	if (x->name != y->name)
+		return x->name < y->name ? -1 : 1;
+	if (x->file != y->file)
+		return x->file < y->file ? -1 : 1;
+	return x->line < y->line ? -1 : x->line > y->line;
 }
 
-static void sort_syms(struct d9 *d)
+/* Sorted by address and inline depth, each entry once: a file holding its
+ * symbol table more than once (copies of one recording concatenated) would
+ * otherwise show every frame as many times, the repeats as inlined. */
+void d9_sort_syms(struct d9 *d)
 {
-	if (d->syms_sorted != d->nsyms) {
-		qsort(d->syms, d->nsyms, sizeof *d->syms, by_sym);
-		d->syms_sorted = d->nsyms;
-	}
+	if (d->syms_sorted == d->nsyms)
+		return;
+	qsort(d->syms, d->nsyms, sizeof *d->syms, by_sym);
+	size_t n = 0;
+	for (size_t i = 0; i < d->nsyms; i++)
+		if (!n || by_sym(&d->syms[n - 1], &d->syms[i]))
+			d->syms[n++] = d->syms[i];
+	d->nsyms = d->syms_sorted = n;
 }
 
 static const struct sym *sym_find(struct d9 *d, uint64_t addr, size_t *count)
 {
 	if (!d->nsyms)
 		return NULL;
-	sort_syms(d);
+	d9_sort_syms(d);
 	size_t lo = 0, hi = d->nsyms;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -615,7 +628,7 @@ void d9_settle(void *st)
 		d9_sort_sub_pool(d, &d->subs[i], POOL_STR);
 		d9_sort_sub_pool(d, &d->subs[i], POOL_STK);
 	}
-	sort_syms(d);
+	d9_sort_syms(d);
 	sort_clocks(d);
 }
 

@@ -234,6 +234,15 @@ like "$(printf '%s\n' "$OUT" | grep '"type":"NoTimeEvent"')" '"ts":1000900,.*"no
 like "$(printf '%s\n' "$OUT" | grep '"type":"SymbolTableEntry"' | head -1)" '"ts":0,"lane":"metadata",.*"meta":true.*"addr":"0x5555550000"' \
 	"SymbolTableEntry: time 0, metadata"
 like "$(printf '%s\n' "$OUT" | grep '"type":"WakeEventEvent"')" '"lane":"blocking"' "worker 254: the blocking pool's lane"
+# the same recording twice in one file (cat f f): its symbol table twice,
+# each frame still once, and the symbols counted once
+cat "$TMP/all.bin" "$TMP/all.bin" >"$TMP/all2.bin"
+run --dump --json "$TMP/all2.bin"
+is "$(printf '%s\n' "$OUT" | grep '"type":"AllTypes"' | sed 's/.*\("ps":.*\),"p":.*/\1/' | sort | uniq -c | tr -s ' ')" \
+	' 2 "ps":["0x5555550000 inner_fn (src/lib.rs:12) [inlined]","0x5555550000 outer_fn (src/lib.rs:10)","0x5555550040","0xffff800080000000"]' \
+	"a symbol table held twice: both copies' stacks symbolised as one, no frame repeated"
+run --info "$TMP/all2.bin"
+like "$OUT" "symbols: 2$(printf '\n')" "a symbol table held twice: 2 symbols, not 4"
 run --dump "$TMP/all.bin"
 like "$OUT" "AllTypes	i=-5 ms f=2.5 b=true s=\"hello\" by=01 02 ps=\"3 frames, leaf 0x5555550000 inner_fn\".* v=300 bytes .* os=— ov=9 d_ns=1.50us" \
 	"units: annotations (ms, bytes) and the _ns suffix; absent shown as —"
