@@ -1031,13 +1031,18 @@ void evs_merge(struct evstore *s, const struct cev *a, size_t n, uint64_t *ins)
 		late = cevs_before(a, n, &last);
 	}
 	uint64_t open_at = s->npacked; /* (before the late ones packed go in) */
+	/* How far back late events land decides how much stays open, but a
+	 * few reaching far (a quiet thread's batch drained late) cost a block
+	 * rewritten each in the packed events: the open run is kept no longer
+	 * than EVS_BLOCK events for each late one, which they would rewrite */
 	if (late) {
-		reach = before - s->blk[block_for(s, &a[0])].start;
+		reach = MIN(before - s->blk[block_for(s, &a[0])].start, (uint64_t)late * EVS_BLOCK);
 		insert_packed(s, a, late, ins);
 	}
 	if (n > late) {
+		size_t behind = s->nopen ? cevs_before(a + late, n - late, &s->open[s->nopen - 1]) : 0;
 		size_t moved = merge_open(s, a + late, n - late, ins ? ins + late : NULL, open_at);
-		reach = MAX(reach, moved);
+		reach = MAX(reach, MIN(moved, (uint64_t)behind * EVS_BLOCK));
 	}
 	s->reach = MAX(s->reach - s->reach / 8, reach);
 }

@@ -18,8 +18,9 @@
  * (its widths, lanes and dictionaries: a fleet followed, each instance's
  * batch landing among the others' events) are written into it in place,
  * its events' bits copied around theirs.  The newest
- * events (an eighth, or twice as many as late events reach back, from
- * EVS_OPEN_MIN to EVS_OPEN_MAX) stay unpacked, the "open" run:
+ * events (an eighth, or twice as many as late events reach back, each
+ * counting for EVS_BLOCK at most, from EVS_OPEN_MIN to EVS_OPEN_MAX) stay
+ * unpacked, the "open" run:
  * appending, pairing and most late events (overlapping batches) work on
  * them directly. */
 #ifndef TTV_EVSTORE_H

@@ -248,6 +248,42 @@ static void test_drain(void)
 	evs_free(&s);
 }
 
+/* The open run after a batch of `late` events spread over the store's
+ * first half, then more appended and packed: how many stay unpacked. */
+static size_t open_after_late(size_t late)
+{
+	enum { N = 1200000, STEP = 65536 };
+	struct evstore st = {0};
+	struct cev *a = xcalloc(STEP, sizeof *a);
+	size_t at = 0;
+	for (int round = 0; round < 2; round++) {
+		for (size_t end = at + N / 2; at < end; at += STEP) {
+			for (size_t i = 0; i < STEP; i++)
+				a[i] = (struct cev){.ts = (int64_t)(at + i) * 10, .loc = (uint64_t)(at + i) << TYPE_BITS,
+						    .name = 1, .lanef = 1u << 8};
+			evs_merge(&st, a, STEP, NULL);
+			evs_pack(&st);
+		}
+		for (size_t i = 0; round == 0 && i < late; i++) /* (between two events: offsets past the rest) */
+			a[i] = (struct cev){.ts = (int64_t)(i * (N / 2 / late)) * 10 + 5, .loc = (uint64_t)(N + i) << TYPE_BITS,
+					    .name = 1, .lanef = 1u << 8};
+		if (round == 0)
+			evs_merge(&st, a, late, NULL);
+	}
+	size_t open = st.nopen;
+	evs_free(&st);
+	free(a);
+	return open;
+}
+
+static void test_open_run(void)
+{
+	size_t few = open_after_late(3), many = open_after_late(50000);
+	ok(few <= EVS_OPEN_MIN + 65536,
+	   "3 late events reaching far back: the open run stays short (%zu events unpacked)", few);
+	ok(many > few + 65536, "50,000 of them: it is kept longer, for more such (%zu events unpacked)", many);
+}
+
 int main(void)
 {
 	static const char *kinds[] = {"appended", "in the middle", "at the front", "hostile", "varied", "a few late"};
@@ -295,6 +331,7 @@ int main(void)
 	free(ref);
 	ref = NULL;
 	test_drain();
+	test_open_run();
 	free(ref);
 	return done_testing();
 }
