@@ -77,6 +77,10 @@ struct decoder {
 	void (*fields)(void *st, const struct event *e, struct fsink *out);
 	/* One-line summary for the list and --dump (optional: fields otherwise). */
 	void (*summary)(void *st, const struct event *e, struct buf *out);
+	/* Optional: summary() and fields() at once, the fields as one line
+	 * (line_sink_init), for full-text search, which looks at both: the
+	 * event read once, not twice. */
+	void (*summary_fields)(void *st, const struct event *e, struct buf *summary, struct buf *fields);
 	/* Optional: links between records (an ATF index record and its detail
 	 * record).  A record is named by (input, byte offset) and need not be
 	 * an event.  linked(): the record event e links to (false: none, or the

@@ -416,14 +416,16 @@ static void add_name(struct buf *b, struct model *m, uint32_t sid)
 	buf_add(b, buf_str(&c->text), c->text.len);
 }
 
-bool event_text(struct trace *t, const struct event *e, struct buf *b)
+bool event_text(struct trace *t, const struct event *e, struct buf *b, struct buf *fields)
 {
 	const struct lane *l = model_lane_get(t->m, e->lane);
 	add_name(b, t->m, l ? l->name : 0);
 	buf_addc(b, ' ');
 	add_name(b, t->m, model_type_get(t->m, e->type)->name);
 	buf_addc(b, ' ');
-	bool summarised = event_summary(t, e, b);
+	bool summarised = fields ? trace_event_summary_fields(t, e, b, fields) : trace_event_summary(t, e, b);
+	if (!summarised)
+		fields_line(t, e, b);
 	uint32_t raw = model_name_raw(t->m, e->name);
 	if (raw != e->name) { /* a demangled name: found as written too */
 		buf_addc(b, ' ');
@@ -567,12 +569,36 @@ static bool field_text(struct trace *t, const struct event *e, const char *name,
 	return trace_event_fields(t, e, &p.s) && p.found;
 }
 
-/* A text buffer reused for every event a filter looks at (one per thread). */
-static struct buf *scratch(void)
+/* Text buffers reused for every event a filter looks at (per thread): the
+ * line, and the fields a full-text filter looks at after it. */
+static struct buf *scratch_n(int k)
 {
-	static __thread struct buf b;
-	buf_reset(&b);
-	return &b;
+	static __thread struct buf b[2];
+	buf_reset(&b[k]);
+	return &b[k];
+}
+static struct buf *scratch(void) { return scratch_n(0); }
+
+/* Whether a full-text filter's line (lane, type, summary) decides most
+ * events, lately, on this thread: the fields are then read only when it
+ * does not; else with the summary, in the same reading of the event. */
+static __thread struct {
+	const struct filter *f;
+	uint32_t looks, decided;
+} line_rate;
+
+static bool fields_too(const struct filter *f)
+{
+	return line_rate.f != f || 2 * line_rate.decided < line_rate.looks;
+}
+
+static void line_looked(const struct filter *f, bool decided)
+{
+	if (line_rate.f != f)
+		line_rate.f = f, line_rate.looks = line_rate.decided = 0;
+	line_rate.decided += decided;
+	if (++line_rate.looks == 1024) /* (the last thousand or so weigh most) */
+		line_rate.looks /= 2, line_rate.decided /= 2;
 }
 
 bool filter_hit(struct filter *f, struct trace *t, const struct event *e, bool *expensive)
@@ -607,20 +633,27 @@ bool filter_hit(struct filter *f, struct trace *t, const struct event *e, bool *
 		/* Full text is the line (lane, type, summary) and, where the
 		 * summary leaves fields out, every field after it: one match, so
 		 * a costly pattern costs one match limit per event.  A match in
-		 * the line that needs nothing after it is a match in the whole:
-		 * the fields (a second walk of the event) only when there is none,
-		 * and the search goes on from where the line left it. */
-		struct buf *b = scratch();
+		 * the line that needs nothing after it is a match in the whole,
+		 * and the search goes on from where the line left it.  The
+		 * fields are read with the summary (one reading of the event),
+		 * or, while the line decides most events, only when it does not
+		 * (a second reading, for the few). */
+		struct buf *b = scratch(), *fields = scratch_n(1);
 		size_t from = 0; /* (where a match may start: none before) */
-		if (event_text(t, e, b)) {
+		bool both = fields_too(f);
+		if (event_text(t, e, b, both ? fields : NULL)) {
 			int r = pattern_match_start(f->re, buf_str(b), b->len, &from);
+			line_looked(f, r != 0);
 			if (r != 0) {
 				if (r < 0)
 					note_expensive(expensive);
 				return r > 0;
 			}
 			buf_addc(b, ' ');
-			fields_line(t, e, b);
+			if (both)
+				buf_add(b, fields->p, fields->len);
+			else
+				fields_line(t, e, b);
 		}
 		int r = pattern_find(f->re, buf_str(b), b->len, from, NULL, NULL);
 		if (r < 0)

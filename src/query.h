@@ -132,9 +132,10 @@ bool filter_hit(struct filter *f, struct trace *t, const struct event *e, bool *
 bool event_value(struct trace *t, const struct event *e, double *v);
 
 /* The line an event is shown as (lane, type, summary), sanitized.  True
- * when the summary is the decoder's own, false when it is the fields on one
- * line (a format without summaries). */
-bool event_text(struct trace *t, const struct event *e, struct buf *b);
+ * when the summary is the decoder's own, with its fields on one line in
+ * `fields` (unless NULL), false when the summary is the fields on one line
+ * (a format without summaries; `fields` left as it is). */
+bool event_text(struct trace *t, const struct event *e, struct buf *b, struct buf *fields);
 /* Just the summary (sanitized): the decoder's own (true), or its fields on
  * one line (false). */
 bool event_summary(struct trace *t, const struct event *e, struct buf *b);

@@ -655,6 +655,26 @@ bool trace_event_summary(struct trace *t, const struct event *e, struct buf *out
 	return true;
 }
 
+bool trace_event_summary_fields(struct trace *t, const struct event *e, struct buf *summary, struct buf *fields)
+{
+	void *st;
+	const struct decoder *d = decoder_of(t, e, &st);
+	if (!d || !d->summary)
+		return false;
+	struct event own = trace_own(t, e);
+	if (d->summary_fields) {
+		d->summary_fields(st, &own, summary, fields);
+		return true;
+	}
+	d->summary(st, &own, summary);
+	if (d->fields) {
+		struct line_sink ls;
+		line_sink_init(&ls, fields);
+		d->fields(st, &own, &ls.s);
+	}
+	return true;
+}
+
 bool trace_event_link(struct trace *t, const struct event *e, uint32_t *input, uint64_t *off)
 {
 	void *st;

@@ -166,6 +166,9 @@ void trace_notice(struct trace *t, const char *fmt, ...) PRINTF_LIKE(2, 3);
  * that record's fields, and the event that record links back to. */
 bool trace_event_fields(struct trace *t, const struct event *e, struct fsink *out);
 bool trace_event_summary(struct trace *t, const struct event *e, struct buf *out);
+/* The summary and the fields as one line (false: the decoder has no
+ * summary, and nothing is written). */
+bool trace_event_summary_fields(struct trace *t, const struct event *e, struct buf *summary, struct buf *fields);
 bool trace_event_link(struct trace *t, const struct event *e, uint32_t *input, uint64_t *off);
 bool trace_record_fields(struct trace *t, uint32_t input, uint64_t off, struct fsink *out);
 /* A span that names itself and its parent (0: a root); false: e names none. */

@@ -113,6 +113,28 @@ static bool stretches(struct trace *t)
 	return true;
 }
 
+/* Every event's summary and fields read at once (full-text filters) are
+ * what the summary and the fields read apart are; how many differ. */
+static uint64_t summary_fields_differ(struct trace *t)
+{
+	struct buf s1 = {0}, f1 = {0}, s2 = {0}, f2 = {0};
+	struct event e;
+	uint64_t bad = 0;
+	for (uint64_t i = 0; i < model_count(t->m); i++) {
+		model_get(t->m, i, &e);
+		buf_reset(&s1), buf_reset(&f1), buf_reset(&s2), buf_reset(&f2);
+		bool one = trace_event_summary_fields(t, &e, &s1, &f1), two = trace_event_summary(t, &e, &s2);
+		struct line_sink ls;
+		line_sink_init(&ls, &f2);
+		if (two)
+			trace_event_fields(t, &e, &ls.s);
+		bad += one != two || s1.len != s2.len || f1.len != f2.len || memcmp(buf_str(&s1), buf_str(&s2), s1.len) ||
+		       memcmp(buf_str(&f1), buf_str(&f2), f1.len);
+	}
+	buf_free(&s1), buf_free(&f1), buf_free(&s2), buf_free(&f2);
+	return bad;
+}
+
 /* filterset_mark (two threads, at once and in steps with a deadline) and
  * filterset_match (one event at a time) keep the same events; returns how many. */
 static long long two_threads_agree(struct trace *t, const char *spec, bool *same)
@@ -305,6 +327,9 @@ int main(void)
 			ok(0, "%s --generate", gens[g].writer);
 			continue;
 		}
+		uint64_t differ = summary_fields_differ(&t);
+		ok(!differ, "%s: each event's summary and fields read at once are as read apart (%llu differ)",
+		   gens[g].writer, (unsigned long long)differ);
 		for (size_t i = 0; i < 4 && gens[g].specs[i]; i++) {
 			bool same;
 			long long kept = two_threads_agree(&t, gens[g].specs[i], &same);

@@ -312,6 +312,9 @@ struct walk {
 	uint64_t at;           /* the event's offset: pool entries defined before it count */
 	struct fsink *out;
 	bool compact; /* one-line summary: stacks as depth and leaf */
+	/* summary and fields at once: out passes each field to both, but a
+	 * stack goes to each in its own form */
+	struct fsink *summary, *full;
 	struct buf key, val;
 	uint32_t unresolved;
 };
@@ -371,6 +374,7 @@ bool d9_wall_clock(struct d9 *d, int64_t ts, struct buf *b);
 void d9_fields(void *st, const struct event *e, struct fsink *out);
 void d9_settle(void *st);
 void d9_summary(void *st, const struct event *e, struct buf *b);
+void d9_summary_fields(void *st, const struct event *e, struct buf *summary, struct buf *fields);
 
 /* saved.c: the saved index: an input's state kept and read back */
 void d9_save(void *st, struct buf *out);

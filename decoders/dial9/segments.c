@@ -671,6 +671,7 @@ const struct decoder dial9_decoder = {
 	.rescan = d9_rescan,
 	.fields = d9_fields,
 	.summary = d9_summary,
+	.summary_fields = d9_summary_fields,
 	.span_ids = d9_span_ids,
 	.save = d9_save,
 	.restore = d9_restore,

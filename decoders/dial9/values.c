@@ -105,41 +105,56 @@ static void sym_text(struct d9 *d, uint64_t addr, const struct sym *s, bool inli
 		buf_adds(b, " [inlined]");
 }
 
+/* A call chain in a summary: its depth and leaf. */
+static void put_stack_brief(struct walk *w, struct fsink *out, const char *name, const uint8_t *p, uint32_t count)
+{
+	size_t n;
+	const struct sym *s;
+	buf_reset(&w->val);
+	buf_printf(&w->val, "%u frames", count);
+	if (count) {
+		buf_adds(&w->val, ", leaf ");
+		if ((s = sym_find(w->d, ld64le(p), &n)))
+			sym_text(w->d, ld64le(p), &s[n - 1], false, true, &w->val);
+		else
+			buf_printf(&w->val, "0x%llx", (unsigned long long)ld64le(p));
+	}
+	f_str(out, name, w->val.p, w->val.len);
+}
+
 /* A call chain of `count` leaf-first addresses at p: one frame per function,
  * inlined ones included (innermost first), as profilers show them;
  * addresses without a symbol in hex. */
-static void put_stack(struct walk *w, const char *name, const uint8_t *p, uint32_t count)
+static void put_stack_frames(struct walk *w, struct fsink *out, const char *name, const uint8_t *p, uint32_t count)
 {
-	struct d9 *d = w->d;
 	size_t n;
 	const struct sym *s;
-	if (w->compact) {
-		buf_reset(&w->val);
-		buf_printf(&w->val, "%u frames", count);
-		if (count) {
-			buf_adds(&w->val, ", leaf ");
-			if ((s = sym_find(d, ld64le(p), &n)))
-				sym_text(d, ld64le(p), &s[n - 1], false, true, &w->val);
-			else
-				buf_printf(&w->val, "0x%llx", (unsigned long long)ld64le(p));
-		}
-		f_str(w->out, name, w->val.p, w->val.len);
-		return;
-	}
-	f_arr(w->out, name);
+	f_arr(out, name);
 	for (uint32_t i = 0; i < count; i++) {
 		uint64_t a = ld64le(p + 8 * (size_t)i);
-		if (!(s = sym_find(d, a, &n))) {
-			f_hex(w->out, NULL, a);
+		if (!(s = sym_find(w->d, a, &n))) {
+			f_hex(out, NULL, a);
 			continue;
 		}
 		for (size_t k = MIN(n, MAX_INLINE); k-- > 0;) {
 			buf_reset(&w->val);
-			sym_text(d, a, &s[k], k > 0, false, &w->val);
-			f_str(w->out, NULL, w->val.p, w->val.len);
+			sym_text(w->d, a, &s[k], k > 0, false, &w->val);
+			f_str(out, NULL, w->val.p, w->val.len);
 		}
 	}
-	f_end(w->out);
+	f_end(out);
+}
+
+static void put_stack(struct walk *w, const char *name, const uint8_t *p, uint32_t count)
+{
+	if (w->full) { /* the summary's and the fields' at once */
+		put_stack_brief(w, w->summary, name, p, count);
+		put_stack_frames(w, w->full, name, p, count);
+	} else if (w->compact) {
+		put_stack_brief(w, w->out, name, p, count);
+	} else {
+		put_stack_frames(w, w->out, name, p, count);
+	}
 }
 
 static void put_pooled_stack(struct walk *w, const char *name, uint32_t id)
@@ -591,6 +606,22 @@ bool d9_wall_clock(struct d9 *d, int64_t ts, struct buf *b)
 	return true;
 }
 
+/* The fields before the event's own: its wall-clock time, and what a
+ * span's schema name says. */
+static void put_derived(struct walk *w, const struct schema *s, const struct event *e, struct fsink *out)
+{
+	if (s->has_ts && !(s->kind == K_SYMBOL && e->ts == 0) && d9_wall_clock(w->d, e->ts, &w->val))
+		f_put(out, &(struct field){F_NAME("wall_clock"), .kind = FK_STR, .v.s = {w->val.p, w->val.len},
+					   .meaning = "UTC, from ClockSyncEvent"});
+	if (s->kind == K_SPAN_ENTER || s->kind == K_SPAN_EXIT) {
+		const char *under = strstr(s->name, "__"), *colon = strchr(s->name, ':');
+		if (under && (!colon || under < colon))
+			f_cstr(out, "span_type", under + 2); /* SpanEnter__{T} */
+		else if (colon)
+			f_cstr(out, "call_site", colon + 1); /* SpanEnter:{target}::{name}:{file}:{line} */
+	}
+}
+
 void d9_fields(void *st, const struct event *e, struct fsink *out)
 {
 	struct d9 *d = st;
@@ -602,16 +633,7 @@ void d9_fields(void *st, const struct event *e, struct fsink *out)
 		return;
 	}
 	struct walk w = {.d = d, .sub = sub, .at = e->off, .out = out};
-	if (s->has_ts && !(s->kind == K_SYMBOL && e->ts == 0) && d9_wall_clock(d, e->ts, &w.val))
-		f_put(out, &(struct field){F_NAME("wall_clock"), .kind = FK_STR, .v.s = {w.val.p, w.val.len},
-					   .meaning = "UTC, from ClockSyncEvent"});
-	if (s->kind == K_SPAN_ENTER || s->kind == K_SPAN_EXIT) {
-		const char *under = strstr(s->name, "__"), *colon = strchr(s->name, ':');
-		if (under && (!colon || under < colon))
-			f_cstr(out, "span_type", under + 2); /* SpanEnter__{T} */
-		else if (colon)
-			f_cstr(out, "call_site", colon + 1); /* SpanEnter:{target}::{name}:{file}:{line} */
-	}
+	put_derived(&w, s, e, out);
 	if (!d9_walk_event(&w, s, p, end))
 		f_cstr(out, "error", "event not readable");
 	buf_free(&w.key);
@@ -651,6 +673,17 @@ static void only_put(struct fsink *s, const struct field *f)
 		o->depth--;
 }
 
+/* The summary's sink: the fields on a line, or a counter track's sample
+ * value alone. */
+static struct fsink *summary_sink(struct d9 *d, const struct event *e, struct line_sink *ls, struct only_sink *only)
+{
+	uint32_t vf = model_type_get(d->m, e->type)->value_field;
+	if (!vf)
+		return &ls->s;
+	*only = (struct only_sink){.s.put = only_put, .to = &ls->s, .name = model_strget(d->m, vf, NULL)};
+	return &only->s;
+}
+
 void d9_summary(void *st, const struct event *e, struct buf *b)
 {
 	struct d9 *d = st;
@@ -662,13 +695,50 @@ void d9_summary(void *st, const struct event *e, struct buf *b)
 		return;
 	}
 	struct line_sink ls;
+	struct only_sink only;
 	line_sink_init(&ls, b);
-	/* a counter track's sample: its value alone */
-	uint32_t vf = model_type_get(d->m, e->type)->value_field;
-	struct only_sink only = {.s.put = only_put, .to = &ls.s, .name = vf ? model_strget(d->m, vf, NULL) : NULL};
-	struct walk w = {.d = d, .sub = sub, .at = e->off, .out = vf ? &only.s : &ls.s, .compact = true};
+	struct walk w = {.d = d, .sub = sub, .at = e->off, .out = summary_sink(d, e, &ls, &only), .compact = true};
 	if (!d9_walk_event(&w, s, p, end))
 		buf_adds(b, " (event not readable)");
+	buf_free(&w.key);
+	buf_free(&w.val);
+}
+
+/* A sink passing each field on to two. */
+struct tee_sink {
+	struct fsink s, *a, *b;
+};
+
+static void tee_put(struct fsink *s, const struct field *f)
+{
+	struct tee_sink *t = (struct tee_sink *)s;
+	f_put(t->a, f);
+	f_put(t->b, f);
+}
+
+/* d9_summary and d9_fields (as a line) in one walk of the event. */
+void d9_summary_fields(void *st, const struct event *e, struct buf *summary, struct buf *fields)
+{
+	struct d9 *d = st;
+	const uint8_t *p, *end;
+	const struct sub *sub;
+	const struct schema *s = locate(d, e, &p, &end, &sub);
+	struct line_sink sl, fl;
+	line_sink_init(&fl, fields);
+	if (!s) {
+		buf_adds(summary, "(event not readable)");
+		f_cstr(&fl.s, "error", "event not readable");
+		return;
+	}
+	struct only_sink only;
+	line_sink_init(&sl, summary);
+	struct tee_sink both = {{tee_put}, summary_sink(d, e, &sl, &only), &fl.s};
+	struct walk w = {.d = d, .sub = sub, .at = e->off, .out = &both.s, .summary = both.a, .full = &fl.s};
+	put_derived(&w, s, e, &fl.s);
+	if (!d9_walk_event(&w, s, p, end)) {
+		buf_adds(summary, " (event not readable)");
+		f_cstr(&fl.s, "error", "event not readable");
+	}
 	buf_free(&w.key);
 	buf_free(&w.val);
 }

@@ -117,7 +117,7 @@ FZ_FN void fz_consume(struct trace *t)
 	batch_stats(t, &none, false, fz_null);
 	batch_stats(t, &none, true, fz_null);
 	/* dump lines, the detail view, links (ATF), call/return partners, text for filters */
-	struct buf b = {0};
+	struct buf b = {0}, f = {0};
 	struct event e;
 	int64_t first = 0, last;
 	model_span(t->m, &first, &last);
@@ -130,7 +130,8 @@ FZ_FN void fz_consume(struct trace *t)
 			dump_json(t, &e, &b);
 		}
 		event_detail(t, &e, &b, 80);
-		event_text(t, &e, &b);
+		buf_reset(&f);
+		event_text(t, &e, &b, &f); /* (the summary and the fields in one reading) */
 		uint32_t in;
 		uint64_t off, back, other;
 		if (trace_event_link(t, &e, &in, &off)) {
@@ -150,6 +151,7 @@ FZ_FN void fz_consume(struct trace *t)
 		model_lane_open(t->m, l, &open);
 	}
 	buf_free(&b);
+	buf_free(&f);
 }
 
 struct fz_rec {
