@@ -640,7 +640,7 @@ bool filter_hit(struct filter *f, struct trace *t, const struct event *e, bool *
 		 * (a second reading, for the few). */
 		struct buf *b = scratch(), *fields = scratch_n(1);
 		size_t from = 0; /* (where a match may start: none before) */
-		bool both = fields_too(f);
+		bool both = fields_too(f) && trace_summary_fields_at_once(t, e);
 		if (event_text(t, e, b, both ? fields : NULL)) {
 			int r = pattern_match_start(f->re, buf_str(b), b->len, &from);
 			line_looked(f, r != 0);

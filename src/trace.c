@@ -675,6 +675,13 @@ bool trace_event_summary_fields(struct trace *t, const struct event *e, struct b
 	return true;
 }
 
+bool trace_summary_fields_at_once(struct trace *t, const struct event *e)
+{
+	void *st;
+	const struct decoder *d = decoder_of(t, e, &st);
+	return d && d->summary && d->summary_fields;
+}
+
 bool trace_event_link(struct trace *t, const struct event *e, uint32_t *input, uint64_t *off)
 {
 	void *st;

@@ -169,6 +169,9 @@ bool trace_event_summary(struct trace *t, const struct event *e, struct buf *out
 /* The summary and the fields as one line (false: the decoder has no
  * summary, and nothing is written). */
 bool trace_event_summary_fields(struct trace *t, const struct event *e, struct buf *summary, struct buf *fields);
+/* Whether e's decoder reads both at once (else that costs as much as the
+ * summary and the fields apart). */
+bool trace_summary_fields_at_once(struct trace *t, const struct event *e);
 bool trace_event_link(struct trace *t, const struct event *e, uint32_t *input, uint64_t *off);
 bool trace_record_fields(struct trace *t, uint32_t input, uint64_t off, struct fsink *out);
 /* A span that names itself and its parent (0: a root); false: e names none. */
