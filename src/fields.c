@@ -244,6 +244,28 @@ static void line_put(struct fsink *s, const struct field *f)
 
 void line_sink_init(struct line_sink *l, struct buf *b) { *l = (struct line_sink){.s.put = line_put, .b = b}; }
 
+static void line_tee_put(struct fsink *s, const struct field *f)
+{
+	struct line_tee *t = (struct line_tee *)s;
+	struct line_sink *a = t->a, *b = t->b;
+	if (a->depth != b->depth || a->need_space != b->need_space) {
+		line_put(&a->s, f);
+		line_put(&b->s, f);
+		return;
+	}
+	size_t from = a->b->len;
+	line_put(&a->s, f);
+	buf_add(b->b, a->b->p + from, a->b->len - from);
+	b->depth = a->depth;
+	b->need_space = a->need_space;
+	memcpy(b->close, a->close, sizeof b->close);
+}
+
+void line_tee_init(struct line_tee *t, struct line_sink *a, struct line_sink *b)
+{
+	*t = (struct line_tee){.s.put = line_tee_put, .a = a, .b = b};
+}
+
 /* ---- one field per line --------------------------------------------------- */
 
 #define GRID_MIN 4      /* fields: fewer stay one a line */

@@ -113,6 +113,14 @@ struct line_sink {
 	char close[32];
 };
 void line_sink_init(struct line_sink *l, struct buf *b);
+/* Two lines given the same fields (a summary and a fields line at once):
+ * each field written into the first, its text copied to the second while
+ * the two stand alike (the second may hold fields of its own before). */
+struct line_tee {
+	struct fsink s;
+	struct line_sink *a, *b;
+};
+void line_tee_init(struct line_tee *t, struct line_sink *a, struct line_sink *b);
 
 /* One field per line, `name: value unit (value name, note)`, indented by nesting
  * (detail view).  With a width, an object of four or more short plain

@@ -151,11 +151,20 @@ void buf_u64_right(struct buf *b, uint64_t v, unsigned width)
 	buf_u64(b, v);
 }
 
+static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+			    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+			    "8081828384858687888990919293949596979899";
+
+void put_digits(char *out, uint64_t v, unsigned width)
+{
+	for (; width >= 2; width -= 2, v /= 100) /* two digits a division */
+		memcpy(out + width - 2, pairs + 2 * (v % 100), 2);
+	if (width)
+		out[0] = (char)('0' + v % 10);
+}
+
 void buf_u64(struct buf *b, uint64_t v)
 {
-	static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-				    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-				    "8081828384858687888990919293949596979899";
 	char d[40]; /* the digits end at d + 20; 20 bytes from the first are copied */
 	size_t i = 20;
 	for (; v >= 100; v /= 100) /* two digits a division */
@@ -202,11 +211,8 @@ static inline __attribute__((always_inline)) void fixed(struct buf *b, uint64_t 
 	if (!decimals)
 		return;
 	buf_addc(b, '.');
-	char d[20];
-	uint64_t f = r % keep;
-	for (unsigned i = decimals; i-- > 0; f /= 10)
-		d[i] = (char)('0' + f % 10);
-	buf_add(b, d, decimals);
+	put_digits(buf_space(b, decimals), r % keep, decimals);
+	buf_grew(b, decimals);
 }
 
 void buf_fixed(struct buf *b, uint64_t v, unsigned scale, unsigned decimals) { fixed(b, v, scale, decimals); }

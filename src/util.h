@@ -151,6 +151,9 @@ static inline uint64_t ld64(const uint8_t *p, bool be) { return be ? ld64be(p) :
 /* Fast number formatting (no printf): decimal, and v / 10^digits with
  * `digits` decimals rounded half up ("35.74" for 3574 with 2). */
 void buf_u64(struct buf *b, uint64_t v);
+/* v as exactly `width` digits at out, zeros before (the lowest digits of a
+ * larger one). */
+void put_digits(char *out, uint64_t v, unsigned width);
 void buf_u64_right(struct buf *b, uint64_t v, unsigned width); /* ("%*llu") */
 void buf_i64(struct buf *b, int64_t v);
 /* 0x followed by lower-case hex digits. */

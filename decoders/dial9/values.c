@@ -239,8 +239,7 @@ static bool utc_text(uint64_t epoch_ns, char *out, size_t n)
 	}
 	memcpy(out, last, DATE);
 	out[DATE] = '.';
-	for (int i = 9; i > 0; i--, ns /= 10)
-		out[DATE + i] = (char)('0' + ns % 10);
+	put_digits(out + DATE + 1, (uint64_t)ns, 9);
 	memcpy(out + DATE + 10, "Z", 2);
 	return true;
 }
@@ -732,8 +731,12 @@ void d9_summary_fields(void *st, const struct event *e, struct buf *summary, str
 	}
 	struct only_sink only;
 	line_sink_init(&sl, summary);
-	struct tee_sink both = {{tee_put}, summary_sink(d, e, &sl, &only), &fl.s};
-	struct walk w = {.d = d, .sub = sub, .at = e->off, .out = &both.s, .summary = both.a, .full = &fl.s};
+	struct fsink *sum = summary_sink(d, e, &sl, &only);
+	struct tee_sink both = {{tee_put}, sum, &fl.s};
+	struct line_tee lines; /* (the common case: a field's text written once) */
+	line_tee_init(&lines, &sl, &fl);
+	struct walk w = {.d = d, .sub = sub, .at = e->off, .out = sum == &sl.s ? &lines.s : &both.s, .summary = sum,
+			 .full = &fl.s};
 	put_derived(&w, s, e, &fl.s);
 	if (!d9_walk_event(&w, s, p, end)) {
 		buf_adds(summary, " (event not readable)");
