@@ -135,16 +135,7 @@ static void esc_walk(struct buf *b, const uint8_t *s, size_t n, char quote)
 
 void esc_term(struct buf *b, const void *s, size_t n) { esc_walk(b, s, n, 0); }
 
-void esc_term_cstr(struct buf *b, const char *s)
-{
-	size_t i = 0;
-	while (plain[(uint8_t)s[i]] & 1) /* (the NUL is not plain) */
-		i++;
-	if (!s[i])
-		buf_add(b, s, i);
-	else
-		esc_term(b, s, i + strlen(s + i));
-}
+void esc_term_cstr(struct buf *b, const char *s) { esc_walk(b, (const uint8_t *)s, strlen(s), 0); }
 
 void esc_typed(struct buf *b, const void *s, size_t n) { esc_walk(b, s, n, '\\'); }
 
