@@ -83,6 +83,7 @@ struct op {
 
 struct dfield {
 	char *name;
+	uint8_t is;       /* what its name says an integer is (enum int_is) */
 	uint8_t tag;      /* field type without the optional bit */
 	bool opt;
 	const char *unit; /* annotation or name suffix; NULL when none */
@@ -312,6 +313,7 @@ struct walk {
 	uint64_t at;           /* the event's offset: pool entries defined before it count */
 	struct fsink *out;
 	bool compact; /* one-line summary: stacks as depth and leaf */
+	uint8_t top_is; /* the schema field being read: its dfield.is */
 	/* summary and fields at once: out passes each field to both, but a
 	 * stack goes to each in its own form */
 	struct fsink *summary, *full;
@@ -335,6 +337,8 @@ struct capture {
 
 /* schema.c: schemas: parsed, shared between sub-streams, classified by name and annotations */
 bool d9_ends_with(const char *s, const char *suffix);
+enum int_is { IS_PLAIN, IS_ADDR, IS_WORKER, IS_TARGET_WORKER, IS_SOURCE, IS_WAKER, IS_REALTIME };
+uint8_t d9_int_is(const char *name);
 void d9_ids_put(struct ids *t, uint32_t id, uint32_t val);
 void d9_schema_free(struct schema *s); /* (one holder's: the last frees it) */
 void d9_schemas_free(struct schemas *ss);

@@ -319,6 +319,7 @@ static struct schema *schema_build(struct d9 *d, const uint8_t *key, uint32_t nk
 	for (unsigned i = 0; i < s->nfields; i++) {
 		uint16_t fl = ld16le(p);
 		s->f[i].name = xstrndup((const char *)p + 2, fl);
+		s->f[i].is = d9_int_is(s->f[i].name);
 		p += 2 + fl;
 		s->f[i].tag = *p & 0x7f;
 		s->f[i].opt = (*p & FT_OPT) != 0;

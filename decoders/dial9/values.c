@@ -179,13 +179,10 @@ static void put_pooled_stack(struct walk *w, const char *name, uint32_t id)
 	put_stack(w, name, p, pe->val);
 }
 
-/* Addresses read better in hex: addr, address, *_addr. */
-/* What an integer field's name says of it.  (Every field of every event
- * asks, for summaries and filters: most names are told apart by their
- * first letter, without a comparison.) */
-enum int_is { IS_PLAIN, IS_ADDR, IS_WORKER, IS_TARGET_WORKER, IS_SOURCE, IS_WAKER, IS_REALTIME };
-
-static enum int_is int_is(const char *name)
+/* What an integer field's name says of it (addresses read better in hex:
+ * addr, address, *_addr).  A schema's fields are told once (d9_int_is), a
+ * nested value's name each time it is read. */
+uint8_t d9_int_is(const char *name)
 {
 	switch (name[0]) {
 	case 'a':
@@ -330,7 +327,7 @@ static bool walk_uint(struct walk *w, const struct schema *s, const char *name, 
 		p += n;
 	}
 	char tmp[48];
-	enum int_is is = name ? int_is(name) : IS_PLAIN;
+	enum int_is is = s ? w->top_is : name ? d9_int_is(name) : IS_PLAIN; /* (s: a schema's own field) */
 	f_put(w->out, &(struct field){.name = name, .kind = is == IS_ADDR ? FK_HEX : FK_UINT, .v.u = v, .unit = unit,
 				      .value_name = s ? int_name(s, is, v) : NULL,
 				      .meaning = is == IS_REALTIME && utc_text(v, tmp, sizeof tmp) ? tmp : NULL});
@@ -515,6 +512,7 @@ bool d9_walk_event(struct walk *w, const struct schema *s, const uint8_t *p, con
 	p += s->has_ts ? 6 : 3;
 	for (unsigned i = 0; i < s->nfields; i++) {
 		const struct dfield *f = &s->f[i];
+		w->top_is = f->is;
 		if (!walk_value(w, s, f->name, (uint8_t)(f->tag | (f->opt ? FT_OPT : 0)), f->unit, &p, e, 0))
 			return false;
 	}
