@@ -684,5 +684,7 @@ size_t d9_feed(void *st, const uint8_t *p, size_t n, uint64_t off, bool final)
 		d9_pend_flush(d, SIZE_MAX);
 		d->let_go = true;
 	}
+	if (final || caught_up) /* (while loading, not when the info page counts them) */
+		d9_sort_syms(d);
 	return at;
 }
