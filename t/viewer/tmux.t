@@ -237,6 +237,36 @@ for size in 80x24 200x50; do
 	tm kill-server 2>/dev/null
 done
 
+# Right and Left among an ATF session's spans, pids and threads as many
+# sequences (each Right looks further on from one place, its look-back
+# kept from one look to the next): each Right on to a later span, Left back
+# to the one before, as it was
+"$TBIN/atfwrite" --generate 600 --kib --seed 3 --instances 8 "$TMP/spans-atf" >/dev/null
+at_of() { screen | tail -1 | sed -n 's/.*#\([0-9]*\)\/.*/\1/p'; }
+for size in 80x24 200x50; do
+	S=ttv-test-$$-spans-$size
+	tm new-session -d -s "$S" -x "${size%x*}" -y "${size#*x}" \
+		"TERM=xterm-256color '$TTV' '$TMP/spans-atf'; echo \"exit=\$?\"; sleep 30"
+	wait_for "q quits"
+	tm send-keys -t "$S" Down
+	status_like 'depth 1\)' "$size: ATF session: Down selects a thread's outermost span"
+	tm send-keys -t "$S" Right
+	status_like '#[0-9]+/' "$size: Right: the next span"
+	sleep 0.3
+	first=$(at_of) one=$(screen | tail -1)
+	tm send-keys -t "$S" Right
+	sleep 0.5
+	second=$(at_of)
+	ok "$([ -n "$first" ] && [ "${second:-0}" -gt "$first" ]; echo $?)" \
+		"$size: Right again: a later span (event $first, then ${second:-none})"
+	tm send-keys -t "$S" Left
+	sleep 0.5
+	is "$(screen | tail -1)" "$one" "$size: Left: back to the span before, as it was"
+	tm send-keys -t "$S" q
+	wait_for "exit=0"; ok $? "$size: q quits"
+	tm kill-server 2>/dev/null
+done
+
 # a keymap that cannot be found: the less keys instead, and it is said
 # until it has been seen (Esc), not just until the first key
 S=ttv-test-$$-nokeys
